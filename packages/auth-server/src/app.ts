@@ -1,0 +1,68 @@
+/**
+ * The auth server's HTTP application: one Koa app with security headers and a last-resort error
+ * guard, the login/consent router, then oidc-provider mounted at the root (it owns `/oauth/*`,
+ * `/api/oauth/*` and both well-known documents). Unknown paths get a JSON 404.
+ */
+import Koa from 'koa';
+import mount from 'koa-mount';
+import helmet from 'koa-helmet';
+import type { Provider } from 'oidc-provider';
+import type { AccountStore } from './accounts/account-store.js';
+import type { AuthConfig } from './config.js';
+import { interactionRouter } from './interactions/router.js';
+import { errorPage } from './interactions/views.js';
+import { pageCsp } from './interactions/html.js';
+import type { Logger } from './logger.js';
+
+/** What the app is built from. */
+export interface AppDeps {
+  config: AuthConfig;
+  provider: Provider;
+  accounts: AccountStore;
+  logger: Logger;
+}
+
+/** Builds the Koa application (not yet listening). */
+export function createApp({ config, provider, accounts, logger }: AppDeps): Koa {
+  const app = new Koa();
+  app.proxy = config.TRUST_PROXY;
+  app.silent = true;
+
+  app.use(
+    helmet({
+      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      strictTransportSecurity: config.BASE_URL.startsWith('https:') ? { maxAge: 31536000 } : false,
+      referrerPolicy: { policy: 'no-referrer' },
+      crossOriginResourcePolicy: false,
+    }),
+  );
+
+  // Last resort: whatever escaped a route answers a generic 500 in the right shape, never a stack trace.
+  app.use(async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      logger.error({ err, path: ctx.path, method: ctx.method }, 'unhandled error');
+      ctx.status = 500;
+      ctx.set('Cache-Control', 'no-store');
+      if (ctx.path.startsWith('/oauth/')) {
+        ctx.type = 'text/html';
+        ctx.set('Content-Security-Policy', pageCsp());
+        ctx.body = errorPage({ title: 'Something went wrong', message: 'Please go back to the app and try again.', code: 'server_error' });
+      } else {
+        ctx.body = { error: 'server_error', error_description: 'an unexpected error occurred' };
+      }
+    }
+  });
+
+  const interactions = interactionRouter({ provider, accounts, baseUrl: config.BASE_URL, csrfSecret: config.COOKIE_SECRETS[0]! });
+  app.use(interactions.routes());
+  app.use(interactions.allowedMethods());
+  app.use(mount(provider));
+
+  app.use(async (ctx) => {
+    ctx.status = 404;
+    ctx.body = { error: 'not_found', error_description: `no endpoint at ${ctx.method} ${ctx.path}` };
+  });
+  return app;
+}

@@ -1,0 +1,112 @@
+/**
+ * The auth server's deployment settings, read from the environment once, in `main.ts`.
+ *
+ * Every value has a working local default so `scripts/start` needs no set-up; in production
+ * (`NODE_ENV=production`) the secrets must be given explicitly. A bad value stops the process with a
+ * message naming every problem at once, not the first one. Provider behaviour is code, not config:
+ * only deployment values (addresses, secrets, lifetimes) live here.
+ */
+import { z } from 'zod';
+
+const DEV_COOKIE_SECRET = 'dev-only-cookie-secret-change-me-0123456789';
+const DEV_INTROSPECTION_SECRET = 'dev-only-resource-api-secret-change-me-0123456789';
+
+const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const csv = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
+
+const origin = z
+  .string()
+  .url()
+  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http(s) URL')
+  .refine((u) => !u.endsWith('/'), 'must have no trailing slash (it is the issuer, byte for byte)')
+  .refine((u) => {
+    const url = new URL(u);
+    return !url.search && !url.hash;
+  }, 'must have no query or fragment');
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    /** The public origin and issuer, e.g. `https://school.example`. */
+    BASE_URL: origin.default('http://127.0.0.1:8080'),
+    /** Where this service listens. Defaults to BASE_URL's port while no edge sits in front. */
+    AUTH_HOST: z.string().default('127.0.0.1'),
+    AUTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    /** Trust X-Forwarded-Proto/Host/For (set when an edge proxy sits in front). */
+    TRUST_PROXY: z
+      .enum(['true', 'false', '1', '0'])
+      .default('false')
+      .transform((v) => v === 'true' || v === '1'),
+    REDIS_URL: z.string().url().default('redis://127.0.0.1:6390'),
+    /** Prefix of every Redis key this service writes; lets several deployments share a Redis. */
+    REDIS_KEY_PREFIX: z.string().default('oidc:'),
+    MONGODB_URI: z
+      .string()
+      .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URI')
+      .default('mongodb://127.0.0.1:27027/school'),
+    /** Cookie signing keys, comma separated, newest first (prepend to rotate). */
+    COOKIE_SECRETS: csv
+      .pipe(z.array(z.string().min(32, 'each secret needs 32+ characters')).min(1))
+      .default([DEV_COOKIE_SECRET]),
+    /** Where the signing keys (JWKS with private keys) are kept; created on first start. */
+    KEYS_FILE: z.string().default('.data/keys/jwks.json'),
+    /** The resource API's static introspection client. */
+    INTROSPECTION_CLIENT_ID: z.string().min(1).default('resource-api'),
+    INTROSPECTION_CLIENT_SECRET: z.string().min(32, 'needs 32+ characters').default(DEV_INTROSPECTION_SECRET),
+    ACCESS_TOKEN_TTL: seconds(3600),
+    AUTHORIZATION_CODE_TTL: seconds(60),
+    /** Idle lifetime of a refresh token: each rotation issues a fresh one. */
+    REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
+    /** Absolute lifetime of a grant: no refresh token outlives it. */
+    GRANT_TTL: seconds(365 * 24 * 3600),
+    /** How long a login session cookie lasts. */
+    SESSION_TTL: seconds(14 * 24 * 3600),
+    /** How long a login/consent page may stay open. */
+    INTERACTION_TTL: seconds(30 * 60),
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== 'production') return;
+    if (env.COOKIE_SECRETS.includes(DEV_COOKIE_SECRET))
+      ctx.addIssue({ code: 'custom', path: ['COOKIE_SECRETS'], message: 'must be set in production' });
+    if (env.INTROSPECTION_CLIENT_SECRET === DEV_INTROSPECTION_SECRET)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['INTROSPECTION_CLIENT_SECRET'],
+        message: 'must be set in production',
+      });
+  });
+
+/** The auth server's validated settings. */
+export type AuthConfig = z.output<typeof schema> & {
+  /** The port to listen on: AUTH_PORT, else BASE_URL's port. */
+  port: number;
+};
+
+/** Thrown by {@link loadConfig} with every problem of the environment in its message. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment (default: `process.env`) into an {@link AuthConfig}, or throws {@link ConfigError}. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): AuthConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`),
+    );
+  }
+  const base = new URL(parsed.data.BASE_URL);
+  const port = parsed.data.AUTH_PORT ?? (Number(base.port) || (base.protocol === 'https:' ? 443 : 80));
+  return { ...parsed.data, port };
+}

@@ -1,0 +1,70 @@
+/**
+ * Who may register, and what a registered client may be (DESIGN.md §3).
+ *
+ * Open registration accepts only loopback redirect URIs (`http` on 127.0.0.1, [::1] or localhost, any
+ * port at authorization time, RFC 8252 §7.3); everything else, `https` included, is refused with
+ * `invalid_redirect_uri`. Fixed HTTPS callbacks belong to registered integrations, which operators
+ * create with the `school-auth clients` command, never through open registration.
+ *
+ * oidc-provider runs `extraClientMetadata.validator` for every declared extra property, before its
+ * own validation, and also when it loads any client from storage (then without a request context).
+ * The loopback rule is enforced only with a request context, i.e. on open registration; clients the
+ * operator stored are loaded as they are.
+ */
+import { errors } from 'oidc-provider';
+import type { KoaContextWithOIDC, ClientMetadata } from 'oidc-provider';
+
+/** The extra client property that marks operator-created clients; open registration may not set it. */
+export const CLIENT_ROLE = 'client_role';
+
+/** What an operator-created client is for. */
+export type ClientRole = 'integration' | 'introspector';
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+/** Why `uri` is not an acceptable self-registered redirect URI, or `undefined` if it is. */
+export function loopbackRedirectProblem(uri: unknown): string | undefined {
+  if (typeof uri !== 'string') return 'must be strings';
+  const url = URL.parse(uri);
+  if (!url) return `${JSON.stringify(uri)} is not an absolute URI`;
+  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) {
+    return `${JSON.stringify(uri)} is not a loopback URI (http://127.0.0.1:<port>/<path>); fixed HTTPS callbacks need a registered integration`;
+  }
+  if (url.username || url.password) return `${JSON.stringify(uri)} must not carry credentials`;
+  if (url.hash || uri.includes('#')) return `${JSON.stringify(uri)} must not have a fragment`;
+  return undefined;
+}
+
+/**
+ * `extraClientMetadata.validator`: enforces the open-registration policy on registration requests and
+ * fixes up what oidc-provider would otherwise get wrong for public clients.
+ */
+export function validateClientMetadata(
+  ctx: KoaContextWithOIDC | undefined,
+  key: string,
+  value: unknown,
+  metadata: ClientMetadata,
+): void {
+  if (key !== CLIENT_ROLE || !ctx) return; // stored clients load as the operator made them
+  if (value !== undefined) {
+    throw new errors.InvalidClientMetadata(`${CLIENT_ROLE} is reserved for clients created by the operator`);
+  }
+  const uris = metadata.redirect_uris;
+  if (Array.isArray(uris)) {
+    const problems = uris.map(loopbackRedirectProblem).filter(Boolean);
+    if (problems.length) throw new errors.InvalidClientMetadata(`redirect_uris ${problems.join('; ')}`);
+    // Loopback clients are native apps: this also turns on any-port matching (RFC 8252 §7.3).
+    metadata.application_type = 'native';
+  }
+  if (metadata.token_endpoint_auth_method === undefined || metadata.token_endpoint_auth_method === 'none') {
+    // oidc-provider decides to issue a secret from the raw body: a public client must get none.
+    delete metadata.client_secret;
+    delete metadata.client_secret_expires_at;
+  }
+}
+
+/** The role of a stored client, if an operator created it. */
+export function clientRole(client: { metadata(): ClientMetadata } | undefined): ClientRole | undefined {
+  const role = client?.metadata()[CLIENT_ROLE];
+  return role === 'integration' || role === 'introspector' ? role : undefined;
+}

@@ -1,0 +1,162 @@
+/**
+ * oidc-provider's configuration: SPEC.md and DESIGN.md written as provider options.
+ *
+ * Choices that are not obvious from the option names (see shared/notes/oidc-provider.md):
+ * - All 38 scopes are listed in `scopes`, so a token obtained without `resource` carries every granted
+ *   scope and works at the API and at userinfo; with `resource=BASE_URL` it is bound (`aud`) and
+ *   carries only the API scopes (DESIGN.md §2).
+ * - Refresh tokens are issued to every client allowed the grant, without `offline_access`, and do not
+ *   die with the browser session (`issueRefreshToken`, `expiresWithSession`). The Grant's TTL is the
+ *   absolute cap on a refresh-token chain. Public clients' refresh tokens rotate on every use
+ *   (oidc-provider's default), and reuse of a rotated one revokes the grant.
+ * - PKCE S256 is required of every client, confidential ones too; `pkce.required` must be synchronous.
+ * - Anything not in SPEC.md is off: PAR, DPoP, logout, device flow, dev interactions.
+ */
+import type { Configuration, KoaContextWithOIDC, Client } from 'oidc-provider';
+import { errors } from 'oidc-provider';
+import { ALL_SCOPE_NAMES, API_SCOPE_NAMES } from '@school/shared';
+import type { AuthConfig } from '../config.js';
+import type { AccountStore } from '../accounts/account-store.js';
+import type { AdapterConstructor } from './redis-adapter.js';
+import type { SigningJwk } from './keys.js';
+import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy.js';
+import { renderError } from './render-error.js';
+
+/** The paths of SPEC.md and DESIGN.md §1. */
+export const ROUTES = {
+  authorization: '/oauth/authorize',
+  token: '/api/oauth/token',
+  userinfo: '/api/oauth/userinfo',
+  revocation: '/api/oauth/revoke',
+  introspection: '/api/oauth/introspect',
+  registration: '/api/oauth/register',
+  jwks: '/api/oauth/jwks',
+  end_session: '/oauth/session/end',
+  pushed_authorization_request: '/oauth/par',
+  code_verification: '/oauth/device',
+  device_authorization: '/oauth/device/auth',
+  backchannel_authentication: '/oauth/backchannel',
+  challenge: '/oauth/challenge',
+} as const;
+
+/** Where login and consent pages live; the `_interaction` cookie is scoped to this path. */
+export const INTERACTION_PATH = '/oauth/interaction';
+
+/** Everything the configuration is built from. */
+export interface ProviderDeps {
+  config: AuthConfig;
+  adapter: AdapterConstructor;
+  accounts: AccountStore;
+  keys: SigningJwk[];
+}
+
+/** The resource identifier forms accepted for the API; both map to the canonical `BASE_URL`. */
+export function isApiResource(config: AuthConfig, indicator: string): boolean {
+  return indicator === config.BASE_URL || indicator === `${config.BASE_URL}/`;
+}
+
+/** Builds the oidc-provider configuration. */
+export function buildConfiguration({ config, adapter, accounts, keys }: ProviderDeps): Configuration {
+  const introspectors = new Set([config.INTROSPECTION_CLIENT_ID]);
+  const mayIntrospectAll = (client: Client) =>
+    introspectors.has(client.clientId) || clientRole(client) === 'introspector';
+
+  return {
+    adapter,
+    clients: [
+      {
+        client_id: config.INTROSPECTION_CLIENT_ID,
+        client_secret: config.INTROSPECTION_CLIENT_SECRET,
+        client_name: 'School resource API',
+        token_endpoint_auth_method: 'client_secret_post',
+        grant_types: [],
+        response_types: [],
+        redirect_uris: [],
+        [CLIENT_ROLE]: 'introspector',
+      },
+    ],
+    jwks: { keys },
+    cookies: {
+      keys: config.COOKIE_SECRETS,
+      long: { httpOnly: true, sameSite: 'lax' },
+      short: { httpOnly: true, sameSite: 'lax' },
+    },
+    scopes: [...ALL_SCOPE_NAMES],
+    claims: {
+      openid: ['sub'],
+      profile: ['name', 'given_name', 'family_name', 'updated_at'],
+      email: ['email', 'email_verified'],
+    },
+    findAccount: (_ctx, sub) => accounts.findAccount(sub),
+    routes: { ...ROUTES },
+    responseTypes: ['code'],
+    pkce: { required: () => true },
+    clientAuthMethods: ['none', 'client_secret_post'],
+    clientDefaults: {
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+      id_token_signed_response_alg: 'ES256',
+    },
+    enabledJWA: { idTokenSigningAlgValues: ['ES256', 'RS256'] },
+    allowOmittingSingleRegisteredRedirectUri: false,
+    extraClientMetadata: { properties: [CLIENT_ROLE], validator: validateClientMetadata },
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    expiresWithSession: async () => false,
+    ttl: {
+      AccessToken: config.ACCESS_TOKEN_TTL,
+      AuthorizationCode: config.AUTHORIZATION_CODE_TTL,
+      RefreshToken: config.REFRESH_TOKEN_TTL,
+      Grant: config.GRANT_TTL,
+      Session: config.SESSION_TTL,
+      Interaction: config.INTERACTION_TTL,
+      IdToken: config.ACCESS_TOKEN_TTL,
+    },
+    interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+    renderError,
+    discovery: {
+      client_id_metadata_document_supported: false,
+      introspection_endpoint_auth_methods_supported: ['client_secret_post'],
+      revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      service_documentation: `${config.BASE_URL}/auth.md`,
+    },
+    features: {
+      devInteractions: { enabled: false },
+      pushedAuthorizationRequests: { enabled: false },
+      dPoP: { enabled: false },
+      rpInitiatedLogout: { enabled: false },
+      clientCredentials: { enabled: false },
+      deviceFlow: { enabled: false },
+      userinfo: { enabled: true },
+      revocation: { enabled: true },
+      registration: {
+        enabled: true,
+        initialAccessToken: false,
+        issueRegistrationAccessToken: false,
+      },
+      introspection: {
+        enabled: true,
+        // Introspecting services see every token; any other client only its own (DESIGN.md §3).
+        allowedPolicy: async (_ctx: KoaContextWithOIDC, client: Client, token) =>
+          mayIntrospectAll(client) || (token.clientId !== undefined && token.clientId === client.clientId),
+      },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: async () => undefined as unknown as string,
+        useGrantedResource: async () => false,
+        getResourceServerInfo: async (_ctx, indicator) => {
+          if (!isApiResource(config, indicator)) {
+            throw new errors.InvalidTarget(`resource must be ${config.BASE_URL}`);
+          }
+          return {
+            scope: API_SCOPE_NAMES.join(' '),
+            audience: config.BASE_URL,
+            accessTokenFormat: 'opaque',
+            accessTokenTTL: config.ACCESS_TOKEN_TTL,
+          };
+        },
+      },
+    },
+  };
+}

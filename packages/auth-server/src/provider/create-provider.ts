@@ -1,0 +1,15 @@
+import { Provider } from 'oidc-provider';
+import type { Logger } from '../logger.js';
+import { buildConfiguration, type ProviderDeps } from './configuration.js';
+import { providerCorrections } from './post-middleware.js';
+
+/** Builds the oidc-provider instance; bad configuration throws here, at start-up. */
+export function createProvider(deps: ProviderDeps, logger: Logger): Provider {
+  const provider = new Provider(deps.config.BASE_URL, buildConfiguration(deps));
+  provider.proxy = deps.config.TRUST_PROXY;
+  provider.use(providerCorrections);
+  provider.on('server_error', (ctx, err) => {
+    logger.error({ err, path: ctx.path, method: ctx.method }, 'oidc-provider server_error');
+  });
+  return provider;
+}

@@ -1,0 +1,202 @@
+/**
+ * oidc-provider's storage in Redis, through ioredis.
+ *
+ * Layout (every key under the configured prefix, e.g. `oidc:`):
+ *   `<Model>:<id>`       a JSON string (SET … EX), or for consumable models (codes, refresh tokens) a
+ *                        hash `{p: payload, c: consumedAt}` so consumption is one atomic HSETNX that
+ *                        keeps the TTL and survives restarts;
+ *   `grant:<grantId>`    a list of the keys of every token issued under that grant, expiring with the
+ *                        longest of them (EXPIRE NX then EXPIRE GT, inside the same MULTI: no TTL read
+ *                        before writing);
+ *   `sessionUid:<uid>`   the id of the Session with that uid, with the Session's TTL.
+ *
+ * Why not the upstream example adapter: it reads the grant list's TTL before every write (a second
+ * round trip), keeps consumed state in a way a racing second request can also pass, and lets the grant
+ * list outlive nothing. Here a lost consumption race (two requests redeeming one code or one rotated
+ * refresh token at once) is detected by HSETNX: the loser revokes the whole grant and gets
+ * `invalid_grant`, as RFC 6749 §4.1.2 and RFC 9700 §4.14 ask.
+ *
+ * Every revocation is also published on `<prefix>revocations` as the SHA-256 hashes of the revoked
+ * access tokens, so resource servers that cache introspection results can evict them at once.
+ */
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+
+/** Models that carry a `grantId` and are revoked with their grant. */
+const GRANT_BOUND = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+]);
+/** Models whose `consumed` state must be atomic and durable. */
+const CONSUMABLE = new Set([
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+]);
+
+/** Options for {@link createRedisAdapter}. */
+export interface RedisAdapterOptions {
+  /** Key prefix, e.g. `oidc:`. */
+  prefix: string;
+  /** Seconds added to every TTL: oidc-provider still accepts a token that long past `exp`. */
+  clockToleranceSeconds?: number;
+}
+
+/** The channel revocations are published on, for a given prefix. */
+export function revocationChannel(prefix: string): string {
+  return `${prefix}revocations`;
+}
+
+/** SHA-256 hex of a token value: the only form in which tokens leave this service for caches and logs. */
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+// KEYS[1] = the consumable key; ARGV[1] = now (seconds).
+// Returns -1 when the key is gone, 1 when this call consumed it, 0 when it was consumed already.
+const CONSUME_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+return redis.call('HSETNX', KEYS[1], 'c', ARGV[1])`;
+
+// KEYS[1] = the grant list. Deletes every key it names and the list; returns the deleted keys.
+const REVOKE_GRANT_SCRIPT = `
+local keys = redis.call('LRANGE', KEYS[1], 0, -1)
+for i = 1, #keys, 500 do
+  redis.call('DEL', unpack(keys, i, math.min(i + 499, #keys)))
+end
+redis.call('DEL', KEYS[1])
+return keys`;
+
+type ScriptedRedis = Redis & {
+  oidcConsume(key: string, now: number): Promise<number>;
+  oidcRevokeGrant(grantKey: string): Promise<string[]>;
+};
+
+function withScripts(redis: Redis): ScriptedRedis {
+  const r = redis as ScriptedRedis;
+  if (typeof r.oidcConsume !== 'function') {
+    redis.defineCommand('oidcConsume', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
+    redis.defineCommand('oidcRevokeGrant', { numberOfKeys: 1, lua: REVOKE_GRANT_SCRIPT });
+  }
+  return r;
+}
+
+/** The adapter class's constructor, as oidc-provider's `adapter` option expects it. */
+export type AdapterConstructor = new (name: string) => Adapter;
+
+/**
+ * Builds an oidc-provider adapter class bound to one ioredis connection (with auto-pipelining on,
+ * each model read is one round trip batched with its neighbours).
+ */
+export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): AdapterConstructor {
+  const r = withScripts(redis);
+  const { prefix } = options;
+  const tolerance = options.clockToleranceSeconds ?? 15;
+  const grantKey = (grantId: string) => `${prefix}grant:${grantId}`;
+  const uidKey = (uid: string) => `${prefix}sessionUid:${uid}`;
+  const channel = revocationChannel(prefix);
+
+  const publishRevoked = async (keys: string[]) => {
+    const marker = `${prefix}AccessToken:`;
+    const hashes = keys.filter((k) => k.startsWith(marker)).map((k) => tokenHash(k.slice(marker.length)));
+    if (hashes.length) await r.publish(channel, JSON.stringify({ tokens: hashes }));
+  };
+
+  const revokeGrantTokens = async (grantId: string) => {
+    const keys = await r.oidcRevokeGrant(grantKey(grantId));
+    await publishRevoked(keys);
+  };
+
+  return class RedisAdapter implements Adapter {
+    readonly consumable: boolean;
+    constructor(readonly name: string) {
+      this.consumable = CONSUMABLE.has(name);
+    }
+
+    key(id: string): string {
+      return `${prefix}${this.name}:${id}`;
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      const key = this.key(id);
+      const ttl =
+        typeof expiresIn === 'number' && expiresIn > 0 ? Math.ceil(expiresIn) + tolerance : undefined;
+      const json = JSON.stringify(payload);
+      const m = r.multi();
+      if (this.consumable) {
+        m.del(key);
+        m.hset(key, payload.consumed ? { p: json, c: String(payload.consumed) } : { p: json });
+        if (ttl) m.expire(key, ttl);
+      } else if (ttl) {
+        m.set(key, json, 'EX', ttl);
+      } else {
+        m.set(key, json);
+      }
+      if (GRANT_BOUND.has(this.name) && payload.grantId && ttl) {
+        const g = grantKey(payload.grantId);
+        m.rpush(g, key);
+        m.expire(g, ttl, 'NX');
+        m.expire(g, ttl, 'GT');
+      }
+      if (this.name === 'Session' && payload.uid && ttl) {
+        m.set(uidKey(payload.uid), id, 'EX', ttl);
+      }
+      const results = await m.exec();
+      const failed = results?.find(([err]) => err);
+      if (failed) throw failed[0];
+    }
+
+    async find(id: string): Promise<AdapterPayload | undefined> {
+      const key = this.key(id);
+      if (this.consumable) {
+        const [p, c] = await r.hmget(key, 'p', 'c');
+        if (!p) return undefined;
+        const payload = JSON.parse(p) as AdapterPayload;
+        return c ? { ...payload, consumed: Number(c) } : payload;
+      }
+      const json = await r.get(key);
+      return json ? (JSON.parse(json) as AdapterPayload) : undefined;
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      const id = await r.get(uidKey(uid));
+      return id ? this.find(id) : undefined;
+    }
+
+    async findByUserCode(): Promise<AdapterPayload | undefined> {
+      return undefined; // the device flow is not enabled
+    }
+
+    async consume(id: string): Promise<void> {
+      const key = this.key(id);
+      const outcome = await r.oidcConsume(key, Math.floor(Date.now() / 1000));
+      if (outcome === 1) return;
+      // Lost a race with another redemption of the same code or refresh token, or it expired meanwhile.
+      const p = await r.hget(key, 'p');
+      const grantId = p ? (JSON.parse(p) as AdapterPayload).grantId : undefined;
+      if (grantId) {
+        // The winner may still be saving new tokens under this grant: deleting the Grant record makes
+        // them inactive too, since every token is checked against its grant.
+        await r.del(`${prefix}Grant:${grantId}`);
+        await revokeGrantTokens(grantId);
+      }
+      throw new errors.InvalidGrant(
+        `${this.name === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`,
+      );
+    }
+
+    async destroy(id: string): Promise<void> {
+      await r.del(this.key(id));
+      if (this.name === 'AccessToken') await publishRevoked([this.key(id)]);
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      await revokeGrantTokens(grantId);
+    }
+  };
+}
