@@ -27,10 +27,16 @@ export function createApp({ config, provider, accounts, logger }: AppDeps): Koa 
   const app = new Koa();
   app.proxy = config.TRUST_PROXY;
   app.silent = true;
+  // Mounted, oidc-provider sets its cookies through this app's context, so this app must sign them
+  // with the same keys the provider verifies them with.
+  app.keys = config.COOKIE_SECRETS;
 
   app.use(
     helmet({
-      contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+      contentSecurityPolicy: {
+        useDefaults: false,
+        directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      },
       strictTransportSecurity: config.BASE_URL.startsWith('https:') ? { maxAge: 31536000 } : false,
       referrerPolicy: { policy: 'no-referrer' },
       crossOriginResourcePolicy: false,
@@ -48,14 +54,23 @@ export function createApp({ config, provider, accounts, logger }: AppDeps): Koa 
       if (ctx.path.startsWith('/oauth/')) {
         ctx.type = 'text/html';
         ctx.set('Content-Security-Policy', pageCsp());
-        ctx.body = errorPage({ title: 'Something went wrong', message: 'Please go back to the app and try again.', code: 'server_error' });
+        ctx.body = errorPage({
+          title: 'Something went wrong',
+          message: 'Please go back to the app and try again.',
+          code: 'server_error',
+        });
       } else {
         ctx.body = { error: 'server_error', error_description: 'an unexpected error occurred' };
       }
     }
   });
 
-  const interactions = interactionRouter({ provider, accounts, baseUrl: config.BASE_URL, csrfSecret: config.COOKIE_SECRETS[0]! });
+  const interactions = interactionRouter({
+    provider,
+    accounts,
+    baseUrl: config.BASE_URL,
+    csrfSecret: config.COOKIE_SECRETS[0]!,
+  });
   app.use(interactions.routes());
   app.use(interactions.allowedMethods());
   app.use(mount(provider));

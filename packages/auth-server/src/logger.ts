@@ -10,7 +10,16 @@ export function createLogger(level: string, name = 'auth-server'): Logger {
     name,
     level,
     redact: {
-      paths: ['*.password', '*.client_secret', '*.token', '*.code', '*.refresh_token', '*.access_token', 'req.headers.authorization', 'req.headers.cookie'],
+      paths: [
+        '*.password',
+        '*.client_secret',
+        '*.token',
+        '*.code',
+        '*.refresh_token',
+        '*.access_token',
+        'req.headers.authorization',
+        'req.headers.cookie',
+      ],
       censor: '[redacted]',
     },
   });

@@ -54,7 +54,7 @@ export class AccountStore {
           },
           $setOnInsert: { _id: randomUUID(), email },
         },
-        { upsert: true, new: true, lean: true },
+        { upsert: true, returnDocument: 'after', lean: true },
       )
       .exec();
     return doc!._id;

@@ -31,6 +31,7 @@ const GENERIC_LOGIN_ERROR = 'The email or password is not right.';
 const scopeOrder = new Map(ALL_SCOPE_NAMES.map((s, i) => [s, i]));
 
 class InteractionGone extends Error {}
+class FormRejected extends Error {}
 
 function page(ctx: Context, status: number, body: string, formTargets: string[] = []): void {
   ctx.status = status;
@@ -59,7 +60,8 @@ export function interactionRouter({ provider, accounts, baseUrl, csrfSecret }: I
       if (details.uid !== ctx.params.uid) throw new InteractionGone();
       return details;
     } catch (err) {
-      if (err instanceof errors.SessionNotFound || err instanceof InteractionGone) throw new InteractionGone();
+      if (err instanceof errors.SessionNotFound || err instanceof InteractionGone)
+        throw new InteractionGone();
       throw err;
     }
   };
@@ -75,14 +77,18 @@ export function interactionRouter({ provider, accounts, baseUrl, csrfSecret }: I
     };
   };
 
-  const checkForm = (ctx: Context, uid: string): boolean => {
+  /** Refuses a submission from another site or without this interaction's CSRF token. */
+  const checkForm = (ctx: Context, uid: string): void => {
     const origin = ctx.get('origin');
-    if (origin && origin !== 'null' && origin !== ownOrigin) return false;
     const body = ctx.request.body as Record<string, unknown> | undefined;
-    return csrf.verify(uid, body?.csrf);
+    if ((origin && origin !== ownOrigin) || !csrf.verify(uid, body?.csrf)) throw new FormRejected();
   };
 
-  const finish = async (ctx: Context, result: Parameters<Provider['interactionResult']>[2], merge: boolean) => {
+  const finish = async (
+    ctx: Context,
+    result: Parameters<Provider['interactionResult']>[2],
+    merge: boolean,
+  ) => {
     const to = await provider.interactionResult(ctx.req, ctx.res, result, { mergeWithLastSubmission: merge });
     ctx.status = 303;
     ctx.redirect(to);
@@ -94,7 +100,10 @@ export function interactionRouter({ provider, accounts, baseUrl, csrfSecret }: I
       missingOIDCScope?: string[];
       missingResourceScopes?: Record<string, string[]>;
     };
-    const all = new Set([...(d.missingOIDCScope ?? []), ...Object.values(d.missingResourceScopes ?? {}).flat()]);
+    const all = new Set([
+      ...(d.missingOIDCScope ?? []),
+      ...Object.values(d.missingResourceScopes ?? {}).flat(),
+    ]);
     return [...all].sort((a, b) => (scopeOrder.get(a) ?? 999) - (scopeOrder.get(b) ?? 999));
   };
 
@@ -105,6 +114,19 @@ export function interactionRouter({ provider, accounts, baseUrl, csrfSecret }: I
     try {
       await next();
     } catch (err) {
+      if (err instanceof FormRejected) {
+        page(
+          ctx,
+          403,
+          errorPage({
+            title: 'This form could not be verified',
+            message:
+              'It was not sent from this sign-in page. Go back to the app you were connecting and start again.',
+            code: 'csrf_check_failed',
+          }),
+        );
+        return;
+      }
       if (!(err instanceof InteractionGone)) throw err;
       page(
         ctx,
@@ -124,10 +146,17 @@ export function interactionRouter({ provider, accounts, baseUrl, csrfSecret }: I
     const client = await clientView(details);
     const uid = details.uid;
     if (details.prompt.name === 'login') {
-      page(ctx, 200, loginPage({ action: `${INTERACTION_PATH}/${uid}/login`, csrf: csrf.issue(uid), client }), redirectOrigin(details));
+      page(
+        ctx,
+        200,
+        loginPage({ action: `${INTERACTION_PATH}/${uid}/login`, csrf: csrf.issue(uid), client }),
+        redirectOrigin(details),
+      );
       return;
     }
-    const account = details.session?.accountId ? await accounts.findAccount(details.session.accountId) : undefined;
+    const account = details.session?.accountId
+      ? await accounts.findAccount(details.session.accountId)
+      : undefined;
     const claims = account ? await account.claims('userinfo', 'email', {}, []) : undefined;
     page(
       ctx,
@@ -146,7 +175,8 @@ export function interactionRouter({ provider, accounts, baseUrl, csrfSecret }: I
 
   router.post('/:uid/login', forms, async (ctx) => {
     const details = await load(ctx);
-    if (details.prompt.name !== 'login' || !checkForm(ctx, details.uid)) throw new InteractionGone();
+    checkForm(ctx, details.uid);
+    if (details.prompt.name !== 'login') throw new InteractionGone();
     const body = ctx.request.body as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.slice(0, 320) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
@@ -156,7 +186,13 @@ export function interactionRouter({ provider, accounts, baseUrl, csrfSecret }: I
       page(
         ctx,
         401,
-        loginPage({ action: `${INTERACTION_PATH}/${details.uid}/login`, csrf: csrf.issue(details.uid), client, email, error: GENERIC_LOGIN_ERROR }),
+        loginPage({
+          action: `${INTERACTION_PATH}/${details.uid}/login`,
+          csrf: csrf.issue(details.uid),
+          client,
+          email,
+          error: GENERIC_LOGIN_ERROR,
+        }),
         redirectOrigin(details),
       );
       return;
@@ -166,7 +202,8 @@ export function interactionRouter({ provider, accounts, baseUrl, csrfSecret }: I
 
   router.post('/:uid/confirm', forms, async (ctx) => {
     const details = await load(ctx);
-    if (details.prompt.name !== 'consent' || !checkForm(ctx, details.uid)) throw new InteractionGone();
+    checkForm(ctx, details.uid);
+    if (details.prompt.name !== 'consent') throw new InteractionGone();
     const accountId = details.session?.accountId;
     if (!accountId) throw new InteractionGone();
     const grant = details.grantId
@@ -189,7 +226,7 @@ export function interactionRouter({ provider, accounts, baseUrl, csrfSecret }: I
 
   router.post('/:uid/abort', forms, async (ctx) => {
     const details = await load(ctx);
-    if (!checkForm(ctx, details.uid)) throw new InteractionGone();
+    checkForm(ctx, details.uid);
     await finish(ctx, { error: 'access_denied', error_description: 'The user denied the request' }, false);
   });
 

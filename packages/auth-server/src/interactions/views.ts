@@ -20,7 +20,10 @@ function clientLabel(c: ClientView): SafeHtml {
   const name = c.name?.trim() || 'An unnamed app';
   return c.registeredIntegration
     ? html`<strong>${name}</strong>`
-    : html`<strong>${name}</strong> <span class="tag" title="The app chose this name itself; it has not been verified">self-declared name</span>`;
+    : html`<strong>${name}</strong>
+        <span class="tag" title="The app chose this name itself; it has not been verified"
+          >self-declared name</span
+        >`;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -35,21 +38,38 @@ export function destinationText(redirectUri: string): string {
 }
 
 /** The sign-in form. */
-export function loginPage(p: { action: string; csrf: string; client: ClientView; email?: string; error?: string }): string {
+export function loginPage(p: {
+  action: string;
+  csrf: string;
+  client: ClientView;
+  email?: string;
+  error?: string;
+}): string {
   return layout(
     'Sign in',
     html`<h1>Sign in to your school</h1>
-<p>${clientLabel(p.client)} wants to connect to your school account.</p>
-${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
-<form method="post" action="${p.action}">
-<input type="hidden" name="csrf" value="${p.csrf}">
-<label for="email">Email</label>
-<input id="email" type="email" name="email" autocomplete="username" required value="${p.email ?? ''}" autofocus>
-<label for="password">Password</label>
-<input id="password" type="password" name="password" autocomplete="current-password" required>
-<button type="submit">Sign in</button>
-</form>
-<p class="note">After you sign in you will be asked what to allow. You will then be sent to ${destinationText(p.client.redirectUri)}.</p>`,
+      <p>${clientLabel(p.client)} wants to connect to your school account.</p>
+      ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
+      <form method="post" action="${p.action}">
+        <input type="hidden" name="csrf" value="${p.csrf}" />
+        <label for="email">Email</label>
+        <input
+          id="email"
+          type="email"
+          name="email"
+          autocomplete="username"
+          required
+          value="${p.email ?? ''}"
+          autofocus
+        />
+        <label for="password">Password</label>
+        <input id="password" type="password" name="password" autocomplete="current-password" required />
+        <button type="submit">Sign in</button>
+      </form>
+      <p class="note">
+        After you sign in you will be asked what to allow. You will then be sent to
+        ${destinationText(p.client.redirectUri)}.
+      </p>`,
   );
 }
 
@@ -69,15 +89,30 @@ export function consentPage(p: {
   return layout(
     'Allow access?',
     html`<h1>Allow access to your school?</h1>
-<p>${clientLabel(p.client)} is asking for access${p.accountEmail ? html` to the account <strong>${p.accountEmail}</strong>` : ''}.</p>
-<p>If you allow it, you will be sent back to <strong>${destinationText(p.client.redirectUri)}</strong>.</p>
-<p>It will be able to:</p>
-<ul class="scopes">${items}</ul>
-<div class="actions">
-<form method="post" action="${p.confirmAction}"><input type="hidden" name="csrf" value="${p.csrf}"><button type="submit">Allow</button></form>
-<form method="post" action="${p.abortAction}"><input type="hidden" name="csrf" value="${p.csrf}"><button type="submit" class="secondary">Deny</button></form>
-</div>
-<p class="note">Only allow apps you trust. You can revoke access later by revoking the app's tokens.</p>`,
+      <p>
+        ${clientLabel(p.client)} is asking for
+        access${p.accountEmail ? html` to the account <strong>${p.accountEmail}</strong>` : ''}.
+      </p>
+      <p>
+        If you allow it, you will be sent back to <strong>${destinationText(p.client.redirectUri)}</strong>.
+      </p>
+      <p>It will be able to:</p>
+      <ul class="scopes">
+        ${items}
+      </ul>
+      <div class="actions">
+        <form method="post" action="${p.confirmAction}">
+          <input type="hidden" name="csrf" value="${p.csrf}" /><button type="submit">Allow</button>
+        </form>
+        <form method="post" action="${p.abortAction}">
+          <input type="hidden" name="csrf" value="${p.csrf}" /><button type="submit" class="secondary">
+            Deny
+          </button>
+        </form>
+      </div>
+      <p class="note">
+        Only allow apps you trust. You can revoke access later by revoking the app's tokens.
+      </p>`,
   );
 }
 
@@ -86,7 +121,7 @@ export function errorPage(p: { title: string; message: string; code?: string }):
   return layout(
     p.title,
     html`<h1>${p.title}</h1>
-<p>${p.message}</p>
-${p.code ? html`<p class="note">Error code: <code>${p.code}</code></p>` : ''}`,
+      <p>${p.message}</p>
+      ${p.code ? html`<p class="note">Error code: <code>${p.code}</code></p>` : ''}`,
   );
 }

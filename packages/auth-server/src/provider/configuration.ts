@@ -129,7 +129,16 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
       clientCredentials: { enabled: false },
       deviceFlow: { enabled: false },
       userinfo: { enabled: true },
-      revocation: { enabled: true },
+      revocation: {
+        enabled: true,
+        // A client revokes only its own tokens. Another client's token: a public client gets the
+        // silent 200 RFC 7009 allows (it learns nothing), a confidential one an explicit refusal.
+        allowedPolicy: async (_ctx: KoaContextWithOIDC, client: Client, token) => {
+          if (token.clientId === client.clientId) return true;
+          if (client.clientAuthMethod === 'none') return false;
+          throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
+        },
+      },
       registration: {
         enabled: true,
         initialAccessToken: false,

@@ -8,7 +8,13 @@ import type { KoaContextWithOIDC, ErrorOut } from 'oidc-provider';
 import { errorPage } from '../interactions/views.js';
 import { pageCsp } from '../interactions/html.js';
 
-const BROWSER_ROUTES = new Set(['authorization', 'resume', 'end_session', 'end_session_confirm', 'code_verification']);
+const BROWSER_ROUTES = new Set([
+  'authorization',
+  'resume',
+  'end_session',
+  'end_session_confirm',
+  'code_verification',
+]);
 
 /** Explains the error in words a school admin can act on. */
 function explain(out: ErrorOut): string {

@@ -1,0 +1,48 @@
+/**
+ * Opens what the auth server runs on (Redis, MongoDB, the signing keys) and builds the provider.
+ * Shared by the HTTP server and the operator command, so both see the same clients and accounts.
+ */
+import { Redis } from 'ioredis';
+import mongoose, { type Connection } from 'mongoose';
+import type { Provider } from 'oidc-provider';
+import { AccountStore } from './accounts/account-store.js';
+import type { AuthConfig } from './config.js';
+import type { Logger } from './logger.js';
+import { createProvider } from './provider/create-provider.js';
+import { loadOrCreateKeys } from './provider/keys.js';
+import { createRedisAdapter } from './provider/redis-adapter.js';
+
+/** The auth server's open connections and its provider. */
+export interface AuthRuntime {
+  redis: Redis;
+  mongo: Connection;
+  accounts: AccountStore;
+  provider: Provider;
+  /** Closes Redis and MongoDB. */
+  close(): Promise<void>;
+}
+
+/** Connects to Redis and MongoDB, loads (or creates) the keys and builds the provider. */
+export async function bootstrap(config: AuthConfig, logger: Logger): Promise<AuthRuntime> {
+  const redis = new Redis(config.REDIS_URL, { enableAutoPipelining: true, lazyConnect: true });
+  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
+  let mongo: Connection | undefined;
+  const close = async () => {
+    await Promise.allSettled([redis.quit(), mongo?.close()]);
+  };
+  try {
+    await redis.connect();
+    mongo = await mongoose
+      .createConnection(config.MONGODB_URI, { serverSelectionTimeoutMS: 5000 })
+      .asPromise();
+    const accounts = new AccountStore(mongo);
+    await accounts.init();
+    const keys = await loadOrCreateKeys(config.KEYS_FILE);
+    const adapter = createRedisAdapter(redis, { prefix: config.REDIS_KEY_PREFIX });
+    const provider = createProvider({ config, adapter, accounts, keys }, logger);
+    return { redis, mongo, accounts, provider, close };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

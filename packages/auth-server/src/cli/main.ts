@@ -1,0 +1,92 @@
+#!/usr/bin/env node
+/**
+ * The operator command, `school-auth` (run as `npm run auth -- <command>` from the repository):
+ *
+ *   seed-admin                                   create or update the admin from SEED_ADMIN_EMAIL/PASSWORD
+ *   clients create-integration --name N --redirect-uri https://… [--redirect-uri …]
+ *   clients create-introspector --name N         a service allowed to introspect every token
+ *   clients list                                 the operator-created clients
+ *   clients delete <client_id>                   delete any stored client
+ *
+ * Reads the same environment as the server (REDIS_URL, MONGODB_URI, …). Prints JSON.
+ */
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { ConfigError, loadConfig } from '../config.js';
+import { bootstrap } from '../bootstrap.js';
+import { createLogger } from '../logger.js';
+import {
+  createIntegration,
+  createIntrospector,
+  deleteClient,
+  listOperatorClients,
+} from '../provider/operator-clients.js';
+
+const USAGE = `usage:
+  school-auth seed-admin
+  school-auth clients create-integration --name <name> --redirect-uri <https uri> [--redirect-uri …]
+  school-auth clients create-introspector --name <name>
+  school-auth clients list
+  school-auth clients delete <client_id>`;
+
+const seedSchema = z.object({
+  SEED_ADMIN_EMAIL: z.string().email().default('admin@school.test'),
+  SEED_ADMIN_PASSWORD: z.string().min(12, 'needs 12+ characters').default('school-admin-password'),
+  SEED_ADMIN_NAME: z.string().min(1).default('Ada Admin'),
+});
+
+async function main(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { name: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true } },
+  });
+  const [command, sub, arg] = positionals;
+  const config = loadConfig();
+  const runtime = await bootstrap(config, createLogger('warn', 'school-auth'));
+  try {
+    const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
+    if (command === 'seed-admin') {
+      const env = seedSchema.safeParse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v)));
+      if (!env.success)
+        throw new ConfigError(env.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+      const { SEED_ADMIN_EMAIL: email, SEED_ADMIN_PASSWORD: password, SEED_ADMIN_NAME: name } = env.data;
+      const [givenName, ...rest] = name.split(' ');
+      const id = await runtime.accounts.upsert({
+        email,
+        password,
+        name,
+        givenName,
+        familyName: rest.join(' ') || undefined,
+        role: 'admin',
+      });
+      print({ account_id: id, email, password });
+    } else if (command === 'clients' && sub === 'create-integration' && values.name) {
+      print(await createIntegration(runtime.provider, values.name, values['redirect-uri'] ?? []));
+    } else if (command === 'clients' && sub === 'create-introspector' && values.name) {
+      print(await createIntrospector(runtime.provider, values.name));
+    } else if (command === 'clients' && sub === 'list') {
+      print(await listOperatorClients(runtime.redis, config.REDIS_KEY_PREFIX));
+    } else if (command === 'clients' && sub === 'delete' && arg) {
+      if (!(await deleteClient(runtime.provider, arg))) {
+        console.error(`no client ${arg}`);
+        return 1;
+      }
+      print({ deleted: arg });
+    } else {
+      console.error(USAGE);
+      return 2;
+    }
+    return 0;
+  } finally {
+    await runtime.close();
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err: unknown) => {
+    console.error(`school-auth: ${err instanceof Error ? err.message : String(err)}`);
+    process.exit(1);
+  },
+);

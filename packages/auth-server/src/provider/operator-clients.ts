@@ -1,0 +1,126 @@
+/**
+ * Clients only an operator can create (DESIGN.md §3): registered integrations (confidential, fixed
+ * HTTPS redirect URIs) and introspecting services (confidential, no grants, may introspect any
+ * token). They are stored with the dynamically registered clients, marked by `client_role`, which
+ * open registration refuses to set.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Adapter, ClientMetadata, Provider } from 'oidc-provider';
+import { CLIENT_ROLE, type ClientRole } from './client-policy.js';
+
+/** A stored operator client as listed. */
+export interface OperatorClient {
+  client_id: string;
+  client_name?: string;
+  client_role: ClientRole;
+  redirect_uris: string[];
+}
+
+/** What creating one returns: the only time the secret is shown. */
+export interface CreatedClient extends OperatorClient {
+  client_secret: string;
+}
+
+const randomId = (prefix: string) => `${prefix}-${randomBytes(12).toString('base64url')}`;
+const randomSecret = () => randomBytes(32).toString('base64url');
+
+/** Why `uri` cannot be an integration's redirect URI, or undefined. */
+export function integrationRedirectProblem(uri: string): string | undefined {
+  const url = URL.parse(uri);
+  if (!url) return `${uri} is not an absolute URI`;
+  if (url.protocol !== 'https:') return `${uri} must use https`;
+  if (url.hash) return `${uri} must not have a fragment`;
+  return undefined;
+}
+
+/** The Client model's storage (public at runtime, missing from the type declarations). */
+const clientStorage = (provider: Provider) => (provider.Client as unknown as { adapter: Adapter }).adapter;
+
+async function store(provider: Provider, metadata: ClientMetadata): Promise<void> {
+  await provider.Client.validate(metadata); // the provider's own schema checks, as for any client
+  await clientStorage(provider).upsert(metadata.client_id, metadata);
+}
+
+/** Creates a registered integration with fixed HTTPS redirect URIs. */
+export async function createIntegration(
+  provider: Provider,
+  name: string,
+  redirectUris: string[],
+): Promise<CreatedClient> {
+  const problems = redirectUris.map(integrationRedirectProblem).filter(Boolean);
+  if (!redirectUris.length) problems.push('at least one --redirect-uri is needed');
+  if (problems.length) throw new Error(problems.join('; '));
+  const metadata: ClientMetadata = {
+    client_id: randomId('int'),
+    client_secret: randomSecret(),
+    client_name: name,
+    application_type: 'web',
+    redirect_uris: redirectUris,
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'client_secret_post',
+    [CLIENT_ROLE]: 'integration',
+  };
+  await store(provider, metadata);
+  return {
+    client_id: metadata.client_id,
+    client_secret: metadata.client_secret!,
+    client_name: name,
+    client_role: 'integration',
+    redirect_uris: redirectUris,
+  };
+}
+
+/** Creates a service client that may introspect every token (e.g. another resource API). */
+export async function createIntrospector(provider: Provider, name: string): Promise<CreatedClient> {
+  const metadata: ClientMetadata = {
+    client_id: randomId('svc'),
+    client_secret: randomSecret(),
+    client_name: name,
+    redirect_uris: [],
+    grant_types: [],
+    response_types: [],
+    token_endpoint_auth_method: 'client_secret_post',
+    [CLIENT_ROLE]: 'introspector',
+  };
+  await store(provider, metadata);
+  return {
+    client_id: metadata.client_id,
+    client_secret: metadata.client_secret!,
+    client_name: name,
+    client_role: 'introspector',
+    redirect_uris: [],
+  };
+}
+
+/** Lists the stored operator clients (integrations and introspecting services). */
+export async function listOperatorClients(redis: Redis, prefix: string): Promise<OperatorClient[]> {
+  const out: OperatorClient[] = [];
+  const marker = `${prefix}Client:`;
+  for await (const keys of redis.scanStream({ match: `${marker}*`, count: 500 }) as AsyncIterable<string[]>) {
+    const values = keys.length ? await redis.mget(...keys) : [];
+    for (const json of values) {
+      if (!json) continue;
+      const m = JSON.parse(json) as ClientMetadata;
+      const role = m[CLIENT_ROLE];
+      if (role === 'integration' || role === 'introspector') {
+        out.push({
+          client_id: m.client_id,
+          client_name: m.client_name,
+          client_role: role,
+          redirect_uris: [...(m.redirect_uris ?? [])],
+        });
+      }
+    }
+  }
+  return out.sort((a, b) => a.client_id.localeCompare(b.client_id));
+}
+
+/** Deletes a stored client; its tokens stop working at once, since every use looks the client up. */
+export async function deleteClient(provider: Provider, clientId: string): Promise<boolean> {
+  const existing = await clientStorage(provider).find(clientId);
+  if (!existing) return false;
+  await clientStorage(provider).destroy(clientId);
+  return true;
+}

@@ -1,0 +1,92 @@
+/**
+ * Boots the real auth server in-process for a test file, isolated from every other test file: its
+ * own Redis key prefix, its own MongoDB database, its own signing-key file, its own port. Redis and
+ * the MongoDB-protocol server are the real ones `scripts/services` started (REDIS_URL, MONGODB_URI).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig, type AuthConfig } from '../packages/auth-server/src/config.js';
+import { createLogger } from '../packages/auth-server/src/logger.js';
+import { startAuthServer, type RunningAuthServer } from '../packages/auth-server/src/server.js';
+
+/** The services `scripts/services` runs (overridable through the environment). */
+export const SERVICES = {
+  redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6390',
+  mongoBase: (process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27027/school').replace(/\/[^/?]*(\?.*)?$/, ''),
+};
+
+/** The admin every test auth server is seeded with. */
+export const ADMIN = {
+  email: 'admin@school.test',
+  password: 'correct horse battery staple',
+  name: 'Ada Admin',
+};
+
+/** The static introspection client every test auth server has. */
+export const INTROSPECTOR = {
+  clientId: 'resource-api',
+  clientSecret: 'test-introspection-secret-0123456789abcdef',
+};
+
+/** A free TCP port on 127.0.0.1 (so BASE_URL, the issuer, can name it before the server starts). */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** A test's auth server, restartable on the same port, Redis prefix, database and keys. */
+export interface TestAuthServer {
+  /** The issuer and origin, e.g. `http://127.0.0.1:41234`. */
+  issuer: string;
+  config: AuthConfig;
+  running: RunningAuthServer;
+  /** Stops the server process state entirely and starts a new one on the same storage. */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** Starts an isolated auth server with the seeded {@link ADMIN}. `env` overrides any setting. */
+export async function startTestAuthServer(env: Record<string, string> = {}): Promise<TestAuthServer> {
+  const port = await freePort();
+  const id = randomBytes(6).toString('hex');
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    BASE_URL: `http://127.0.0.1:${port}`,
+    AUTH_PORT: String(port),
+    REDIS_URL: SERVICES.redisUrl,
+    REDIS_KEY_PREFIX: `test:${id}:`,
+    MONGODB_URI: `${SERVICES.mongoBase}/authtest_${id}`,
+    KEYS_FILE: join(mkdtempSync(join(tmpdir(), 'auth-keys-')), 'jwks.json'),
+    INTROSPECTION_CLIENT_ID: INTROSPECTOR.clientId,
+    INTROSPECTION_CLIENT_SECRET: INTROSPECTOR.clientSecret,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const logger = createLogger(config.LOG_LEVEL);
+  const handle: TestAuthServer = {
+    issuer: config.BASE_URL,
+    config,
+    running: await startAuthServer(config, logger),
+    async restart() {
+      await handle.running.close();
+      handle.running = await startAuthServer(config, logger);
+    },
+    async stop() {
+      await handle.running.mongo.dropDatabase().catch(() => undefined);
+      const keys = await handle.running.redis.keys(`${config.REDIS_KEY_PREFIX}*`);
+      if (keys.length) await handle.running.redis.del(...keys);
+      await handle.running.close();
+    },
+  };
+  await handle.running.accounts.upsert({ ...ADMIN, role: 'admin' });
+  return handle;
+}

@@ -1,0 +1,123 @@
+/**
+ * A minimal browser for the login and consent pages over plain HTTP: a cookie jar, manual redirects
+ * and form submission, the way a no-JavaScript browser uses them. The real-browser suite (Chromium)
+ * lives in test-e2e/; this one lets integration tests drive the real pages quickly.
+ */
+
+/** One HTTP response as the browser saw it. */
+export interface Page {
+  status: number;
+  url: string;
+  headers: Headers;
+  body: string;
+  /** The `Location` header, resolved against `url`, for redirects. */
+  location?: string;
+}
+
+/** Reads a hidden or text input's value out of a page. */
+export function inputValue(html: string, name: string): string | undefined {
+  const m = new RegExp(`<input[^>]*name="${name}"[^>]*value="([^"]*)"`).exec(html);
+  return m?.[1]
+    ?.replace(/&amp;/g, '&')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>');
+}
+
+/** Reads a form's action out of a page: the `index`-th form, or the one whose action ends with `suffix`. */
+export function formAction(html: string, suffix: string): string | undefined {
+  const actions = [...html.matchAll(/<form[^>]*action="([^"]*)"/g)].map((m) => m[1]!);
+  return actions.find((a) => a.endsWith(suffix));
+}
+
+/** A cookie-keeping client that never follows redirects by itself. */
+export class FormBrowser {
+  readonly cookies = new Map<string, string>();
+
+  constructor(private readonly origin: string) {}
+
+  private remember(res: Response): void {
+    for (const line of res.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq).trim();
+      const value = pair!.slice(eq + 1).trim();
+      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  private cookieHeader(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+
+  /** One request; redirects are returned, not followed. */
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+  ): Promise<Page> {
+    const target = new URL(url, this.origin).href;
+    const headers: Record<string, string> = { accept: 'text/html', ...init.headers };
+    if (this.cookies.size && new URL(target).origin === this.origin) headers.cookie = this.cookieHeader();
+    let body: string | undefined;
+    if (init.form) {
+      headers['content-type'] = 'application/x-www-form-urlencoded';
+      body = new URLSearchParams(init.form).toString();
+    }
+    const res = await fetch(target, {
+      method: init.method ?? (body ? 'POST' : 'GET'),
+      headers,
+      body,
+      redirect: 'manual',
+    });
+    this.remember(res);
+    const location = res.headers.get('location');
+    return {
+      status: res.status,
+      url: target,
+      headers: res.headers,
+      body: await res.text(),
+      location: location ? new URL(location, target).href : undefined,
+    };
+  }
+
+  /** Follows redirects within this origin; stops at a page, or at a redirect leaving the origin. */
+  async follow(url: string, init: Parameters<FormBrowser['request']>[1] = {}): Promise<Page> {
+    let page = await this.request(url, init);
+    for (let hops = 0; page.location && new URL(page.location).origin === this.origin; hops++) {
+      if (hops > 10) throw new Error('too many redirects');
+      page = await this.request(page.location);
+    }
+    return page;
+  }
+
+  /** Submits the form of `page` whose action ends with `suffix`, with its CSRF token and `fields`. */
+  async submit(page: Page, suffix: string, fields: Record<string, string> = {}): Promise<Page> {
+    const action = formAction(page.body, suffix);
+    if (!action) throw new Error(`no form ending in ${suffix} on ${page.url} (status ${page.status})`);
+    const csrf = inputValue(page.body, 'csrf') ?? '';
+    return this.follow(action, { form: { csrf, ...fields } });
+  }
+}
+
+/**
+ * Signs in and answers the consent page for an authorization URL; returns where the browser was
+ * finally sent (the client's redirect URI with `code`/`error`, `state` and `iss`).
+ */
+export async function authorizeInBrowser(
+  browser: FormBrowser,
+  authorizationUrl: string,
+  opts: { email: string; password: string; decision?: 'allow' | 'deny' },
+): Promise<URL> {
+  let page = await browser.follow(authorizationUrl);
+  if (formAction(page.body, '/login')) {
+    page = await browser.submit(page, '/login', { email: opts.email, password: opts.password });
+  }
+  if (formAction(page.body, '/confirm')) {
+    page = await browser.submit(page, opts.decision === 'deny' ? '/abort' : '/confirm');
+  }
+  if (!page.location)
+    throw new Error(`expected a redirect to the client, got ${page.status}: ${page.body.slice(0, 300)}`);
+  return new URL(page.location);
+}
