@@ -20,10 +20,12 @@ export interface AppDeps {
   provider: Provider;
   accounts: AccountStore;
   logger: Logger;
+  /** Checks the dependencies for `/readyz`: each entry `ok` or what is wrong. */
+  readiness: () => Promise<Record<string, string>>;
 }
 
 /** Builds the Koa application (not yet listening). */
-export function createApp({ config, provider, accounts, logger }: AppDeps): Koa {
+export function createApp({ config, provider, accounts, logger, readiness }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = config.TRUST_PROXY;
   app.silent = true;
@@ -39,6 +41,7 @@ export function createApp({ config, provider, accounts, logger }: AppDeps): Koa 
       },
       strictTransportSecurity: config.BASE_URL.startsWith('https:') ? { maxAge: 31536000 } : false,
       referrerPolicy: { policy: 'no-referrer' },
+      frameguard: { action: 'deny' },
       crossOriginResourcePolicy: false,
     }),
   );
@@ -62,6 +65,20 @@ export function createApp({ config, provider, accounts, logger }: AppDeps): Koa 
       } else {
         ctx.body = { error: 'server_error', error_description: 'an unexpected error occurred' };
       }
+    }
+  });
+
+  // Health on the service's own port (the edge does not route these): liveness, and readiness that
+  // checks what every request needs.
+  app.use(async (ctx, next) => {
+    if (ctx.path === '/healthz') {
+      ctx.body = { status: 'ok' };
+    } else if (ctx.path === '/readyz') {
+      const checks = await readiness();
+      ctx.status = Object.values(checks).every((c) => c === 'ok') ? 200 : 503;
+      ctx.body = { status: ctx.status === 200 ? 'ok' : 'unavailable', checks };
+    } else {
+      await next();
     }
   });
 

@@ -23,7 +23,25 @@ export interface RunningAuthServer extends AuthRuntime {
 export async function startAuthServer(config: AuthConfig, logger: Logger): Promise<RunningAuthServer> {
   const runtime = await bootstrap(config, logger);
   try {
-    const app = createApp({ config, provider: runtime.provider, accounts: runtime.accounts, logger });
+    const readiness = async () => {
+      const check = (p: Promise<unknown>) =>
+        Promise.race([
+          p.then(() => 'ok'),
+          new Promise<string>((r) => setTimeout(() => r('timeout'), 1000)),
+        ]).catch((err: unknown) => (err instanceof Error ? err.message : 'failed'));
+      const [redis, mongodb] = await Promise.all([
+        check(runtime.redis.ping()),
+        check(runtime.mongo.db!.admin().ping()),
+      ]);
+      return { redis, mongodb };
+    };
+    const app = createApp({
+      config,
+      provider: runtime.provider,
+      accounts: runtime.accounts,
+      logger,
+      readiness,
+    });
     const server = createServer(app.callback());
     server.keepAliveTimeout = 65_000; // longer than clients' idle timeouts, to avoid reset races
     await new Promise<void>((resolve, reject) => {

@@ -1,0 +1,181 @@
+/**
+ * The login and consent pages (DESIGN.md §5) over real HTTP with cookies, as a browser without
+ * JavaScript uses them: headers, CSRF, escaping, the generic login error, deny, replays and expiry.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { FormBrowser, formAction, inputValue, type Page } from '../../../test-support/form-browser.js';
+
+const PORT = 49152;
+const REDIRECT = `http://127.0.0.1:${PORT}/cb`;
+let auth: TestAuthServer;
+let clientId: string;
+
+async function register(body: Record<string, unknown>): Promise<string> {
+  const res = await fetch(`${auth.issuer}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT], ...body }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+function authorizeUrl(client: string, state: string, scope = 'openid courses:read'): string {
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: client,
+    redirect_uri: REDIRECT,
+    scope,
+    state,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+  return `${auth.issuer}/oauth/authorize?${q}`;
+}
+
+async function loginPage(browser: FormBrowser, state = 'st-1', client = clientId): Promise<Page> {
+  const page = await browser.follow(authorizeUrl(client, state));
+  expect(page.status).toBe(200);
+  return page;
+}
+
+async function consentPage(browser: FormBrowser, state = 'st-1', client = clientId): Promise<Page> {
+  const page = await browser.submit(await loginPage(browser, state, client), '/login', {
+    email: ADMIN.email,
+    password: ADMIN.password,
+  });
+  expect(formAction(page.body, '/confirm')).toBeDefined();
+  return page;
+}
+
+function expectPageHeaders(page: Page): void {
+  expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+  expect(page.headers.get('cache-control')).toBe('no-store');
+  expect(page.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+  expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+  expect(page.headers.get('x-frame-options')).toBe('DENY');
+  expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+  expect(page.body).not.toMatch(/<script/i);
+}
+
+beforeAll(async () => {
+  auth = await startTestAuthServer();
+  clientId = await register({ client_name: 'Lesson Planner CLI' });
+});
+afterAll(() => auth.stop());
+
+describe('the login page', () => {
+  it('is a plain HTML form with a CSRF token, not cacheable and not frameable', async () => {
+    const page = await loginPage(new FormBrowser(auth.issuer));
+    expectPageHeaders(page);
+    expect(inputValue(page.body, 'csrf')).toMatch(/^[\w-]{20,}$/);
+    expect(page.body).toContain('<form method="post"');
+    expect(page.body).toContain('Lesson Planner CLI');
+  });
+
+  it('escapes what the client declared about itself', async () => {
+    const evil = await register({ client_name: '<img src=x onerror=alert(1)>"&' });
+    const page = await loginPage(new FormBrowser(auth.issuer), 's', evil);
+    expect(page.body).toContain('&lt;img src=x onerror=alert(1)&gt;&quot;&amp;');
+    expect(page.body).not.toContain('<img src=x');
+  });
+
+  it('answers a wrong password and an unknown email with the same generic message', async () => {
+    const browser = new FormBrowser(auth.issuer);
+    const wrongPassword = await browser.submit(await loginPage(browser), '/login', {
+      email: ADMIN.email,
+      password: 'not it',
+    });
+    const browser2 = new FormBrowser(auth.issuer);
+    const unknownEmail = await browser2.submit(await loginPage(browser2), '/login', {
+      email: 'nobody@school.test',
+      password: 'not it',
+    });
+    expect(wrongPassword.status).toBe(401);
+    expect(unknownEmail.status).toBe(401);
+    const message = (p: Page) => /<p class="error"[^>]*>([^<]*)<\/p>/.exec(p.body)?.[1];
+    expect(message(wrongPassword)).toBe('The email or password is not right.');
+    expect(message(unknownEmail)).toBe(message(wrongPassword));
+    expectPageHeaders(wrongPassword);
+  });
+
+  it('refuses a submission without the CSRF token with 403 and signs nobody in', async () => {
+    const browser = new FormBrowser(auth.issuer);
+    const page = await loginPage(browser);
+    const action = formAction(page.body, '/login')!;
+    const res = await browser.request(action, { form: { email: ADMIN.email, password: ADMIN.password } });
+    expect(res.status).toBe(403);
+    expect(res.location).toBeUndefined();
+    expect(res.body).toContain('csrf_check_failed');
+  });
+
+  it('refuses a submission from another origin with 403 even with the token', async () => {
+    const browser = new FormBrowser(auth.issuer);
+    const page = await loginPage(browser);
+    const res = await browser.request(formAction(page.body, '/login')!, {
+      form: { csrf: inputValue(page.body, 'csrf')!, email: ADMIN.email, password: ADMIN.password },
+      headers: { origin: 'http://evil.example' },
+    });
+    expect(res.status).toBe(403);
+  });
+});
+
+describe('the consent page', () => {
+  it('shows the self-declared client name, the loopback host and port, and each scope in plain words', async () => {
+    const page = await consentPage(new FormBrowser(auth.issuer));
+    expectPageHeaders(page);
+    expect(page.body).toContain('Lesson Planner CLI');
+    expect(page.body).toContain('self-declared');
+    expect(page.body).toContain(`an app on this computer (127.0.0.1, port ${PORT})`);
+    expect(page.body).toContain('See your school’s courses');
+    expect(page.body).toContain('Confirm who you are');
+    expect(page.headers.get('content-security-policy')).toContain(
+      `form-action 'self' http://127.0.0.1:${PORT}`,
+    );
+  });
+
+  it('sends access_denied with state and iss back to the client on deny', async () => {
+    const browser = new FormBrowser(auth.issuer);
+    const page = await consentPage(browser, 'deny-state');
+    const back = await browser.submit(page, '/abort');
+    const to = new URL(back.location!);
+    expect(`${to.origin}${to.pathname}`).toBe(REDIRECT);
+    expect(to.searchParams.get('error')).toBe('access_denied');
+    expect(to.searchParams.get('state')).toBe('deny-state');
+    expect(to.searchParams.get('iss')).toBe(auth.issuer);
+    expect(to.searchParams.get('code')).toBeNull();
+  });
+
+  it('sends a code with state and iss on allow, and shows a clear page when the form is replayed', async () => {
+    const browser = new FormBrowser(auth.issuer);
+    const page = await consentPage(browser, 'allow-state');
+    const back = await browser.submit(page, '/confirm');
+    const to = new URL(back.location!);
+    expect(to.searchParams.get('code')).toEqual(expect.any(String));
+    expect(to.searchParams.get('state')).toBe('allow-state');
+    expect(to.searchParams.get('iss')).toBe(auth.issuer);
+
+    const replay = await browser.request(formAction(page.body, '/confirm')!, {
+      form: { csrf: inputValue(page.body, 'csrf')! },
+    });
+    expect(replay.status).toBe(400);
+    expect(replay.location).toBeUndefined();
+    expect(replay.body).toContain('interaction_expired');
+  });
+});
+
+describe('an expired or unknown interaction', () => {
+  it('shows a clear page, never a redirect', async () => {
+    const res = await new FormBrowser(auth.issuer).request(
+      `/oauth/interaction/${randomBytes(16).toString('base64url')}`,
+    );
+    expect(res.status).toBe(400);
+    expect(res.location).toBeUndefined();
+    expect(res.body).toContain('This sign-in page has expired');
+    expectPageHeaders(res);
+  });
+});
