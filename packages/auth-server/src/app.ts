@@ -13,6 +13,7 @@ import { interactionRouter } from './interactions/router.js';
 import { errorPage } from './interactions/views.js';
 import { pageCsp } from './interactions/html.js';
 import type { Logger } from './logger.js';
+import { requestLog } from './http/request-log.js';
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -33,6 +34,7 @@ export function createApp({ config, provider, accounts, logger, readiness }: App
   // with the same keys the provider verifies them with.
   app.keys = config.COOKIE_SECRETS;
 
+  app.use(requestLog(logger));
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -51,7 +53,10 @@ export function createApp({ config, provider, accounts, logger, readiness }: App
     try {
       await next();
     } catch (err) {
-      logger.error({ err, path: ctx.path, method: ctx.method }, 'unhandled error');
+      logger.error(
+        { err, requestId: ctx.state.requestId, path: ctx.path, method: ctx.method },
+        'unhandled error',
+      );
       ctx.status = 500;
       ctx.set('Cache-Control', 'no-store');
       if (ctx.path.startsWith('/oauth/')) {

@@ -168,4 +168,38 @@ describe('the OAuth 2.0 / OpenID Connect lifecycle with openid-client', () => {
     const info = await oidc.tokenIntrospection(await introspector(), tokens.access_token);
     expect(info).toMatchObject({ active: true, aud: auth.issuer, scope: 'pages:read' });
   });
+
+  it('signs ID tokens with ES256, or RS256 for a client that registered it, verifiable with the published keys', async () => {
+    const header = (jwt: string) =>
+      JSON.parse(Buffer.from(jwt.split('.')[0]!, 'base64url').toString()) as { alg: string; kid: string };
+    const jwks = (await (await fetch(`${auth.issuer}/api/oauth/jwks`)).json()) as {
+      keys: Array<{ kid: string; d?: string }>;
+    };
+    expect(jwks.keys.every((k) => k.d === undefined)).toBe(true); // public parts only
+
+    const es = await oidc.dynamicClientRegistration(
+      issuer,
+      { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
+      oidc.None(),
+      insecure,
+    );
+    const esTokens = await signIn(es, 'openid');
+    expect(header(esTokens.id_token!).alg).toBe('ES256');
+
+    const rs = await oidc.dynamicClientRegistration(
+      issuer,
+      {
+        redirect_uris: [REDIRECT],
+        token_endpoint_auth_method: 'none',
+        id_token_signed_response_alg: 'RS256',
+      },
+      oidc.None(),
+      insecure,
+    );
+    const rsTokens = await signIn(rs, 'openid');
+    expect(header(rsTokens.id_token!).alg).toBe('RS256');
+    expect(jwks.keys.map((k) => k.kid)).toEqual(
+      expect.arrayContaining([header(esTokens.id_token!).kid, header(rsTokens.id_token!).kid]),
+    );
+  });
 });

@@ -55,6 +55,24 @@ export function isApiResource(config: AuthConfig, indicator: string): boolean {
   return indicator === config.BASE_URL || indicator === `${config.BASE_URL}/`;
 }
 
+const KNOWN_SCOPES = new Set(ALL_SCOPE_NAMES);
+
+/**
+ * `extraParams.scope`, run after oidc-provider's client, redirect_uri, PKCE and resource checks (so it
+ * is redirected with `state` and `iss`). oidc-provider ignores scope names it does not define
+ * (RFC 6749 §3.3); a request left with none would show an empty consent page and end in
+ * `access_denied`, so it is refused up front with `invalid_scope`.
+ */
+function requireKnownScope(_ctx: KoaContextWithOIDC, value: string | undefined): void {
+  if (!value?.split(' ').some((name) => KNOWN_SCOPES.has(name))) {
+    // No `scope` member on the error: the typings demand one, but there is no accepted scope to name.
+    throw new errors.InvalidScope(
+      'request at least one of the scopes in scopes_supported',
+      undefined as unknown as string,
+    );
+  }
+}
+
 /** Builds the oidc-provider configuration. */
 export function buildConfiguration({ config, adapter, accounts, keys }: ProviderDeps): Configuration {
   const introspectors = new Set([config.INTROSPECTION_CLIENT_ID]);
@@ -101,6 +119,7 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
     },
     enabledJWA: { idTokenSigningAlgValues: ['ES256', 'RS256'] },
     allowOmittingSingleRegisteredRedirectUri: false,
+    extraParams: { scope: requireKnownScope },
     extraClientMetadata: { properties: [CLIENT_ROLE], validator: validateClientMetadata },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     expiresWithSession: async () => false,

@@ -1,0 +1,38 @@
+/**
+ * One structured log line per request, carrying the request id the edge sent (`X-Request-Id`) or a
+ * new one, which is also echoed on the response so a client report can be matched to the logs. Only
+ * the path is logged, never the query string or body (they can hold codes, tokens and passwords).
+ */
+import { randomUUID } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Logger } from '../logger.js';
+
+const SAFE_ID = /^[\w.:-]{1,128}$/;
+
+/** Koa middleware logging each request and setting `ctx.state.requestId`. */
+export function requestLog(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const given = ctx.get('x-request-id');
+    const requestId = SAFE_ID.test(given) ? given : randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await next();
+    } finally {
+      if (ctx.path !== '/healthz' && ctx.path !== '/readyz') {
+        logger.info(
+          {
+            requestId,
+            method: ctx.method,
+            path: ctx.path,
+            status: ctx.status,
+            ms: Number(process.hrtime.bigint() - started) / 1e6,
+            ip: ctx.ip,
+          },
+          'request',
+        );
+      }
+    }
+  };
+}
