@@ -1,0 +1,109 @@
+/**
+ * The two discovery documents (RFC 8414 and OpenID Connect Discovery) against the real server: the
+ * same document at both paths, advertising exactly what SPEC.md and the issue list, and nothing the
+ * server does not do (no PAR, DPoP, logout, device flow, CIBA, agent_auth or identity endpoints).
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { get } from './oauth-http.js';
+
+/** SPEC.md's scope table, written out again here so the test does not trust the code's own list. */
+const SPEC_SCOPES = [
+  'openid',
+  'profile',
+  'email',
+  'courses:read',
+  'courses:write',
+  'students:read',
+  'students:write',
+  'members:read',
+  'members:write',
+  'analytics:read',
+  'curriculum:read',
+  'curriculum:write',
+  'orders:read',
+  'school:read',
+  'school:write',
+  'appearance:read',
+  'appearance:write',
+  'events:read',
+  'events:write',
+  'membership_plans:read',
+  'membership_plans:write',
+  'coupons:read',
+  'coupons:write',
+  'posts:read',
+  'posts:write',
+  'subscriptions:read',
+  'subscriptions:write',
+  'digital_products:read',
+  'digital_products:write',
+  'comments:read',
+  'lecturers:read',
+  'lecturers:write',
+  'storage:write',
+  'forms:read',
+  'pages:read',
+  'pages:write',
+  'account:read',
+  'account:write',
+];
+
+let auth: TestAuthServer;
+let oidc: Record<string, unknown>;
+let rfc8414: Record<string, unknown>;
+
+beforeAll(async () => {
+  auth = await startTestAuthServer();
+  const [a, b] = await Promise.all([
+    get(`${auth.issuer}/.well-known/openid-configuration`),
+    get(`${auth.issuer}/.well-known/oauth-authorization-server`),
+  ]);
+  expect([a.status, b.status]).toEqual([200, 200]);
+  oidc = a.body!;
+  rfc8414 = b.body!;
+});
+afterAll(() => auth.stop());
+
+describe('the discovery documents', () => {
+  it('serves the same document at both well-known paths', () => {
+    expect(rfc8414).toEqual(oidc);
+  });
+
+  it('names the issuer and exactly the six endpoints of the service, plus the JWKS URI', () => {
+    const endpoints = Object.fromEntries(Object.entries(oidc).filter(([k]) => k.endsWith('_endpoint')));
+    expect(endpoints).toEqual({
+      authorization_endpoint: `${auth.issuer}/oauth/authorize`,
+      token_endpoint: `${auth.issuer}/api/oauth/token`,
+      userinfo_endpoint: `${auth.issuer}/api/oauth/userinfo`,
+      registration_endpoint: `${auth.issuer}/api/oauth/register`,
+      introspection_endpoint: `${auth.issuer}/api/oauth/introspect`,
+      revocation_endpoint: `${auth.issuer}/api/oauth/revoke`,
+    });
+    expect(oidc.issuer).toBe(auth.issuer);
+    expect(oidc.jwks_uri).toBe(`${auth.issuer}/api/oauth/jwks`);
+  });
+
+  it('advertises the code flow with PKCE S256, none and client_secret_post, and the iss parameter', () => {
+    expect(oidc).toMatchObject({
+      grant_types_supported: ['authorization_code', 'refresh_token'],
+      response_types_supported: ['code'],
+      code_challenge_methods_supported: ['S256'],
+      token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
+      authorization_response_iss_parameter_supported: true,
+      client_id_metadata_document_supported: false,
+    });
+  });
+
+  it("lists exactly SPEC.md's 38 scopes", () => {
+    expect(SPEC_SCOPES).toHaveLength(38);
+    expect(oidc.scopes_supported).toEqual(SPEC_SCOPES);
+  });
+
+  it('advertises no PAR, DPoP, logout, device, CIBA, agent_auth or identity features', () => {
+    const unwanted =
+      /pushed_authorization|require_pushed|dpop|end_session|logout|check_session|device|backchannel|agent|identity|register_uri|mtls|jwt-bearer|token-exchange|id-jag/i;
+    expect(Object.keys(oidc).filter((k) => unwanted.test(k))).toEqual([]);
+    expect(JSON.stringify(oidc)).not.toMatch(/jwt-bearer|token-exchange|id-jag|implicit|client_credentials/i);
+  });
+});

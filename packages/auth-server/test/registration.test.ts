@@ -1,0 +1,173 @@
+/**
+ * Open dynamic registration (RFC 7591) at POST /api/oauth/register against the real server: what it
+ * refuses (DESIGN.md §3: only loopback redirect URIs; only `none` and `client_secret_post`; only the
+ * code flow) and what it accepts and echoes.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { expectOAuthError, postJson, REDIRECT, register } from './oauth-http.js';
+
+let auth: TestAuthServer;
+let endpoint: string;
+
+beforeAll(async () => {
+  auth = await startTestAuthServer();
+  endpoint = `${auth.issuer}/api/oauth/register`;
+});
+afterAll(() => auth.stop());
+
+describe('POST /api/oauth/register refuses redirect URIs that are not loopback', () => {
+  it.each([
+    ['an https redirect URI', ['https://app.example.com/callback']],
+    ['a non-loopback http redirect URI on a domain name', ['http://example.com/cb']],
+    ['a non-loopback http redirect URI on a private-network address', ['http://192.168.1.2/cb']],
+    ['a list mixing a loopback and an https redirect URI', [REDIRECT, 'https://app.example.com/cb']],
+    ['a list mixing a loopback and a non-loopback http redirect URI', [REDIRECT, 'http://example.com/cb']],
+    ['a loopback redirect URI with a fragment', ['http://127.0.0.1:5000/cb#frag']],
+    ['a loopback redirect URI carrying credentials', ['http://user:pw@127.0.0.1:5000/cb']],
+    ['a custom-scheme redirect URI', ['com.example.app:/callback']],
+  ])('refuses %s with 400 invalid_redirect_uri', async (_what, redirectUris) => {
+    expectOAuthError(await register(auth, { redirect_uris: redirectUris }), 400, 'invalid_redirect_uri');
+  });
+
+  it('refuses a registration without redirect_uris with 400 invalid_redirect_uri', async () => {
+    expectOAuthError(await register(auth, { client_name: 'No callback' }), 400, 'invalid_redirect_uri');
+  });
+});
+
+describe('POST /api/oauth/register refuses other bad metadata with invalid_client_metadata', () => {
+  it.each([
+    ['token_endpoint_auth_method client_secret_basic', { token_endpoint_auth_method: 'client_secret_basic' }],
+    ['token_endpoint_auth_method private_key_jwt', { token_endpoint_auth_method: 'private_key_jwt' }],
+    [
+      'token_endpoint_auth_method private_key_jwt with a jwks_uri',
+      { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://example.com/jwks' },
+    ],
+    ['token_endpoint_auth_method client_secret_jwt', { token_endpoint_auth_method: 'client_secret_jwt' }],
+    ['grant_types with client_credentials', { grant_types: ['authorization_code', 'client_credentials'] }],
+    ['grant_types with implicit', { grant_types: ['implicit'] }],
+    [
+      'grant_types with urn:ietf:params:oauth:grant-type:jwt-bearer',
+      { grant_types: ['authorization_code', 'urn:ietf:params:oauth:grant-type:jwt-bearer'] },
+    ],
+    [
+      'grant_types with urn:ietf:params:oauth:grant-type:token-exchange',
+      { grant_types: ['urn:ietf:params:oauth:grant-type:token-exchange'] },
+    ],
+    ['grant_types with password', { grant_types: ['password'] }],
+    ['response_types ["token"]', { response_types: ['token'] }],
+    ['response_types ["code id_token"]', { response_types: ['code id_token'] }],
+    ['the reserved client_role property', { client_role: 'introspector' }],
+    ['the reserved client_role property set to integration', { client_role: 'integration' }],
+  ])('refuses %s with 400 invalid_client_metadata', async (_what, metadata) => {
+    const res = await register(auth, { redirect_uris: [REDIRECT], ...metadata });
+    expectOAuthError(res, 400, 'invalid_client_metadata');
+  });
+
+  it('refuses a malformed JSON body with 400 invalid_client_metadata', async () => {
+    expectOAuthError(
+      await postJson(endpoint, `{"redirect_uris": ["${REDIRECT}"`),
+      400,
+      'invalid_client_metadata',
+    );
+  });
+
+  it('refuses a form-encoded body with 400 invalid_client_metadata', async () => {
+    const res = await postJson(endpoint, `redirect_uris=${encodeURIComponent(REDIRECT)}`, {
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    expectOAuthError(res, 400, 'invalid_client_metadata');
+  });
+
+  it('refuses a JSON document sent as text/plain with 400 invalid_client_metadata', async () => {
+    const res = await postJson(endpoint, { redirect_uris: [REDIRECT] }, { 'content-type': 'text/plain' });
+    expectOAuthError(res, 400, 'invalid_client_metadata');
+  });
+
+  it('answers a malformed body with JSON even when the request prefers HTML', async () => {
+    const res = await postJson(endpoint, '{', { accept: 'text/html' });
+    expectOAuthError(res, 400, 'invalid_client_metadata');
+  });
+
+  it('stores no client for a refused registration', async () => {
+    const storedClients = async () =>
+      (await auth.running.redis.keys(`${auth.config.REDIS_KEY_PREFIX}Client:*`)).length;
+    const before = await storedClients();
+    await register(auth, { redirect_uris: ['https://app.example.com/cb'] });
+    await register(auth, { redirect_uris: [REDIRECT], client_role: 'introspector' });
+    await register(auth, { redirect_uris: [REDIRECT], grant_types: ['client_credentials'] });
+    expect(await storedClients()).toBe(before);
+    await register(auth, { redirect_uris: [REDIRECT] });
+    expect(await storedClients()).toBe(before + 1); // the count does see a registration
+  });
+});
+
+describe('POST /api/oauth/register accepts loopback clients', () => {
+  it('answers 201 with the metadata echoed and no client_secret for a public client', async () => {
+    const res = await register(auth, {
+      client_name: 'Echo CLI',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get('cache-control')).toBe('no-store');
+    expect(res.body).toMatchObject({
+      client_id: expect.any(String),
+      client_name: 'Echo CLI',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      application_type: 'native',
+    });
+    expect(res.body).not.toHaveProperty('client_secret');
+    expect(res.body).not.toHaveProperty('client_secret_expires_at');
+    expect(res.body).not.toHaveProperty('registration_access_token');
+  });
+
+  it('issues no client_secret when token_endpoint_auth_method is omitted, and defaults it to none', async () => {
+    const res = await register(auth, { redirect_uris: [REDIRECT] });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ token_endpoint_auth_method: 'none' });
+    expect(res.body).not.toHaveProperty('client_secret');
+    expect(res.body).not.toHaveProperty('client_secret_expires_at');
+  });
+
+  it('registers a loopback client as application_type native even when it says web', async () => {
+    const res = await register(auth, { redirect_uris: [REDIRECT], application_type: 'web' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ application_type: 'native' });
+  });
+
+  it('issues client_secret and client_secret_expires_at to a client_secret_post client', async () => {
+    const res = await register(auth, {
+      client_name: 'Desktop app',
+      redirect_uris: [REDIRECT],
+      token_endpoint_auth_method: 'client_secret_post',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({
+      client_id: expect.any(String),
+      client_secret: expect.stringMatching(/^.{32,}$/),
+      client_secret_expires_at: expect.any(Number),
+      token_endpoint_auth_method: 'client_secret_post',
+      redirect_uris: [REDIRECT],
+    });
+  });
+
+  it('accepts http://localhost:PORT/cb and http://[::1]:PORT/cb redirect URIs', async () => {
+    const uris = ['http://localhost:8123/cb', 'http://[::1]:8124/cb', 'http://127.0.0.1/cb'];
+    const res = await register(auth, { redirect_uris: uris });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ redirect_uris: uris, application_type: 'native' });
+  });
+
+  it('gives every registration its own client_id', async () => {
+    const [a, b] = await Promise.all([
+      register(auth, { redirect_uris: [REDIRECT] }),
+      register(auth, { redirect_uris: [REDIRECT] }),
+    ]);
+    expect(a.body?.client_id).toEqual(expect.any(String));
+    expect(a.body?.client_id).not.toBe(b.body?.client_id);
+  });
+});
