@@ -7,8 +7,8 @@
 export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
-  roots: ['<rootDir>/packages'],
-  testMatch: ['**/src/**/*.test.ts', '**/test/**/*.test.ts'],
+  roots: ['<rootDir>/packages', '<rootDir>/test-e2e'],
+  testMatch: ['**/src/**/*.test.ts', '**/test/**/*.test.ts', '**/test-e2e/**/*.test.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: {
     '^.+\\.ts$': ['ts-jest', { useESM: true, isolatedModules: true, tsconfig: 'tsconfig.test.json' }],

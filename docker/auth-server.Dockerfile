@@ -1,0 +1,31 @@
+# syntax=docker/dockerfile:1
+# The auth server: build with the whole workspace, ship only its production dependencies and output.
+# Build from the repository root: docker build -f docker/auth-server.Dockerfile .
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
+COPY packages/shared/package.json packages/shared/
+COPY packages/auth-server/package.json packages/auth-server/
+COPY packages/resource-api/package.json packages/resource-api/
+RUN npm ci --no-audit --no-fund
+COPY packages/shared packages/shared
+COPY packages/auth-server packages/auth-server
+RUN npx tsc -b packages/auth-server \
+ && npm ci --omit=dev --no-audit --no-fund --workspace @school/auth-server --include-workspace-root=false
+
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production AUTH_HOST=0.0.0.0 AUTH_PORT=8082 KEYS_FILE=/var/lib/school-auth/keys/jwks.json
+WORKDIR /app
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/package.json ./
+COPY --from=build /app/packages/shared/package.json packages/shared/
+COPY --from=build /app/packages/shared/dist packages/shared/dist
+COPY --from=build /app/packages/auth-server/package.json packages/auth-server/
+COPY --from=build /app/packages/auth-server/dist packages/auth-server/dist
+RUN mkdir -p /var/lib/school-auth/keys && chown -R node:node /var/lib/school-auth
+USER node
+VOLUME ["/var/lib/school-auth"]
+EXPOSE 8082
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.AUTH_PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "packages/auth-server/dist/main.js"]

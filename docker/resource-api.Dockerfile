@@ -1,0 +1,29 @@
+# syntax=docker/dockerfile:1
+# The resource API: build with the whole workspace, ship only its production dependencies and output.
+# Build from the repository root: docker build -f docker/resource-api.Dockerfile .
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
+COPY packages/shared/package.json packages/shared/
+COPY packages/auth-server/package.json packages/auth-server/
+COPY packages/resource-api/package.json packages/resource-api/
+RUN npm ci --no-audit --no-fund
+COPY packages/shared packages/shared
+COPY packages/resource-api packages/resource-api
+RUN npx tsc -b packages/resource-api \
+ && npm ci --omit=dev --no-audit --no-fund --workspace @school/resource-api --include-workspace-root=false
+
+FROM node:22-bookworm-slim
+ENV NODE_ENV=production API_HOST=0.0.0.0 API_PORT=8081
+WORKDIR /app
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/package.json ./
+COPY --from=build /app/packages/shared/package.json packages/shared/
+COPY --from=build /app/packages/shared/dist packages/shared/dist
+COPY --from=build /app/packages/resource-api/package.json packages/resource-api/
+COPY --from=build /app/packages/resource-api/dist packages/resource-api/dist
+USER node
+EXPOSE 8081
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.API_PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "packages/resource-api/dist/main.js"]

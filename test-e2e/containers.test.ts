@@ -1,0 +1,164 @@
+/**
+ * No Docker engine runs here, so this checks what can be checked of the two containers without one:
+ * the compose file parses and wires the five services with persistent volumes and the environment the
+ * services read; every path a Dockerfile copies exists; and each service starts from exactly the files
+ * its Dockerfile copies into the image (built output and package manifests).
+ */
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readFileSync, symlinkSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { describe, expect, it } from '@jest/globals';
+import { parse } from 'yaml';
+import { freePort, SERVICES } from '../test-support/auth-server.js';
+
+const ROOT = resolve(import.meta.dirname, '..');
+const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
+
+interface ComposeService {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  environment?: Record<string, string>;
+  volumes?: string[];
+  healthcheck?: unknown;
+  depends_on?: Record<string, unknown>;
+}
+
+const compose = parse(read('docker/compose.yaml'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+  volumes: Record<string, unknown>;
+};
+
+/** `COPY` instructions of a Dockerfile that copy from the build context (not from a stage). */
+function contextCopies(dockerfile: string): string[] {
+  return dockerfile
+    .split('\n')
+    .filter((l) => /^COPY\s/.test(l) && !l.includes('--from='))
+    .flatMap((l) =>
+      l
+        .replace(/^COPY\s+/, '')
+        .split(/\s+/)
+        .slice(0, -1),
+    );
+}
+
+/** `COPY --from=build /app/<path> <dest>` sources, as repository paths. */
+function imageFiles(dockerfile: string): string[] {
+  return [...dockerfile.matchAll(/^COPY --from=build \/app\/(\S+) /gm)]
+    .map((m) => m[1]!)
+    .filter((p) => p !== 'node_modules');
+}
+
+describe('the compose file', () => {
+  it('runs MongoDB, Redis, both services and the edge, with persistent data and keys', () => {
+    expect(Object.keys(compose.services).sort()).toEqual([
+      'auth-server',
+      'edge',
+      'mongo',
+      'redis',
+      'resource-api',
+    ]);
+    expect(compose.services.mongo!.image).toMatch(/^mongo:/);
+    expect(compose.services.redis!.image).toMatch(/^redis:/);
+    expect(compose.services.edge!.image).toMatch(/^nginx:/);
+    expect(Object.keys(compose.volumes).sort()).toEqual(['auth-keys', 'mongo-data', 'redis-data']);
+    expect(compose.services.mongo!.volumes).toContain('mongo-data:/data/db');
+    expect(compose.services.redis!.volumes).toContain('redis-data:/data');
+    expect(compose.services['auth-server']!.volumes).toContain('auth-keys:/var/lib/school-auth');
+    expect(compose.services['auth-server']!.environment!.KEYS_FILE).toMatch(/^\/var\/lib\/school-auth\//);
+  });
+
+  it('uses the one edge config of the repository and only environment variables the services read', () => {
+    expect(compose.services.edge!.volumes).toContain(
+      './edge.conf.template:/etc/nginx/templates/default.conf.template:ro',
+    );
+    for (const name of ['auth-server', 'resource-api'] as const) {
+      const env = compose.services[name]!.environment!;
+      const readers = [
+        `packages/${name}/src/config.ts`,
+        ...(name === 'auth-server' ? ['packages/auth-server/src/cli/main.ts'] : []),
+      ]
+        .map(read)
+        .join('\n');
+      for (const key of Object.keys(env))
+        expect({ key, known: readers.includes(`${key}:`) }).toEqual({ key, known: true });
+      for (const key of ['BASE_URL', 'REDIS_URL', 'MONGODB_URI', 'INTROSPECTION_CLIENT_SECRET'])
+        expect(env).toHaveProperty(key);
+    }
+    expect(compose.services['resource-api']!.environment!.AUTH_INTERNAL_URL).toBe('http://auth-server:8082');
+  });
+
+  it('builds each service from its Dockerfile at the repository root', () => {
+    expect(compose.services['auth-server']!.build).toEqual({
+      context: '..',
+      dockerfile: 'docker/auth-server.Dockerfile',
+    });
+    expect(compose.services['resource-api']!.build).toEqual({
+      context: '..',
+      dockerfile: 'docker/resource-api.Dockerfile',
+    });
+  });
+});
+
+describe.each([
+  { service: 'auth-server', port: 'AUTH_PORT' },
+  { service: 'resource-api', port: 'API_PORT' },
+])('the $service Dockerfile', ({ service, port }) => {
+  const dockerfile = read(`docker/${service}.Dockerfile`);
+
+  it('is multi-stage on Node 22 LTS, production-only, non-root, with a health check', () => {
+    expect(dockerfile.match(/^FROM node:22-/gm)).toHaveLength(2);
+    expect(dockerfile).toMatch(/--omit=dev/);
+    expect(dockerfile).toMatch(/^ENV NODE_ENV=production/m);
+    expect(dockerfile).toMatch(/^USER node$/m);
+    expect(dockerfile).toMatch(/^HEALTHCHECK /m);
+    expect(dockerfile).toContain(`/healthz`);
+  });
+
+  it('copies only paths that exist in the repository', () => {
+    for (const path of contextCopies(dockerfile)) expect(existsSync(join(ROOT, path))).toBe(true);
+  });
+
+  it('starts from exactly the files it copies into the image and answers its health check', async () => {
+    const image = mkdtempSync(join(tmpdir(), `image-${service}-`));
+    for (const path of imageFiles(dockerfile)) {
+      expect(existsSync(join(ROOT, path))).toBe(true);
+      mkdirSync(dirname(join(image, path)), { recursive: true });
+      cpSync(join(ROOT, path), join(image, path), { recursive: true });
+    }
+    symlinkSync(join(ROOT, 'node_modules'), join(image, 'node_modules'));
+    const cmd = /^CMD \["node", "([^"]+)"\]/m.exec(dockerfile)![1]!;
+    const listen = await freePort();
+    const child = spawn(process.execPath, [cmd], {
+      cwd: image,
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        [port]: String(listen),
+        REDIS_URL: SERVICES.redisUrl,
+        MONGODB_URI: `${SERVICES.mongoBase}/image_check`,
+        KEYS_FILE: join(image, 'keys.json'),
+        AUTH_INTERNAL_URL: 'http://127.0.0.1:9',
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout!.on('data', (d: Buffer) => (output += d));
+    child.stderr!.on('data', (d: Buffer) => (output += d));
+    try {
+      let status = 0;
+      for (let i = 0; i < 100 && status !== 200; i++) {
+        status = await fetch(`http://127.0.0.1:${listen}/healthz`).then(
+          (r) => r.status,
+          () => 0,
+        );
+        if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect({ status, output: status === 200 ? '' : output }).toEqual({ status: 200, output: '' });
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+    }
+  });
+});

@@ -1,0 +1,66 @@
+/**
+ * Debian's Chromium driven by playwright-core (no browser download), plus the loopback listener a
+ * native app or CLI opens to catch the authorization redirect.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+
+/** Where screenshots are saved as test artifacts. */
+export const ARTIFACTS = resolve(import.meta.dirname, '../../test-results');
+
+/** Launches headless Chromium with the flags this sandbox needs. */
+export async function launchBrowser(): Promise<Browser> {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ], // playwright gives every launch a new, empty profile directory
+  });
+}
+
+/** A loopback HTTP listener on a random port that records the first redirect it receives. */
+export interface LoopbackListener {
+  redirectUri: string;
+  port: number;
+  /** Resolves with the full URL of the first request to the callback path. */
+  received: Promise<URL>;
+  close(): Promise<void>;
+}
+
+/** Opens the listener, as a CLI does before starting the authorization. */
+export async function loopbackListener(path = '/callback'): Promise<LoopbackListener> {
+  let resolveReceived!: (u: URL) => void;
+  const received = new Promise<URL>((r) => (resolveReceived = r));
+  const server: Server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    if (url.pathname !== path) {
+      res.writeHead(404).end();
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>You can close this window.</h1>');
+    resolveReceived(url);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    redirectUri: `http://127.0.0.1:${port}${path}`,
+    port,
+    received,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,183 @@
+/**
+ * Starts the whole service the way an operator runs it — the built auth server and resource API as
+ * real processes, and nginx with docker/edge.conf.template unchanged — on free loopback ports, with
+ * its own Redis key prefix and MongoDB database. End-to-end tests talk to `baseUrl` (the edge) only.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Redis } from 'ioredis';
+import mongoose from 'mongoose';
+import { freePort, SERVICES } from '../../test-support/auth-server.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** The admin the stack is seeded with. */
+export const E2E_ADMIN = { email: 'admin@e2e.test', password: 'e2e admin password 123', name: 'Erin Admin' };
+
+/** A running stack. */
+export interface Stack {
+  /** The edge's origin: the issuer and the resource identifier. */
+  baseUrl: string;
+  authUrl: string;
+  apiUrl: string;
+  env: Record<string, string>;
+  /** The captured output of each process (structured JSON log lines). */
+  logs: Record<string, string[]>;
+  stop(): Promise<void>;
+}
+
+async function waitFor(url: string, name: string, logs: string[]): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`${name} did not come up at ${url}:\n${logs.join('').slice(-3000)}`);
+}
+
+function run(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  logs: Record<string, string[]>,
+): ChildProcess {
+  const out: string[] = (logs[name] = []);
+  const child = spawn(args[0]!, args.slice(1), {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout!.on('data', (d: Buffer) => out.push(d.toString()));
+  child.stderr!.on('data', (d: Buffer) => out.push(d.toString()));
+  return child;
+}
+
+/** Renders the edge config exactly as scripts/start and the nginx image do (envsubst of three names). */
+function edgeConfig(
+  dir: string,
+  vars: Record<'LISTEN_PORT' | 'AUTH_UPSTREAM' | 'API_UPSTREAM', string>,
+): string {
+  const template = readFileSync(join(ROOT, 'docker/edge.conf.template'), 'utf8');
+  const server = template.replace(
+    /\$\{(LISTEN_PORT|AUTH_UPSTREAM|API_UPSTREAM)\}/g,
+    (_, k: keyof typeof vars) => vars[k],
+  );
+  mkdirSync(join(dir, 'tmp'), { recursive: true });
+  writeFileSync(join(dir, 'edge.conf'), server);
+  const main = `${process.getuid?.() === 0 ? 'user root;' : ''}
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/tmp/body; proxy_temp_path ${dir}/tmp/proxy;
+  fastcgi_temp_path ${dir}/tmp/fastcgi; uwsgi_temp_path ${dir}/tmp/uwsgi; scgi_temp_path ${dir}/tmp/scgi;
+  include ${dir}/edge.conf;
+}`;
+  writeFileSync(join(dir, 'nginx.conf'), main);
+  return join(dir, 'nginx.conf');
+}
+
+/** Seeds, starts both services and the edge; resolves when all three answer. */
+export async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
+  const [edgePort, authPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const id = randomBytes(5).toString('hex');
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-stack-'));
+  const baseUrl = `http://127.0.0.1:${edgePort}`;
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    BASE_URL: baseUrl,
+    AUTH_PORT: String(authPort),
+    API_PORT: String(apiPort),
+    AUTH_INTERNAL_URL: `http://127.0.0.1:${authPort}`,
+    TRUST_PROXY: 'true',
+    REDIS_URL: SERVICES.redisUrl,
+    REDIS_KEY_PREFIX: `e2e:${id}:`,
+    MONGODB_URI: `${SERVICES.mongoBase}/e2e_${id}`,
+    KEYS_FILE: join(dir, 'jwks.json'),
+    INTROSPECTION_CLIENT_SECRET: 'e2e-introspection-secret-0123456789abcdef',
+    SEED_ADMIN_EMAIL: E2E_ADMIN.email,
+    SEED_ADMIN_PASSWORD: E2E_ADMIN.password,
+    SEED_ADMIN_NAME: E2E_ADMIN.name,
+    LOG_LEVEL: 'info',
+    ...extraEnv,
+  };
+  const node = process.execPath;
+  for (const script of [
+    'packages/auth-server/dist/cli/main.js seed-admin',
+    'packages/resource-api/dist/seed.js',
+  ]) {
+    const seeded = spawnSync(node, script.split(' '), {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
+    if (seeded.status !== 0) throw new Error(`${script} failed:\n${seeded.stderr}`);
+  }
+
+  const logs: Record<string, string[]> = {};
+  const children = [
+    run('auth-server', [node, 'packages/auth-server/dist/main.js'], env, logs),
+    run('resource-api', [node, 'packages/resource-api/dist/main.js'], env, logs),
+    run(
+      'edge',
+      [
+        'nginx',
+        '-c',
+        edgeConfig(dir, {
+          LISTEN_PORT: String(edgePort),
+          AUTH_UPSTREAM: `127.0.0.1:${authPort}`,
+          API_UPSTREAM: `127.0.0.1:${apiPort}`,
+        }),
+        '-p',
+        dir,
+        '-g',
+        'daemon off;',
+      ],
+      env,
+      logs,
+    ),
+  ];
+  const stack: Stack = {
+    baseUrl,
+    authUrl: `http://127.0.0.1:${authPort}`,
+    apiUrl: `http://127.0.0.1:${apiPort}`,
+    env,
+    logs,
+    async stop() {
+      await Promise.all(
+        children.map(
+          (c) =>
+            new Promise<void>((done) => {
+              if (c.exitCode !== null || c.signalCode !== null) return done();
+              c.once('exit', () => done());
+              c.kill('SIGTERM');
+            }),
+        ),
+      );
+      const redis = new Redis(SERVICES.redisUrl);
+      const keys = await redis.keys(`${env.REDIS_KEY_PREFIX}*`);
+      if (keys.length) await redis.del(...keys);
+      await redis.quit();
+      const conn = await mongoose.createConnection(env.MONGODB_URI!).asPromise();
+      await conn.dropDatabase();
+      await conn.close();
+    },
+  };
+  try {
+    await waitFor(`${stack.authUrl}/healthz`, 'auth server', logs['auth-server']!);
+    await waitFor(`${stack.apiUrl}/healthz`, 'resource API', logs['resource-api']!);
+    await waitFor(`${baseUrl}/.well-known/oauth-authorization-server`, 'edge', logs.edge!);
+  } catch (err) {
+    await stack.stop();
+    throw err;
+  }
+  return stack;
+}
