@@ -14,6 +14,10 @@ import { errorPage } from './interactions/views.js';
 import { pageCsp } from './interactions/html.js';
 import type { Logger } from './logger.js';
 import { requestLog } from './http/request-log.js';
+import { rateLimit } from './http/rate-limit.js';
+import { LoginGuard } from './interactions/login-guard.js';
+import { ROUTES } from './provider/configuration.js';
+import type { Redis } from 'ioredis';
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -21,12 +25,14 @@ export interface AppDeps {
   provider: Provider;
   accounts: AccountStore;
   logger: Logger;
+  /** Where rate limits and login failures are counted. */
+  redis: Redis;
   /** Checks the dependencies for `/readyz`: each entry `ok` or what is wrong. */
   readiness: () => Promise<Record<string, string>>;
 }
 
 /** Builds the Koa application (not yet listening). */
-export function createApp({ config, provider, accounts, logger, readiness }: AppDeps): Koa {
+export function createApp({ config, provider, accounts, logger, readiness, redis }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = config.TRUST_PROXY;
   app.silent = true;
@@ -87,7 +93,28 @@ export function createApp({ config, provider, accounts, logger, readiness }: App
     }
   });
 
+  const minute = (points: number) => ({ points, seconds: 60 });
+  app.use(
+    rateLimit(
+      redis,
+      config.REDIS_KEY_PREFIX,
+      {
+        registrationPerAddress: minute(config.RATE_LIMIT_REGISTRATION),
+        tokenPerClient: minute(config.RATE_LIMIT_TOKEN),
+        introspectionPerClient: minute(config.RATE_LIMIT_INTROSPECTION),
+        revocationPerClient: minute(config.RATE_LIMIT_REVOCATION),
+        perAddress: minute(config.RATE_LIMIT_PER_ADDRESS),
+      },
+      ROUTES,
+    ),
+  );
+  const loginGuard = new LoginGuard(redis, config.REDIS_KEY_PREFIX, {
+    maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+    maxFailuresPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
+    windowSeconds: config.LOGIN_WINDOW,
+  });
   const interactions = interactionRouter({
+    loginGuard,
     provider,
     accounts,
     baseUrl: config.BASE_URL,

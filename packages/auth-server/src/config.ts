@@ -12,6 +12,7 @@ const DEV_COOKIE_SECRET = 'dev-only-cookie-secret-change-me-0123456789';
 const DEV_INTROSPECTION_SECRET = 'dev-only-resource-api-secret-change-me-0123456789';
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const perMinute = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const csv = z.string().transform((s) =>
   s
@@ -70,6 +71,21 @@ const schema = z
     /** How long a login/consent page may stay open. */
     INTERACTION_TTL: seconds(30 * 60),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    /** Registrations per minute from one address. */
+    RATE_LIMIT_REGISTRATION: perMinute(60),
+    /** Token requests per minute per client. */
+    RATE_LIMIT_TOKEN: perMinute(600),
+    /** Introspection requests per minute per client (the resource API introspects for every user). */
+    RATE_LIMIT_INTROSPECTION: perMinute(600_000),
+    /** Revocation requests per minute per client. */
+    RATE_LIMIT_REVOCATION: perMinute(600),
+    /** Token/introspection/revocation requests per minute from one address that name no client. */
+    RATE_LIMIT_PER_ADDRESS: perMinute(1200),
+    /** Failed sign-ins per email within LOGIN_WINDOW before that email is refused. */
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: perMinute(10),
+    /** Failed sign-ins per address within LOGIN_WINDOW before that address is refused. */
+    LOGIN_MAX_FAILURES_PER_ADDRESS: perMinute(100),
+    LOGIN_WINDOW: seconds(15 * 60),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;

@@ -41,6 +41,7 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       accounts: runtime.accounts,
       logger,
       readiness,
+      redis: runtime.redis,
     });
     const server = createServer(app.callback());
     server.keepAliveTimeout = 65_000; // longer than clients' idle timeouts, to avoid reset races

@@ -15,6 +15,7 @@ import type { AccountStore } from '../accounts/account-store.js';
 import { clientRole } from '../provider/client-policy.js';
 import { INTERACTION_PATH } from '../provider/configuration.js';
 import { CsrfTokens } from './csrf.js';
+import type { LoginGuard } from './login-guard.js';
 import { pageCsp } from './html.js';
 import { consentPage, errorPage, loginPage, type ClientView } from './views.js';
 
@@ -22,6 +23,8 @@ import { consentPage, errorPage, loginPage, type ClientView } from './views.js';
 export interface InteractionDeps {
   provider: Provider;
   accounts: AccountStore;
+  /** Brute-force protection for the login form. */
+  loginGuard: LoginGuard;
   /** The public origin, for the Origin check. */
   baseUrl: string;
   csrfSecret: string;
@@ -48,7 +51,13 @@ function redirectOrigin(details: Interaction): string[] {
 }
 
 /** Builds the router for the interaction pages. */
-export function interactionRouter({ provider, accounts, baseUrl, csrfSecret }: InteractionDeps): Router {
+export function interactionRouter({
+  provider,
+  accounts,
+  loginGuard,
+  baseUrl,
+  csrfSecret,
+}: InteractionDeps): Router {
   const router = new Router({ prefix: INTERACTION_PATH });
   const csrf = new CsrfTokens(csrfSecret);
   const ownOrigin = new URL(baseUrl).origin;
@@ -180,23 +189,34 @@ export function interactionRouter({ provider, accounts, baseUrl, csrfSecret }: I
     const body = ctx.request.body as Record<string, unknown>;
     const email = typeof body.email === 'string' ? body.email.slice(0, 320) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 1024) : '';
-    const accountId = email && password ? await accounts.authenticate(email, password) : undefined;
-    if (!accountId) {
+    const retry = async (error: string, status: number) => {
       const client = await clientView(details);
       page(
         ctx,
-        401,
+        status,
         loginPage({
           action: `${INTERACTION_PATH}/${details.uid}/login`,
           csrf: csrf.issue(details.uid),
           client,
           email,
-          error: GENERIC_LOGIN_ERROR,
+          error,
         }),
         redirectOrigin(details),
       );
-      return;
+    };
+    const wait = await loginGuard.blockedFor(email, ctx.ip);
+    if (wait > 0) {
+      // The same answer for every email, real or not: the lock reveals nothing about accounts.
+      ctx.set('Retry-After', String(wait));
+      return retry(`Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, 429);
     }
+    const accountId = email && password ? await accounts.authenticate(email, password) : undefined;
+    if (!accountId) {
+      const delay = await loginGuard.failed(email || '(empty)', ctx.ip);
+      if (delay) await new Promise((r) => setTimeout(r, delay));
+      return retry(GENERIC_LOGIN_ERROR, 401);
+    }
+    await loginGuard.succeeded(email);
     await finish(ctx, { login: { accountId } }, false);
   });
 

@@ -45,7 +45,12 @@ export const INTERACTION_PATH = '/oauth/interaction';
 /** Everything the configuration is built from. */
 export interface ProviderDeps {
   config: AuthConfig;
-  adapter: AdapterConstructor;
+  /**
+   * oidc-provider's storage: the Redis adapter. `'memory'` selects oidc-provider's built-in in-memory
+   * adapter instead; only the benchmark's reference server (bench/) uses it, to measure what our
+   * storage costs against none. It is per-process, evicts under load and loses everything on restart.
+   */
+  adapter: AdapterConstructor | 'memory';
   accounts: AccountStore;
   keys: SigningJwk[];
 }
@@ -80,7 +85,7 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
     introspectors.has(client.clientId) || clientRole(client) === 'introspector';
 
   return {
-    adapter,
+    ...(adapter === 'memory' ? {} : { adapter }),
     clients: [
       {
         client_id: config.INTROSPECTION_CLIENT_ID,

@@ -1,0 +1,115 @@
+/**
+ * Rate limits on the endpoints anybody can call (registration, token, introspection, revocation),
+ * counted in Redis with rate-limiter-flexible so they hold across every auth-server instance.
+ *
+ * Keys: per client id where the request names one (so many users behind one shared address are not
+ * all blocked by one noisy client), per address with a more generous bound otherwise. The client id
+ * is read from the form body, which this middleware therefore reads (bounded) before oidc-provider;
+ * the provider then takes the already-read body (`req.body`).
+ *
+ * An exceeded limit answers 429 with `Retry-After` and an RFC 6749-shaped body. When Redis itself is
+ * unreachable the limiter lets the request through: the endpoint then answers 503 on its own, and a
+ * limiter must not turn a storage outage into a different error.
+ */
+import type { Context, Middleware } from 'koa';
+import type { Redis } from 'ioredis';
+import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+
+/** One limit: `points` requests per `seconds`. */
+export interface Limit {
+  points: number;
+  seconds: number;
+}
+
+/** The limits of each endpoint. */
+export interface RateLimits {
+  registrationPerAddress: Limit;
+  tokenPerClient: Limit;
+  introspectionPerClient: Limit;
+  revocationPerClient: Limit;
+  /** For requests that name no client. */
+  perAddress: Limit;
+}
+
+const FORM_LIMIT = 56 * 1024; // oidc-provider's own body limit
+
+/** Reads a form body (at most FORM_LIMIT bytes) and hands it on to oidc-provider as `req.body`. */
+async function peekForm(ctx: Context): Promise<URLSearchParams | 'too_large'> {
+  const declared = Number(ctx.get('content-length') || 0);
+  if (declared > FORM_LIMIT) return 'too_large';
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += (chunk as Buffer).length;
+    if (size > FORM_LIMIT) return 'too_large';
+    chunks.push(chunk as Buffer);
+  }
+  const body = Buffer.concat(chunks, size);
+  (ctx.req as typeof ctx.req & { body?: Buffer }).body = body;
+  return new URLSearchParams(body.toString('utf8'));
+}
+
+function refuse(ctx: Context, status: number, error: string, description: string, retryAfter?: number): void {
+  ctx.status = status;
+  ctx.set('Cache-Control', 'no-store');
+  if (retryAfter !== undefined) ctx.set('Retry-After', String(retryAfter));
+  ctx.body = { error, error_description: description };
+}
+
+/** Koa middleware enforcing {@link RateLimits} on the auth server's public API routes. */
+export function rateLimit(
+  redis: Redis,
+  prefix: string,
+  limits: RateLimits,
+  routes: Record<'registration' | 'token' | 'introspection' | 'revocation', string>,
+): Middleware {
+  const limiter = (name: string, l: Limit) =>
+    new RateLimiterRedis({
+      storeClient: redis,
+      keyPrefix: `${prefix}rl:${name}`,
+      points: l.points,
+      duration: l.seconds,
+    });
+  const byRoute = new Map([
+    [routes.token, limiter('token', limits.tokenPerClient)],
+    [routes.introspection, limiter('introspect', limits.introspectionPerClient)],
+    [routes.revocation, limiter('revoke', limits.revocationPerClient)],
+  ]);
+  const registration = limiter('register', limits.registrationPerAddress);
+  const perAddress = limiter('addr', limits.perAddress);
+
+  return async (ctx, next) => {
+    if (ctx.method !== 'POST') return next();
+    let chosen: RateLimiterRedis | undefined;
+    let key: string | undefined;
+    if (ctx.path === routes.registration) {
+      chosen = registration;
+      key = ctx.ip;
+    } else if (byRoute.has(ctx.path) && ctx.is('application/x-www-form-urlencoded')) {
+      const form = await peekForm(ctx);
+      if (form === 'too_large')
+        return refuse(ctx, 413, 'invalid_request', `request bodies are limited to ${FORM_LIMIT} bytes`);
+      const clientId = form.get('client_id');
+      chosen = clientId ? byRoute.get(ctx.path) : perAddress;
+      key = clientId ? `client:${clientId}` : `ip:${ctx.ip}`;
+    }
+    if (!chosen || !key) return next();
+    try {
+      await chosen.consume(key);
+    } catch (err) {
+      if (err instanceof RateLimiterRes) {
+        const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+        ctx.state.rateLimited = true;
+        return refuse(
+          ctx,
+          429,
+          'too_many_requests',
+          `rate limit exceeded; retry after ${retryAfter} s`,
+          retryAfter,
+        );
+      }
+      // Redis unreachable: let the endpoint answer (it reports the outage itself).
+    }
+    return next();
+  };
+}

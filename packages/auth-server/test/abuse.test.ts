@@ -1,0 +1,119 @@
+/**
+ * Floods and guessing: Redis-backed rate limits answer 429 with Retry-After and an RFC 6749-shaped
+ * body, keyed per client so one noisy client does not block others, and login brute force is slowed
+ * and then stopped per account without revealing whether the account exists.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { FormBrowser, formAction, inputValue, type Page } from '../../../test-support/form-browser.js';
+import { createHash, randomBytes } from 'node:crypto';
+
+const REDIRECT = 'http://127.0.0.1:40404/cb';
+let auth: TestAuthServer;
+let clientId: string;
+
+beforeAll(async () => {
+  auth = await startTestAuthServer({
+    RATE_LIMIT_REGISTRATION: '4',
+    RATE_LIMIT_TOKEN: '2',
+    RATE_LIMIT_PER_ADDRESS: '2',
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: '4',
+  });
+  const res = await fetch(`${auth.issuer}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+  });
+  clientId = ((await res.json()) as { client_id: string }).client_id;
+});
+afterAll(() => auth.stop());
+
+const post = (path: string, body: string, type = 'application/x-www-form-urlencoded') =>
+  fetch(`${auth.issuer}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
+
+async function expectLimited(res: Response): Promise<void> {
+  expect(res.status).toBe(429);
+  expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+  const body = (await res.json()) as Record<string, unknown>;
+  expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
+  expect(body.error).toBe('too_many_requests');
+}
+
+describe('rate limits', () => {
+  it('limits registrations per address with 429, Retry-After and an RFC 6749 body', async () => {
+    // One of the four allowed registrations went to the client of the login tests.
+    const register = () =>
+      post(
+        '/api/oauth/register',
+        JSON.stringify({ redirect_uris: ['http://127.0.0.1/cb'] }),
+        'application/json',
+      );
+    for (let i = 0; i < 3; i++) expect((await register()).status).toBe(201);
+    await expectLimited(await register());
+  });
+
+  it('limits token requests per client, and one noisy client does not block another', async () => {
+    const token = (clientId: string) =>
+      post('/api/oauth/token', `grant_type=refresh_token&refresh_token=x&client_id=${clientId}`);
+    expect((await token('noisy')).status).not.toBe(429);
+    expect((await token('noisy')).status).not.toBe(429);
+    await expectLimited(await token('noisy'));
+    expect((await token('quiet')).status).not.toBe(429);
+  });
+
+  it('limits requests that name no client per address', async () => {
+    const anonymous = () => post('/api/oauth/introspect', 'token=x');
+    expect((await anonymous()).status).toBe(401);
+    expect((await anonymous()).status).toBe(401);
+    await expectLimited(await anonymous());
+  });
+
+  it('refuses an oversized form body with 413 in the RFC 6749 shape', async () => {
+    const res = await post('/api/oauth/token', `grant_type=authorization_code&code=${'a'.repeat(70 * 1024)}`);
+    expect(res.status).toBe(413);
+    expect(await res.json()).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.any(String),
+    });
+  });
+});
+
+describe('login brute force', () => {
+  async function attempt(email: string, password: string): Promise<Page> {
+    const browser = new FormBrowser(auth.issuer);
+    const verifier = randomBytes(32).toString('base64url');
+    const q = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: REDIRECT,
+      scope: 'openid',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    });
+    const page = await browser.follow(`${auth.issuer}/oauth/authorize?${q}`);
+    return browser.request(formAction(page.body, '/login')!, {
+      form: { csrf: inputValue(page.body, 'csrf')!, email, password },
+    });
+  }
+
+  it('slows repeated failures down, then refuses the account, also with the right password', async () => {
+    const timings: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const started = Date.now();
+      expect((await attempt(ADMIN.email, `wrong-${i}`)).status).toBe(401);
+      timings.push(Date.now() - started);
+    }
+    expect(timings[3]!).toBeGreaterThan(timings[0]! + 200); // the fourth failure was held back
+    const locked = await attempt(ADMIN.email, ADMIN.password);
+    expect(locked.status).toBe(429);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(locked.body).toContain('Too many failed sign-ins');
+  });
+
+  it('answers an unknown email exactly like a real one once its attempts run out', async () => {
+    for (let i = 0; i < 4; i++) expect((await attempt('ghost@school.test', 'nope')).status).toBe(401);
+    const locked = await attempt('ghost@school.test', 'nope');
+    expect(locked.status).toBe(429);
+    expect(locked.body).toContain('Too many failed sign-ins');
+  });
+});
