@@ -18,6 +18,7 @@ import { rateLimit } from './http/rate-limit.js';
 import { LoginGuard } from './interactions/login-guard.js';
 import { ROUTES } from './provider/configuration.js';
 import type { Redis } from 'ioredis';
+import type { AuditLog } from './audit/audit-log.js';
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -25,6 +26,8 @@ export interface AppDeps {
   provider: Provider;
   accounts: AccountStore;
   logger: Logger;
+  /** The security audit log. */
+  audit: AuditLog;
   /** Where rate limits and login failures are counted. */
   redis: Redis;
   /** Checks the dependencies for `/readyz`: each entry `ok` or what is wrong. */
@@ -32,7 +35,7 @@ export interface AppDeps {
 }
 
 /** Builds the Koa application (not yet listening). */
-export function createApp({ config, provider, accounts, logger, readiness, redis }: AppDeps): Koa {
+export function createApp({ config, provider, accounts, logger, readiness, redis, audit }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = config.TRUST_PROXY;
   app.silent = true;
@@ -106,6 +109,12 @@ export function createApp({ config, provider, accounts, logger, readiness, redis
         perAddress: minute(config.RATE_LIMIT_PER_ADDRESS),
       },
       ROUTES,
+      (ctx, key) =>
+        void audit.record('rate_limited', {
+          requestId: ctx.state.requestId as string,
+          ip: ctx.ip,
+          details: { path: ctx.path, key },
+        }),
     ),
   );
   const loginGuard = new LoginGuard(redis, config.REDIS_KEY_PREFIX, {
@@ -114,6 +123,7 @@ export function createApp({ config, provider, accounts, logger, readiness, redis
     windowSeconds: config.LOGIN_WINDOW,
   });
   const interactions = interactionRouter({
+    audit,
     loginGuard,
     provider,
     accounts,

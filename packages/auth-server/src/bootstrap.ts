@@ -6,6 +6,8 @@ import { Redis } from 'ioredis';
 import mongoose, { type Connection } from 'mongoose';
 import type { Provider } from 'oidc-provider';
 import { AccountStore } from './accounts/account-store.js';
+import { AuditLog } from './audit/audit-log.js';
+import { auditProviderEvents } from './audit/provider-events.js';
 import type { AuthConfig } from './config.js';
 import type { Logger } from './logger.js';
 import { createProvider } from './provider/create-provider.js';
@@ -17,6 +19,7 @@ export interface AuthRuntime {
   redis: Redis;
   mongo: Connection;
   accounts: AccountStore;
+  audit: AuditLog;
   provider: Provider;
   /** Closes Redis and MongoDB. */
   close(): Promise<void>;
@@ -27,7 +30,9 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
   const redis = new Redis(config.REDIS_URL, { enableAutoPipelining: true, lazyConnect: true });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   let mongo: Connection | undefined;
+  let audit: AuditLog | undefined;
   const close = async () => {
+    audit?.close();
     await Promise.allSettled([redis.quit(), mongo?.close()]);
   };
   try {
@@ -36,11 +41,13 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       .createConnection(config.MONGODB_URI, { serverSelectionTimeoutMS: 5000 })
       .asPromise();
     const accounts = new AccountStore(mongo);
-    await accounts.init();
+    audit = new AuditLog(mongo, logger, config.AUDIT_RETENTION_DAYS);
+    await Promise.all([accounts.init(), audit.init()]);
     const keys = await loadOrCreateKeys(config.KEYS_FILE);
     const adapter = createRedisAdapter(redis, { prefix: config.REDIS_KEY_PREFIX });
     const provider = createProvider({ config, adapter, accounts, keys }, logger);
-    return { redis, mongo, accounts, provider, close };
+    auditProviderEvents(provider, audit);
+    return { redis, mongo, accounts, audit, provider, close };
   } catch (err) {
     await close();
     throw err;

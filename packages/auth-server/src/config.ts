@@ -86,6 +86,8 @@ const schema = z
     /** Failed sign-ins per address within LOGIN_WINDOW before that address is refused. */
     LOGIN_MAX_FAILURES_PER_ADDRESS: perMinute(100),
     LOGIN_WINDOW: seconds(15 * 60),
+    /** Days security events are kept in the audit log (MongoDB TTL index). */
+    AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(90),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;

@@ -42,6 +42,7 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       logger,
       readiness,
       redis: runtime.redis,
+      audit: runtime.audit,
     });
     const server = createServer(app.callback());
     server.keepAliveTimeout = 65_000; // longer than clients' idle timeouts, to avoid reset races

@@ -7,6 +7,8 @@
  *   clients create-introspector --name N         a service allowed to introspect every token
  *   clients list                                 the operator-created clients
  *   clients delete <client_id>                   delete any stored client
+ *   audit [--type T] [--client ID] [--account ID] [--since ISO] [--until ISO] [--limit N]
+ *                                                the newest security events, as JSON lines
  *
  * Reads the same environment as the server (REDIS_URL, MONGODB_URI, …). Prints JSON.
  */
@@ -14,6 +16,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { ConfigError, loadConfig } from '../config.js';
 import { bootstrap } from '../bootstrap.js';
+import { AUDIT_EVENT_TYPES, type AuditEventType } from '../audit/audit-log.js';
 import { createLogger } from '../logger.js';
 import {
   createIntegration,
@@ -27,7 +30,8 @@ const USAGE = `usage:
   school-auth clients create-integration --name <name> --redirect-uri <https uri> [--redirect-uri …]
   school-auth clients create-introspector --name <name>
   school-auth clients list
-  school-auth clients delete <client_id>`;
+  school-auth clients delete <client_id>
+  school-auth audit [--type <event type>] [--client <id>] [--account <id>] [--since <ISO date>] [--until <ISO date>] [--limit <n>]`;
 
 const seedSchema = z.object({
   SEED_ADMIN_EMAIL: z.string().email().default('admin@school.test'),
@@ -39,7 +43,16 @@ async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { name: { type: 'string' }, 'redirect-uri': { type: 'string', multiple: true } },
+    options: {
+      name: { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+      type: { type: 'string' },
+      client: { type: 'string' },
+      account: { type: 'string' },
+      since: { type: 'string' },
+      until: { type: 'string' },
+      limit: { type: 'string' },
+    },
   });
   const [command, sub, arg] = positionals;
   const config = loadConfig();
@@ -61,6 +74,20 @@ async function main(argv: string[]): Promise<number> {
         role: 'admin',
       });
       print({ account_id: id, email, password });
+    } else if (command === 'audit') {
+      const date = (v: string | undefined) => (v ? new Date(v) : undefined);
+      const type = values.type as AuditEventType | undefined;
+      if (type && !AUDIT_EVENT_TYPES.includes(type))
+        throw new Error(`--type must be one of ${AUDIT_EVENT_TYPES.join(', ')}`);
+      const events = await runtime.audit.query({
+        type,
+        clientId: values.client,
+        accountId: values.account,
+        since: date(values.since),
+        until: date(values.until),
+        limit: values.limit ? Number(values.limit) : undefined,
+      });
+      for (const e of events) console.log(JSON.stringify(e));
     } else if (command === 'clients' && sub === 'create-integration' && values.name) {
       print(await createIntegration(runtime.provider, values.name, values['redirect-uri'] ?? []));
     } else if (command === 'clients' && sub === 'create-introspector' && values.name) {

@@ -62,6 +62,7 @@ export function rateLimit(
   prefix: string,
   limits: RateLimits,
   routes: Record<'registration' | 'token' | 'introspection' | 'revocation', string>,
+  onLimited: (ctx: Context, key: string) => void = () => undefined,
 ): Middleware {
   const limiter = (name: string, l: Limit) =>
     new RateLimiterRedis({
@@ -99,7 +100,7 @@ export function rateLimit(
     } catch (err) {
       if (err instanceof RateLimiterRes) {
         const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-        ctx.state.rateLimited = true;
+        onLimited(ctx, key);
         return refuse(
           ctx,
           429,

@@ -16,6 +16,7 @@ import { clientRole } from '../provider/client-policy.js';
 import { INTERACTION_PATH } from '../provider/configuration.js';
 import { CsrfTokens } from './csrf.js';
 import type { LoginGuard } from './login-guard.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import { pageCsp } from './html.js';
 import { consentPage, errorPage, loginPage, type ClientView } from './views.js';
 
@@ -23,6 +24,7 @@ import { consentPage, errorPage, loginPage, type ClientView } from './views.js';
 export interface InteractionDeps {
   provider: Provider;
   accounts: AccountStore;
+  audit: AuditLog;
   /** Brute-force protection for the login form. */
   loginGuard: LoginGuard;
   /** The public origin, for the Origin check. */
@@ -54,10 +56,16 @@ function redirectOrigin(details: Interaction): string[] {
 export function interactionRouter({
   provider,
   accounts,
+  audit,
   loginGuard,
   baseUrl,
   csrfSecret,
 }: InteractionDeps): Router {
+  const who = (ctx: Context, details: Interaction) => ({
+    requestId: ctx.state.requestId as string | undefined,
+    ip: ctx.ip,
+    clientId: String(details.params.client_id),
+  });
   const router = new Router({ prefix: INTERACTION_PATH });
   const csrf = new CsrfTokens(csrfSecret);
   const ownOrigin = new URL(baseUrl).origin;
@@ -208,15 +216,18 @@ export function interactionRouter({
     if (wait > 0) {
       // The same answer for every email, real or not: the lock reveals nothing about accounts.
       ctx.set('Retry-After', String(wait));
+      void audit.record('login_locked', { ...who(ctx, details), details: { email } });
       return retry(`Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, 429);
     }
     const accountId = email && password ? await accounts.authenticate(email, password) : undefined;
     if (!accountId) {
+      void audit.record('login_failed', { ...who(ctx, details), details: { email } });
       const delay = await loginGuard.failed(email || '(empty)', ctx.ip);
       if (delay) await new Promise((r) => setTimeout(r, delay));
       return retry(GENERIC_LOGIN_ERROR, 401);
     }
     await loginGuard.succeeded(email);
+    void audit.record('login_succeeded', { ...who(ctx, details), accountId });
     await finish(ctx, { login: { accountId } }, false);
   });
 
@@ -241,12 +252,18 @@ export function interactionRouter({
       grant.addResourceScope(indicator, scopes.join(' '));
     }
     const grantId = await grant.save();
+    void audit.record('consent_granted', {
+      ...who(ctx, details),
+      accountId,
+      details: { scope: consentScopes(details).join(' ') },
+    });
     await finish(ctx, { consent: { grantId } }, true);
   });
 
   router.post('/:uid/abort', forms, async (ctx) => {
     const details = await load(ctx);
     checkForm(ctx, details.uid);
+    void audit.record('consent_denied', { ...who(ctx, details), accountId: details.session?.accountId });
     await finish(ctx, { error: 'access_denied', error_description: 'The user denied the request' }, false);
   });
 
