@@ -8,6 +8,8 @@ import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import mongoose from 'mongoose';
 import { loadConfig, type AuthConfig } from '../packages/auth-server/src/config.js';
 import { createLogger } from '../packages/auth-server/src/logger.js';
 import { startAuthServer, type RunningAuthServer } from '../packages/auth-server/src/server.js';
@@ -54,11 +56,11 @@ export interface TestAuthServer {
   stop(): Promise<void>;
 }
 
-/** Starts an isolated auth server with the seeded {@link ADMIN}. `env` overrides any setting. */
-export async function startTestAuthServer(env: Record<string, string> = {}): Promise<TestAuthServer> {
+/** An isolated environment for one auth server: its own port, Redis prefix, database and keys. */
+export async function isolatedAuthEnv(env: Record<string, string> = {}): Promise<Record<string, string>> {
   const port = await freePort();
   const id = randomBytes(6).toString('hex');
-  const config = loadConfig({
+  return {
     NODE_ENV: 'test',
     BASE_URL: `http://127.0.0.1:${port}`,
     AUTH_PORT: String(port),
@@ -70,7 +72,23 @@ export async function startTestAuthServer(env: Record<string, string> = {}): Pro
     INTROSPECTION_CLIENT_SECRET: INTROSPECTOR.clientSecret,
     LOG_LEVEL: 'silent',
     ...env,
-  });
+  };
+}
+
+/** Deletes what an auth server stored under `config` (its Redis keys and its database). */
+export async function dropAuthStorage(config: AuthConfig): Promise<void> {
+  const redis = new Redis(config.REDIS_URL);
+  const keys = await redis.keys(`${config.REDIS_KEY_PREFIX}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+  const conn = await mongoose.createConnection(config.MONGODB_URI).asPromise();
+  await conn.dropDatabase();
+  await conn.close();
+}
+
+/** Starts an isolated auth server with the seeded {@link ADMIN}. `env` overrides any setting. */
+export async function startTestAuthServer(env: Record<string, string> = {}): Promise<TestAuthServer> {
+  const config = loadConfig(await isolatedAuthEnv(env));
   const logger = createLogger(config.LOG_LEVEL);
   const handle: TestAuthServer = {
     issuer: config.BASE_URL,
@@ -81,10 +99,8 @@ export async function startTestAuthServer(env: Record<string, string> = {}): Pro
       handle.running = await startAuthServer(config, logger);
     },
     async stop() {
-      await handle.running.mongo.dropDatabase().catch(() => undefined);
-      const keys = await handle.running.redis.keys(`${config.REDIS_KEY_PREFIX}*`);
-      if (keys.length) await handle.running.redis.del(...keys);
       await handle.running.close();
+      await dropAuthStorage(config).catch(() => undefined);
     },
   };
   await handle.running.accounts.upsert({ ...ADMIN, role: 'admin' });

@@ -19,6 +19,18 @@ import { LoginGuard } from './interactions/login-guard.js';
 import { ROUTES } from './provider/configuration.js';
 import type { Redis } from 'ioredis';
 import type { AuditLog } from './audit/audit-log.js';
+import { StorageUnavailable } from './provider/storage-outage.js';
+
+/** True for errors that mean Redis or MongoDB is unreachable (not a bug in this service). */
+function isOutage(err: unknown): boolean {
+  if (err instanceof StorageUnavailable) return true;
+  const e = err as { name?: string; message?: string };
+  return (
+    /^Mongo(Server|Network|NotConnected|Topology)/.test(e?.name ?? '') ||
+    e?.name === 'MaxRetriesPerRequestError' ||
+    /Stream isn't writeable|Connection is closed|ECONNREFUSED/.test(e?.message ?? '')
+  );
+}
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -57,27 +69,42 @@ export function createApp({ config, provider, accounts, logger, readiness, redis
     }),
   );
 
-  // Last resort: whatever escaped a route answers a generic 500 in the right shape, never a stack trace.
+  // Last resort: whatever escaped a route answers in the right shape, never with a stack trace. An
+  // unreachable Redis or MongoDB is 503 temporarily_unavailable; anything else a generic 500.
   app.use(async (ctx, next) => {
     try {
       await next();
     } catch (err) {
+      const outage = isOutage(err);
       logger.error(
         { err, requestId: ctx.state.requestId, path: ctx.path, method: ctx.method },
-        'unhandled error',
+        outage ? 'storage unavailable' : 'unhandled error',
       );
-      ctx.status = 500;
+      ctx.status = outage ? 503 : 500;
       ctx.set('Cache-Control', 'no-store');
+      if (outage) ctx.set('Retry-After', '5');
       if (ctx.path.startsWith('/oauth/')) {
         ctx.type = 'text/html';
         ctx.set('Content-Security-Policy', pageCsp());
-        ctx.body = errorPage({
-          title: 'Something went wrong',
-          message: 'Please go back to the app and try again.',
-          code: 'server_error',
-        });
+        ctx.body = outage
+          ? errorPage({
+              title: 'Sign-in is briefly unavailable',
+              message:
+                'The school’s sign-in service cannot reach its storage right now. Please try again in a minute.',
+              code: 'temporarily_unavailable',
+            })
+          : errorPage({
+              title: 'Something went wrong',
+              message: 'Please go back to the app and try again.',
+              code: 'server_error',
+            });
       } else {
-        ctx.body = { error: 'server_error', error_description: 'an unexpected error occurred' };
+        ctx.body = outage
+          ? {
+              error: 'temporarily_unavailable',
+              error_description: 'a storage service is unreachable; try again shortly',
+            }
+          : { error: 'server_error', error_description: 'an unexpected error occurred' };
       }
     }
   });

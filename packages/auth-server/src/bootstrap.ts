@@ -13,6 +13,7 @@ import type { Logger } from './logger.js';
 import { createProvider } from './provider/create-provider.js';
 import { loadOrCreateKeys } from './provider/keys.js';
 import { createRedisAdapter } from './provider/redis-adapter.js';
+import { withOutageErrors } from './provider/storage-outage.js';
 
 /** The auth server's open connections and its provider. */
 export interface AuthRuntime {
@@ -27,7 +28,14 @@ export interface AuthRuntime {
 
 /** Connects to Redis and MongoDB, loads (or creates) the keys and builds the provider. */
 export async function bootstrap(config: AuthConfig, logger: Logger): Promise<AuthRuntime> {
-  const redis = new Redis(config.REDIS_URL, { enableAutoPipelining: true, lazyConnect: true });
+  // While Redis is unreachable, fail commands at once (503 to the caller) instead of queueing them;
+  // ioredis keeps reconnecting in the background, so service resumes by itself.
+  const redis = new Redis(config.REDIS_URL, {
+    enableAutoPipelining: true,
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+  });
   redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
   let mongo: Connection | undefined;
   let audit: AuditLog | undefined;
@@ -38,13 +46,13 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
   try {
     await redis.connect();
     mongo = await mongoose
-      .createConnection(config.MONGODB_URI, { serverSelectionTimeoutMS: 5000 })
+      .createConnection(config.MONGODB_URI, { serverSelectionTimeoutMS: 3000, bufferCommands: false })
       .asPromise();
     const accounts = new AccountStore(mongo);
     audit = new AuditLog(mongo, logger, config.AUDIT_RETENTION_DAYS);
     await Promise.all([accounts.init(), audit.init()]);
     const keys = await loadOrCreateKeys(config.KEYS_FILE);
-    const adapter = createRedisAdapter(redis, { prefix: config.REDIS_KEY_PREFIX });
+    const adapter = withOutageErrors(createRedisAdapter(redis, { prefix: config.REDIS_KEY_PREFIX }));
     const provider = createProvider({ config, adapter, accounts, keys }, logger);
     auditProviderEvents(provider, audit);
     return { redis, mongo, accounts, audit, provider, close };

@@ -21,6 +21,7 @@ import type { AdapterConstructor } from './redis-adapter.js';
 import type { SigningJwk } from './keys.js';
 import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy.js';
 import { renderError } from './render-error.js';
+import { StorageUnavailable } from './storage-outage.js';
 
 /** The paths of SPEC.md and DESIGN.md §1. */
 export const ROUTES = {
@@ -110,7 +111,10 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
       profile: ['name', 'given_name', 'family_name', 'updated_at'],
       email: ['email', 'email_verified'],
     },
-    findAccount: (_ctx, sub) => accounts.findAccount(sub),
+    findAccount: (_ctx, sub) =>
+      accounts.findAccount(sub).catch((err: unknown) => {
+        throw new StorageUnavailable(err); // MongoDB unreachable: 503, not 500
+      }),
     routes: { ...ROUTES },
     responseTypes: ['code'],
     pkce: { required: () => true },
