@@ -1,0 +1,63 @@
+/**
+ * The resource API's Express application: request ids, the health routes, the documents for clients
+ * (protected-resource metadata, OpenAPI, auth.md), every registry operation under `/api/v1`, then a
+ * JSON 404 and the one error handler.
+ */
+import { randomUUID } from 'node:crypto';
+import express, { type Express } from 'express';
+import type { Redis } from 'ioredis';
+import type { Connection } from 'mongoose';
+import { bearer } from './auth/bearer.js';
+import { challenges } from './auth/challenges.js';
+import type { TokenVerifier } from './auth/token-verifier.js';
+import { prmUrl, type ApiConfig } from './config.js';
+import { docsRouter } from './http/docs.js';
+import { errorHandler, notFound } from './http/error-handler.js';
+import { healthRouter } from './http/health.js';
+import { operationsRouter } from './http/operations-router.js';
+import type { AreaModule } from './lib/operation.js';
+import type { Logger } from './logger.js';
+
+/** What the app is built from. */
+export interface AppDeps {
+  config: ApiConfig;
+  connection: Connection;
+  /** Any live Redis connection, for readiness. */
+  redis: Redis;
+  verifier: TokenVerifier;
+  registry: readonly AreaModule[];
+  logger: Logger;
+}
+
+/** Builds the Express application (not yet listening). */
+export function createApp({ config, connection, redis, verifier, registry, logger }: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('trust proxy', config.TRUST_PROXY);
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const id = randomUUID();
+    res.locals.requestId = id;
+    res.set({ 'X-Request-Id': id, 'X-Content-Type-Options': 'nosniff' });
+    logger.debug({ id, method: req.method, path: req.path }, 'request');
+    next();
+  });
+
+  app.use(healthRouter({ connection, redis }));
+  app.use(docsRouter(config, registry));
+
+  const challenge = challenges(prmUrl(config));
+  app.use(
+    operationsRouter(registry, {
+      services: { config, connection, logger },
+      authenticate: bearer(verifier, challenge, logger),
+      challenges: challenge,
+    }),
+  );
+
+  app.use(notFound);
+  app.use(errorHandler(logger));
+  return app;
+}

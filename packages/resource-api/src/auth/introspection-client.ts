@@ -1,0 +1,111 @@
+/**
+ * RFC 7662 introspection at the auth server, over one keep-alive connection pool (undici `Pool`).
+ *
+ * Why not `fetch`: on Node 20 a `fetch` per request costs 3-4x the CPU of a pooled request, and a new
+ * connection per call doubles it again (shared/notes/performance-baselines.md, RS5/RS6). The pool's
+ * idle timeout (4 s) is below the auth server's keep-alive timeout, so an idle socket is never reused
+ * just as the server closes it. Every call has a deadline; any failure to get a well-formed answer
+ * (network error, timeout, non-200, bad JSON) is {@link AuthServerUnavailableError}: the API then
+ * answers 503, never 401, because it does not know whether the token is good.
+ */
+import { Pool } from 'undici';
+import { z } from 'zod';
+
+/** The introspection response fields the API relies on (others are kept but ignored). */
+export const introspectionSchema = z.looseObject({
+  active: z.boolean(),
+  scope: z.string().optional(),
+  client_id: z.string().optional(),
+  sub: z.string().optional(),
+  aud: z.union([z.string(), z.array(z.string())]).optional(),
+  iss: z.string().optional(),
+  exp: z.number().optional(),
+  iat: z.number().optional(),
+  token_type: z.string().optional(),
+});
+
+/** One introspection answer. */
+export type Introspection = z.output<typeof introspectionSchema>;
+
+/** Anything that can introspect a token. */
+export interface Introspector {
+  introspect(token: string): Promise<Introspection>;
+}
+
+/** The auth server could not give an answer. */
+export class AuthServerUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AuthServerUnavailableError';
+  }
+}
+
+/** Options of {@link IntrospectionClient}. */
+export interface IntrospectionClientOptions {
+  /** The auth server's internal origin, e.g. `http://127.0.0.1:8082`. */
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+  timeoutMs: number;
+  /** Most concurrent connections to the auth server. */
+  connections?: number;
+}
+
+/** Introspects tokens at `<authUrl>/api/oauth/introspect` with client_secret_post. */
+export class IntrospectionClient implements Introspector {
+  private readonly pool: Pool;
+  private readonly path = '/api/oauth/introspect';
+
+  constructor(private readonly options: IntrospectionClientOptions) {
+    this.pool = new Pool(options.authUrl, {
+      connections: options.connections ?? 32,
+      keepAliveTimeout: 4_000,
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.timeoutMs,
+      connectTimeout: options.timeoutMs,
+    });
+  }
+
+  async introspect(token: string): Promise<Introspection> {
+    const body = new URLSearchParams({
+      token,
+      token_type_hint: 'access_token',
+      client_id: this.options.clientId,
+      client_secret: this.options.clientSecret,
+    }).toString();
+    let res;
+    try {
+      res = await this.pool.request({
+        method: 'POST',
+        path: this.path,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        body,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+    } catch (err) {
+      throw new AuthServerUnavailableError(`introspection request failed: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
+    if (res.statusCode !== 200) {
+      await res.body.dump().catch(() => undefined);
+      throw new AuthServerUnavailableError(`introspection answered HTTP ${res.statusCode}`);
+    }
+    let json: unknown;
+    try {
+      json = await res.body.json();
+    } catch (err) {
+      throw new AuthServerUnavailableError('introspection answered something other than JSON', {
+        cause: err,
+      });
+    }
+    const parsed = introspectionSchema.safeParse(json);
+    if (!parsed.success) throw new AuthServerUnavailableError('introspection answer is malformed');
+    return parsed.data;
+  }
+
+  /** Closes the pool's connections. */
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}

@@ -1,0 +1,36 @@
+/**
+ * The second step: may this caller run this operation, and which view do they get?
+ * Scope checks are exact (`<area>:read` for reads, `<area>:write` for writes; DESIGN.md §2).
+ *
+ * | caller                     | operation has a public view | no public view             |
+ * |----------------------------|-----------------------------|----------------------------|
+ * | anonymous                  | public view                 | 403 access_denied + Link   |
+ * | token with the scope       | full view                   | full view                  |
+ * | token without the scope    | 403 insufficient_scope      | 403 insufficient_scope     |
+ *
+ * A token lacking the scope is refused even where anonymous callers get the public view: the client
+ * asked as someone, and the challenge tells it which scope to ask for.
+ */
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Challenges } from './challenges.js';
+import { principalOf, type View } from './principal.js';
+
+/** Records the view an operation answers with. */
+export function viewOf(res: Response): View {
+  return (res.locals.view as View | undefined) ?? 'public';
+}
+
+/** Builds the check for one operation. */
+export function requireScope(scope: string, hasPublicView: boolean, challenge: Challenges): RequestHandler {
+  return function checkScope(_req: Request, res: Response, next: NextFunction) {
+    const principal = principalOf(res);
+    if (principal.kind === 'anonymous') {
+      if (!hasPublicView) return next(challenge.accessDenied(scope));
+      res.locals.view = 'public';
+      return next();
+    }
+    if (!principal.scopes.has(scope)) return next(challenge.insufficientScope(scope));
+    res.locals.view = 'full';
+    return next();
+  };
+}

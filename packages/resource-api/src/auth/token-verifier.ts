@@ -1,0 +1,140 @@
+/**
+ * Decides whether a bearer token is good for this API, introspecting as rarely as is safe.
+ *
+ * - Positive cache: an LRU of active introspection results keyed by SHA-256(token) (the token itself
+ *   is never stored), each kept for min(exp - now, the configured bound). The bound is the
+ *   revocation-delay budget should a pub/sub message be lost (RFC 7662 §4).
+ * - Negative cache: a separate, small LRU of inactive results for a few seconds, so a flood of junk
+ *   tokens cannot evict good entries nor hammer the auth server.
+ * - Single flight: concurrent misses for one token share one introspection call.
+ * - Revocation: {@link TokenVerifier.evict} (fed by the Redis subscription) drops the entries and
+ *   remembers the hashes for the bound, so an introspection already in flight cannot put a revoked
+ *   token back into the cache.
+ * - Acceptance: `active`, an access token (`token_type` Bearer; refresh tokens introspect active
+ *   too), not past `exp`, and `aud` absent or naming this API (with or without a trailing slash).
+ */
+import { LRUCache } from 'lru-cache';
+import type { Introspection, Introspector } from './introspection-client.js';
+import { tokenHash } from './token-hash.js';
+
+/** What a good token tells the API about the caller. */
+export interface TokenPrincipal {
+  kind: 'token';
+  /** The account the token acts for (the `sub` claim). */
+  sub?: string;
+  clientId?: string;
+  scopes: ReadonlySet<string>;
+  /** Seconds since the epoch. */
+  exp?: number;
+}
+
+/** The verdict on one token. */
+export type Verdict = { ok: true; principal: TokenPrincipal } | { ok: false; reason: string };
+
+/** Options of {@link TokenVerifier}. */
+export interface TokenVerifierOptions {
+  /** This API's resource identifier (`BASE_URL`). */
+  resource: string;
+  /** Upper bound on caching an active result, seconds. */
+  ttlSeconds: number;
+  size: number;
+  negativeTtlSeconds: number;
+  negativeSize: number;
+}
+
+const INACTIVE = 'the access token is invalid, expired or revoked';
+
+/** Token checking with the caches described above. */
+export class TokenVerifier {
+  private readonly positive: LRUCache<string, Introspection>;
+  private readonly negative: LRUCache<string, true>;
+  private readonly revoked: LRUCache<string, true>;
+  private readonly inflight = new Map<string, Promise<Introspection>>();
+  private readonly audiences: Set<string>;
+
+  constructor(
+    private readonly introspector: Introspector,
+    private readonly options: TokenVerifierOptions,
+  ) {
+    this.positive = new LRUCache({ max: options.size, ttl: options.ttlSeconds * 1000 });
+    this.negative = new LRUCache({ max: options.negativeSize, ttl: options.negativeTtlSeconds * 1000 });
+    this.revoked = new LRUCache({ max: Math.max(options.size, 1000), ttl: options.ttlSeconds * 1000 });
+    this.audiences = new Set([options.resource, `${options.resource}/`]);
+  }
+
+  /** Checks a token; throws only when the auth server cannot answer (AuthServerUnavailableError). */
+  async verify(token: string): Promise<Verdict> {
+    const key = tokenHash(token);
+    if (this.revoked.has(key)) return { ok: false, reason: 'the access token has been revoked' };
+    const cached = this.positive.get(key);
+    if (cached) return this.judge(key, cached);
+    if (this.negative.has(key)) return { ok: false, reason: INACTIVE };
+    let pending = this.inflight.get(key);
+    if (!pending) {
+      pending = this.lookup(key, token);
+      this.inflight.set(key, pending);
+      const done = () => this.inflight.delete(key);
+      pending.then(done, done);
+    }
+    return this.judge(key, await pending);
+  }
+
+  private async lookup(key: string, token: string): Promise<Introspection> {
+    const result = await this.introspector.introspect(token);
+    if (this.revoked.has(key)) return { active: false };
+    if (!result.active) {
+      this.negative.set(key, true);
+      return result;
+    }
+    const remainingMs = result.exp === undefined ? Infinity : result.exp * 1000 - Date.now();
+    const ttl = Math.min(remainingMs, this.options.ttlSeconds * 1000);
+    if (ttl > 0) this.positive.set(key, result, { ttl: Math.floor(ttl) });
+    return result;
+  }
+
+  private judge(key: string, info: Introspection): Verdict {
+    if (!info.active) return { ok: false, reason: INACTIVE };
+    if (info.exp !== undefined && info.exp * 1000 <= Date.now()) {
+      this.positive.delete(key);
+      return { ok: false, reason: 'the access token has expired' };
+    }
+    if (info.token_type !== undefined && info.token_type.toLowerCase() !== 'bearer') {
+      return { ok: false, reason: `a ${info.token_type} token is not a bearer access token` };
+    }
+    if (info.token_type === undefined) {
+      return { ok: false, reason: 'only access tokens are accepted (this looks like a refresh token)' };
+    }
+    const aud = info.aud === undefined ? [] : Array.isArray(info.aud) ? info.aud : [info.aud];
+    if (aud.length && !aud.some((a) => this.audiences.has(a))) {
+      return { ok: false, reason: 'the access token is bound to another resource (aud)' };
+    }
+    return {
+      ok: true,
+      principal: {
+        kind: 'token',
+        sub: info.sub,
+        clientId: info.client_id,
+        scopes: new Set((info.scope ?? '').split(' ').filter(Boolean)),
+        exp: info.exp,
+      },
+    };
+  }
+
+  /** Drops revoked tokens (by SHA-256 hex) and refuses them from now on. */
+  evict(hashes: readonly string[]): void {
+    for (const h of hashes) {
+      this.positive.delete(h);
+      this.revoked.set(h, true);
+    }
+  }
+
+  /** Forgets every cached active result (after a gap in the revocation feed). */
+  clear(): void {
+    this.positive.clear();
+  }
+
+  /** Entries currently cached, for health output and tests. */
+  get size(): { positive: number; negative: number } {
+    return { positive: this.positive.size, negative: this.negative.size };
+  }
+}

@@ -1,0 +1,180 @@
+/**
+ * The resource API's deployment settings, read from the environment once, in `main.ts`.
+ *
+ * Same approach as the auth server's: one zod schema, a working local default for every value (so
+ * `scripts/start` needs no set-up), secrets required in production, and a bad environment stops the
+ * process with every problem listed at once. Nothing else in the package reads `process.env`.
+ */
+import { z } from 'zod';
+
+const DEV_INTROSPECTION_SECRET = 'dev-only-resource-api-secret-change-me-0123456789';
+
+const seconds = (fallback: number, max?: number) => {
+  const n = z.coerce.number().int().positive();
+  return (max ? n.max(max) : n).default(fallback);
+};
+
+const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
+
+/** A byte size such as `100kb`, `25mb` or `4096`, as a number of bytes. */
+const byteSize = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((s, ctx) => {
+      const m = /^\s*(\d+)\s*(b|kb|mb|gb)?\s*$/i.exec(s);
+      if (!m || Number(m[1]) <= 0) {
+        ctx.addIssue({ code: 'custom', message: 'must be a size such as 100kb, 25mb or 4096' });
+        return z.NEVER;
+      }
+      return Number(m[1]) * UNITS[(m[2] ?? 'b').toLowerCase()]!;
+    });
+
+const origin = (what: string) =>
+  z
+    .string()
+    .url()
+    .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http(s) URL')
+    .refine((u) => !u.endsWith('/'), `must have no trailing slash (${what})`)
+    .refine((u) => {
+      const url = new URL(u);
+      return !url.search && !url.hash && (url.pathname === '/' || url.pathname === '');
+    }, 'must be an origin: no path, query or fragment');
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    /** The public origin: the resource identifier, the issuer, and the base of every documented URL. */
+    BASE_URL: origin('it is the resource identifier and the issuer, byte for byte').default(
+      'http://127.0.0.1:8080',
+    ),
+    /** Where this service listens (behind the edge). */
+    API_HOST: z.string().default('127.0.0.1'),
+    API_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+    /** Trust X-Forwarded-* (set when an edge proxy sits in front). */
+    TRUST_PROXY: z
+      .enum(['true', 'false', '1', '0'])
+      .default('false')
+      .transform((v) => v === 'true' || v === '1'),
+    /** The auth server's own address, for introspection; not through the edge. */
+    AUTH_INTERNAL_URL: origin('the auth server origin').default('http://127.0.0.1:8082'),
+    /** This API's static confidential client at the auth server (client_secret_post). */
+    INTROSPECTION_CLIENT_ID: z.string().min(1).default('resource-api'),
+    INTROSPECTION_CLIENT_SECRET: z.string().min(32, 'needs 32+ characters').default(DEV_INTROSPECTION_SECRET),
+    /** How long one introspection call may take before the API answers 503. */
+    INTROSPECTION_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(3000),
+    /** Upper bound (seconds) on caching an active introspection result: the revocation-delay budget. */
+    INTROSPECTION_CACHE_TTL: seconds(60, 3600),
+    /** How many active tokens the cache keeps (LRU). */
+    INTROSPECTION_CACHE_SIZE: z.coerce.number().int().positive().default(10_000),
+    /** How long (seconds) an inactive/unknown token is remembered, in a separate small cache. */
+    NEGATIVE_CACHE_TTL: seconds(5, 300),
+    NEGATIVE_CACHE_SIZE: z.coerce.number().int().positive().default(1000),
+    MONGODB_URI: z
+      .string()
+      .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URI')
+      .default('mongodb://127.0.0.1:27027/school'),
+    REDIS_URL: z.string().url().default('redis://127.0.0.1:6390'),
+    /** The auth server's key prefix; revocations arrive on `<prefix>revocations`. */
+    REDIS_KEY_PREFIX: z.string().default('oidc:'),
+    /** Largest JSON request body. */
+    BODY_LIMIT: byteSize('100kb'),
+    /** Largest file accepted by `POST /api/v1/storage`. */
+    UPLOAD_LIMIT: byteSize('25mb'),
+    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV === 'production' && env.INTROSPECTION_CLIENT_SECRET === DEV_INTROSPECTION_SECRET)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['INTROSPECTION_CLIENT_SECRET'],
+        message: 'must be set in production',
+      });
+    if (env.NEGATIVE_CACHE_TTL > env.INTROSPECTION_CACHE_TTL)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['NEGATIVE_CACHE_TTL'],
+        message: 'must not exceed INTROSPECTION_CACHE_TTL',
+      });
+  });
+
+/** The resource API's validated settings. */
+export type ApiConfig = z.output<typeof schema>;
+
+/** What each environment variable means (the README's table is generated from this). */
+export const CONFIG_DOCS: Record<keyof ApiConfig, string> = {
+  NODE_ENV: '`development`, `test` or `production` (production requires a real INTROSPECTION_CLIENT_SECRET).',
+  BASE_URL:
+    'Public origin, no trailing slash: the resource identifier, the issuer and the base of every documented URL.',
+  API_HOST: 'Interface to listen on.',
+  API_PORT: 'Port to listen on (behind the edge).',
+  TRUST_PROXY: 'Trust `X-Forwarded-*` (set when the edge proxy sits in front).',
+  AUTH_INTERNAL_URL: 'The auth server’s own origin, for introspection (not through the edge).',
+  INTROSPECTION_CLIENT_ID: 'This API’s static client at the auth server.',
+  INTROSPECTION_CLIENT_SECRET:
+    'Its secret (client_secret_post), 32+ characters; must equal the auth server’s.',
+  INTROSPECTION_TIMEOUT_MS: 'Deadline of one introspection call; past it the API answers 503.',
+  INTROSPECTION_CACHE_TTL:
+    'Seconds an active introspection result may be cached at most (also bounded by the token’s `exp`).',
+  INTROSPECTION_CACHE_SIZE: 'Most active tokens cached (LRU).',
+  NEGATIVE_CACHE_TTL: 'Seconds an inactive or unknown token is remembered (separate cache).',
+  NEGATIVE_CACHE_SIZE: 'Most inactive tokens remembered.',
+  MONGODB_URI:
+    'MongoDB (or FerretDB) database; the same database as the auth server’s (the `account` area reads `accounts`).',
+  REDIS_URL: 'Redis, for the revocation feed.',
+  REDIS_KEY_PREFIX: 'The auth server’s key prefix; revocations arrive on `<prefix>revocations`.',
+  BODY_LIMIT: 'Largest JSON request body (`100kb`, `1mb`, bytes).',
+  UPLOAD_LIMIT: 'Largest file for `POST /api/v1/storage`.',
+  LOG_LEVEL: '`debug`, `info`, `warn`, `error` or `silent`.',
+};
+
+/** Names of every environment variable the service reads. */
+export const CONFIG_KEYS = Object.keys(schema.shape) as (keyof ApiConfig)[];
+
+/** The default of each variable, as written in the environment. */
+export const CONFIG_DEFAULTS: Record<string, string> = {
+  NODE_ENV: 'development',
+  BASE_URL: 'http://127.0.0.1:8080',
+  API_HOST: '127.0.0.1',
+  API_PORT: '8081',
+  TRUST_PROXY: 'false',
+  AUTH_INTERNAL_URL: 'http://127.0.0.1:8082',
+  INTROSPECTION_CLIENT_ID: 'resource-api',
+  INTROSPECTION_CLIENT_SECRET: '(a development-only value)',
+  INTROSPECTION_TIMEOUT_MS: '3000',
+  INTROSPECTION_CACHE_TTL: '60',
+  INTROSPECTION_CACHE_SIZE: '10000',
+  NEGATIVE_CACHE_TTL: '5',
+  NEGATIVE_CACHE_SIZE: '1000',
+  MONGODB_URI: 'mongodb://127.0.0.1:27027/school',
+  REDIS_URL: 'redis://127.0.0.1:6390',
+  REDIS_KEY_PREFIX: 'oidc:',
+  BODY_LIMIT: '100kb',
+  UPLOAD_LIMIT: '25mb',
+  LOG_LEVEL: 'info',
+};
+
+/** Thrown by {@link loadConfig} with every problem of the environment in its message. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Parses the environment (default: `process.env`) into an {@link ApiConfig}, or throws {@link ConfigError}. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): ApiConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`),
+    );
+  }
+  return parsed.data;
+}
+
+/** The URL of this API's Protected Resource Metadata (RFC 9728). */
+export function prmUrl(config: Pick<ApiConfig, 'BASE_URL'>): string {
+  return `${config.BASE_URL}/.well-known/oauth-protected-resource`;
+}

@@ -1,0 +1,189 @@
+/**
+ * `GET /auth.md`: the authentication walkthrough for agents and developers, generated from the
+ * configuration and the registry (URLs, scopes, areas), so it cannot drift from what the server does.
+ */
+import { API_SCOPES, OIDC_SCOPES } from '@school/shared';
+import { prmUrl, type ApiConfig } from '../config.js';
+import { scopeOf, type AreaModule } from '../lib/operation.js';
+
+/** The Markdown text for a deployment. */
+export function authMarkdown(config: Pick<ApiConfig, 'BASE_URL'>, registry: readonly AreaModule[]): string {
+  const base = config.BASE_URL;
+  const prm = prmUrl(config);
+  const publicOps = registry
+    .flatMap((a) => a.operations)
+    .filter((op) => op.response.public)
+    .map((op) => `- \`${op.method.toUpperCase()} ${op.path}\``)
+    .join('\n');
+  const scopeRows = [
+    ...Object.entries(OIDC_SCOPES).map(([name, description]) => `| \`${name}\` | ${description} |`),
+    ...API_SCOPES.map((s) => `| \`${s.name}\` | ${s.description} |`),
+  ].join('\n');
+  const areaRows = registry
+    .map(
+      (a) =>
+        `| \`/api/v1/${a.name}\` | ${a.operations
+          .map(
+            (op) =>
+              `${op.method.toUpperCase()} ${op.path.replace(`/api/v1/${a.name}`, '') || '/'} (\`${scopeOf(op)}\`)`,
+          )
+          .join('<br>')} |`,
+    )
+    .join('\n');
+
+  return `# Authenticating to ${base}
+
+This API is an OAuth 2.0 protected resource. Clients get tokens with the **Authorization Code flow
+with PKCE (S256 only)** from the authorization server at the same origin, after registering
+themselves. No API key, sales contact or manual approval is needed. Everything below uses
+\`${base}\`; the machine-readable description is \`${base}/openapi.json\`.
+
+Order: **discover → register → authorize → exchange the code → call the API → refresh → revoke.**
+
+## 1. Discover
+
+\`\`\`sh
+curl -s ${prm}
+curl -s ${base}/.well-known/oauth-authorization-server
+\`\`\`
+
+The protected-resource metadata (RFC 9728) says \`"resource": "${base}"\` and
+\`"authorization_servers": ["${base}"]\`. The authorization-server metadata (RFC 8414) lists every
+endpoint, grant type and scope and is the source of truth if anything here disagrees. It carries
+\`client_id_metadata_document_supported\`; check it before relying on Client ID Metadata Documents
+(it is \`false\` here: register instead).
+
+## 2. Register (loopback redirect URIs only)
+
+Open dynamic registration (RFC 7591), no initial access token. Redirect URIs must be \`http\` on a
+loopback host: \`http://127.0.0.1:<port>/<path>\` (also \`[::1]\` or \`localhost\`). Any other redirect
+URI, \`https\` included, is refused with \`400 invalid_redirect_uri\`; fixed HTTPS callbacks need an
+integration registered by the school's operators.
+
+\`\`\`sh
+curl -s -X POST ${base}/api/oauth/register \\
+  -H 'Content-Type: application/json' \\
+  -d '{"client_name":"My CLI","application_type":"native","redirect_uris":["http://127.0.0.1:53682/callback"],"token_endpoint_auth_method":"none"}'
+# → 201 {"client_id":"...", ...}
+\`\`\`
+
+\`token_endpoint_auth_method\` is \`none\` (public client, the default) or \`client_secret_post\`
+(confidential: the response also has \`client_secret\`, sent as a form parameter on every token call).
+
+## 3. Authorize with PKCE (S256)
+
+\`\`\`sh
+CLIENT_ID=...   # from step 2
+VERIFIER=$(openssl rand -base64 48 | tr -d '=+/\\n' | cut -c1-64)
+CHALLENGE=$(printf %s "$VERIFIER" | openssl dgst -sha256 -binary | openssl base64 -A | tr '+/' '-_' | tr -d '=')
+STATE=$(openssl rand -hex 16)
+echo "${base}/oauth/authorize?response_type=code&client_id=$CLIENT_ID&redirect_uri=http%3A%2F%2F127.0.0.1%3A53682%2Fcallback&scope=courses%3Aread%20students%3Aread&code_challenge=$CHALLENGE&code_challenge_method=S256&state=$STATE&resource=${encodeURIComponent(base)}"
+\`\`\`
+
+Open that URL in the user's browser. The user signs in and approves; the browser is sent to your
+redirect URI with \`code\`, \`state\` (check it equals \`$STATE\`) and \`iss\` (RFC 9207; check it equals
+\`${base}\`). A program listens on the loopback port to receive it; by hand, copy \`code\` from the
+address bar. Scopes are space-separated (\`%20\`). A refusal comes back as \`error=access_denied\`.
+Codes are short-lived and single-use.
+
+## 4. Exchange the code
+
+\`\`\`sh
+curl -s -X POST ${base}/api/oauth/token \\
+  -d grant_type=authorization_code -d code="$CODE" \\
+  -d redirect_uri=http://127.0.0.1:53682/callback \\
+  -d client_id="$CLIENT_ID" -d code_verifier="$VERIFIER" \\
+  -d resource=${base}
+# → {"access_token":"...","token_type":"Bearer","expires_in":3600,"refresh_token":"...","scope":"..."}
+\`\`\`
+
+### The \`resource\` parameter (RFC 8707)
+
+- With \`resource=${base}\` (with or without a trailing slash) the token is **bound** to this API:
+  introspection shows \`aud\`, it carries only the API scopes, and it is refused by userinfo.
+- Without \`resource\` the token is unbound: it carries every granted scope and works at the API and
+  at \`/api/oauth/userinfo\`.
+- Any other \`resource\` value is refused with \`invalid_target\`. This API refuses tokens bound to
+  another resource.
+
+## 5. Call the API
+
+\`\`\`sh
+curl -s ${base}/api/v1/courses -H "Authorization: Bearer $ACCESS_TOKEN"
+\`\`\`
+
+Send the token only in the \`Authorization\` header (not in the query string or the body). Lists are
+paginated: pass \`limit\` (1-100, default 20) and the \`next_cursor\` of a page as \`cursor\`.
+
+## 6. Refresh
+
+\`\`\`sh
+curl -s -X POST ${base}/api/oauth/token \\
+  -d grant_type=refresh_token -d refresh_token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID" \\
+  -d resource=${base}
+\`\`\`
+
+No user interaction. Public clients get a new refresh token each time (rotation): keep the newest,
+because reusing an old one revokes the whole grant.
+
+## 7. Revoke
+
+\`\`\`sh
+curl -s -X POST ${base}/api/oauth/revoke -d token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID"
+\`\`\`
+
+Revoking either token ends its grant: the refresh token and every access token issued under it
+(a client signing the same user in again in the same browser session reuses the grant). The API
+refuses a revoked token on its very next use.
+
+## Anonymous access
+
+A request **without** an \`Authorization\` header is served as anonymous; it is never challenged (no
+401, no \`WWW-Authenticate\`). These operations answer anonymous callers with a public view
+(published items only, fewer fields):
+
+${publicOps}
+
+Every other operation answers an anonymous call with \`403\` and
+
+\`\`\`
+Link: <${prm}>; rel="oauth-protected-resource"
+{"error":"access_denied","error_description":"...","required_scopes":["<area>:<read|write>"]}
+\`\`\`
+
+## What 401, 403 and 503 mean
+
+| Answer | When | Headers |
+| --- | --- | --- |
+| \`401 invalid_token\` | the \`Authorization\` header is not \`Bearer <token>\`, or the token is unknown, expired, revoked, a refresh token, or bound to another resource | \`WWW-Authenticate: Bearer error="invalid_token", error_description="...", resource_metadata="${prm}"\` |
+| \`403 insufficient_scope\` | the token is good but lacks the operation's scope | \`WWW-Authenticate: Bearer error="insufficient_scope", scope="<needed>", resource_metadata="${prm}"\` |
+| \`403 access_denied\` | no token, and the operation has no public view | \`Link: <${prm}>; rel="oauth-protected-resource"\` |
+| \`503 temporarily_unavailable\` | the authorization server cannot be reached to check the token; retry | \`Retry-After\` |
+
+On \`401\` get a new token (refresh, or authorize again). On \`403 insufficient_scope\` authorize
+again asking for the scope named in the challenge. Every error body is
+\`{"error": "...", "error_description": "..."}\`.
+
+## Not supported
+
+The **agent_auth** extension is not supported: no autonomous \`identity_assertion\` through ID-JAG,
+no \`service_auth\`, no anonymous claim ceremony. Do not send an ID-JAG assertion and do not call an
+\`identity_endpoint\` or \`register_uri\`: they do not exist, and the token endpoint refuses such grants
+with \`unsupported_grant_type\`. There is **no claim step** in the Authorization Code flow: once the
+code is exchanged, the token is ready to use.
+
+## Scopes
+
+Scope checks are exact: a read needs \`<area>:read\`, a write \`<area>:write\`.
+
+| Scope | Grants |
+| --- | --- |
+${scopeRows}
+
+## Areas and operations
+
+| Path | Operations (scope) |
+| --- | --- |
+${areaRows}
+`;
+}

@@ -1,0 +1,264 @@
+/**
+ * `defineCollectionArea`: an area that is a collection of documents, declared as data and turned into
+ * its operations. Which operations exist follows the area's scopes in `@school/shared` exactly:
+ * `:read` gives list and get, `:write` gives create, update (PATCH) and delete.
+ *
+ * Each operation is a short pipeline over the area's model: build the filter (public view, filters,
+ * search, cursor) → query → map every document through `toApi` (or the public `toApi`) → answer. A
+ * duplicate unique field is 409; an id that is malformed, unknown or outside the caller's view is 404.
+ */
+import { AREAS, type AreaName } from '@school/shared';
+import type { Connection, Schema, Types } from 'mongoose';
+import { z } from 'zod';
+import type { SortSpec } from './cursor.js';
+import { ConflictError, InvalidRequestError, NotFoundError, type Problem } from './errors.js';
+import { searchFilter, type FilterSpec } from './filters.js';
+import { pathId } from './ids.js';
+import { cursorParam, limitParam, listOf, listPage } from './lists.js';
+import { isDuplicateKey, modelOn, type Stored } from './models.js';
+import type { AreaModule, NamedSchema, Operation, OperationContext } from './operation.js';
+
+export type { Stored } from './models.js';
+
+/** The declaration of a collection area. */
+export interface CollectionSpec<TDoc> {
+  name: AreaName;
+  /** Singular noun for texts, e.g. `course`, `membership plan`. */
+  noun: string;
+  /** Base name of its OpenAPI schemas, e.g. `Course` (→ Course, CoursePublic, CourseCreate, ...). */
+  schemaName: string;
+  description: string;
+  modelName: string;
+  collection: string;
+  schema: Schema;
+  /** The full wire representation (strict: nothing else may appear). */
+  output: z.ZodObject;
+  toApi(doc: Stored<TDoc>): z.output<z.ZodObject>;
+  /** The anonymous view; omit when anonymous callers get 403. */
+  public?: {
+    /** Which items, in words, e.g. `published courses`. */
+    what: string;
+    output: z.ZodObject;
+    /** Which documents anonymous callers may see, e.g. `{status: 'published'}`. */
+    filter: Record<string, unknown>;
+    toApi(doc: Stored<TDoc>): z.output<z.ZodObject>;
+  };
+  /** Input for create (the update input is its partial). Required when the area has `:write`. */
+  input?: {
+    create: z.ZodObject;
+    /** Wire input (validated) → storage fields. Must keep absent keys absent (see `mapInput`). */
+    toStore(input: Record<string, unknown>): Record<string, unknown>;
+    /** Fills storage fields derived on create (e.g. a slug from the title). */
+    onCreate?(stored: Record<string, unknown>): Record<string, unknown>;
+    /**
+     * Cross-field and reference checks on the document as it would be stored (after merging an
+     * update); problems name wire paths (`body.ends_at`).
+     */
+    check?(doc: Record<string, unknown>, connection: Connection): Problem[] | Promise<Problem[]>;
+  };
+  list: {
+    sort: SortSpec;
+    /** The order in words, e.g. `newest first`. */
+    order: string;
+    search?: { fields: string[]; what: string };
+    filters?: FilterSpec[];
+  };
+  /** Wire names of unique fields, for the 409 text. */
+  unique?: string[];
+  /** Runs after a delete, e.g. to remove dependent documents. */
+  afterDelete?(connection: Connection, id: Types.ObjectId): Promise<void>;
+  examples?: { create: Record<string, unknown>; update: Record<string, unknown> };
+}
+
+/** Builds the operations of a collection area. */
+export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModule {
+  const access = AREAS.find((a) => a.name === spec.name)!.access as readonly string[];
+  const base = `/api/v1/${spec.name}`;
+  const plural = spec.name.replace(/_/g, ' ');
+  const a = /^[aeiou]/.test(spec.noun) ? 'an' : 'a';
+  const model = (ctx: OperationContext) =>
+    modelOn(ctx.services.connection, spec.modelName, spec.schema, spec.collection);
+  const present = (ctx: OperationContext, doc: Stored<TDoc>) =>
+    ctx.view === 'public' ? spec.public!.toApi(doc) : spec.toApi(doc);
+  const visible = (ctx: OperationContext) => (ctx.view === 'public' ? spec.public!.filter : {});
+  const conflict = () =>
+    new ConflictError(
+      `${a} ${spec.noun} with this ${(spec.unique ?? ['value']).join(' or ')} already exists`,
+    );
+
+  const named = (suffix: string, schema: z.ZodType): NamedSchema => ({
+    name: `${spec.schemaName}${suffix}`,
+    schema,
+  });
+  const full = named('', spec.output);
+  const pub = spec.public ? named('Public', spec.public.output) : undefined;
+  const createSchema = spec.input ? named('Create', spec.input.create) : undefined;
+  const updateSchema = spec.input ? named('Update', spec.input.create.partial()) : undefined;
+  const filters = spec.list.filters ?? [];
+  const listQuery = z.strictObject({
+    limit: limitParam,
+    cursor: cursorParam,
+    ...(spec.list.search
+      ? { q: z.string().min(1).max(100).optional().describe(`Search ${spec.list.search.what}`) }
+      : {}),
+    ...Object.fromEntries(filters.map((f) => [f.param, f.schema])),
+  });
+  const publicNote = spec.public
+    ? ` Anonymous callers get the public view: ${spec.public.what}, fewer fields.`
+    : '';
+
+  const ops: Operation[] = [];
+  if (access.includes('read')) {
+    ops.push({
+      area: spec.name,
+      action: 'list',
+      method: 'get',
+      path: base,
+      access: 'read',
+      summary: `List ${plural}`,
+      description: `Lists ${plural}, ${spec.list.order}, with cursor pagination.${publicNote}`,
+      query: listQuery,
+      response: {
+        status: 200,
+        description: `A page of ${plural}`,
+        full: named('List', listOf(spec.output)),
+        public: spec.public ? named('PublicList', listOf(spec.public.output)) : undefined,
+      },
+      errors: [400],
+      async handle(ctx) {
+        const q = ctx.query;
+        const parts: Record<string, unknown>[] = [visible(ctx)];
+        for (const f of filters) if (q[f.param] !== undefined) parts.push(f.toFilter(q[f.param]));
+        if (spec.list.search && typeof q.q === 'string')
+          parts.push(searchFilter(spec.list.search.fields, q.q));
+        const page = await listPage<Stored<TDoc>>(model(ctx), parts, spec.list.sort, q);
+        return {
+          status: 200,
+          body: { data: page.data.map((d) => present(ctx, d)), next_cursor: page.next_cursor },
+        };
+      },
+    });
+    ops.push({
+      area: spec.name,
+      action: 'get',
+      method: 'get',
+      path: `${base}/{id}`,
+      access: 'read',
+      summary: `Get ${a} ${spec.noun}`,
+      description: `Gets one ${spec.noun} by id.${publicNote}`,
+      response: { status: 200, description: `The ${spec.noun}`, full, public: pub },
+      errors: [404],
+      async handle(ctx) {
+        const id = pathId(ctx.params.id, spec.noun);
+        const doc = (await model(ctx)
+          .findOne({ $and: [{ _id: id }, visible(ctx)] })
+          .lean()) as Stored<TDoc> | null;
+        if (!doc) throw new NotFoundError(`no ${spec.noun} with this id`);
+        return { status: 200, body: present(ctx, doc) };
+      },
+    });
+  }
+
+  if (access.includes('write')) {
+    const input = spec.input;
+    if (!input) throw new Error(`area ${spec.name} has ${spec.name}:write but declares no input`);
+    const check = async (ctx: OperationContext, doc: Record<string, unknown>) => {
+      const problems = (await input.check?.(doc, ctx.services.connection)) ?? [];
+      if (problems.length) throw new InvalidRequestError(problems);
+    };
+    ops.push({
+      area: spec.name,
+      action: 'create',
+      method: 'post',
+      path: base,
+      access: 'write',
+      summary: `Create ${a} ${spec.noun}`,
+      body: { kind: 'json', schema: createSchema! },
+      response: { status: 201, description: `The created ${spec.noun}`, full },
+      errors: [400, 409, 413, 415],
+      example: spec.examples ? { body: spec.examples.create } : undefined,
+      async handle(ctx) {
+        let stored = input.toStore(ctx.body);
+        if (input.onCreate) stored = input.onCreate(stored);
+        await check(ctx, stored);
+        let created;
+        try {
+          created = await model(ctx).create(stored);
+        } catch (err) {
+          if (isDuplicateKey(err)) throw conflict();
+          throw err;
+        }
+        const doc = created.toObject() as Stored<TDoc>;
+        return {
+          status: 201,
+          body: spec.toApi(doc),
+          headers: { Location: `${ctx.services.config.BASE_URL}${base}/${String(doc._id)}` },
+        };
+      },
+    });
+    ops.push({
+      area: spec.name,
+      action: 'update',
+      method: 'patch',
+      path: `${base}/{id}`,
+      access: 'write',
+      summary: `Update ${a} ${spec.noun}`,
+      description: `Changes the fields present in the body; absent fields stay as they are, null clears an optional field.`,
+      body: { kind: 'json', schema: updateSchema! },
+      response: { status: 200, description: `The updated ${spec.noun}`, full },
+      errors: [400, 404, 409, 413, 415],
+      example: spec.examples ? { body: spec.examples.update } : undefined,
+      async handle(ctx) {
+        const id = pathId(ctx.params.id, spec.noun);
+        const changes = input.toStore(ctx.body);
+        const M = model(ctx);
+        if (input.check) {
+          const current = await M.findById(id).lean();
+          if (!current) throw new NotFoundError(`no ${spec.noun} with this id`);
+          await check(ctx, { ...(current as Record<string, unknown>), ...changes });
+        }
+        let doc;
+        try {
+          doc = Object.keys(changes).length
+            ? await M.findOneAndUpdate(
+                { _id: id },
+                { $set: changes },
+                { returnDocument: 'after', runValidators: true },
+              ).lean()
+            : await M.findById(id).lean();
+        } catch (err) {
+          if (isDuplicateKey(err)) throw conflict();
+          throw err;
+        }
+        if (!doc) throw new NotFoundError(`no ${spec.noun} with this id`);
+        return { status: 200, body: spec.toApi(doc as Stored<TDoc>) };
+      },
+    });
+    ops.push({
+      area: spec.name,
+      action: 'delete',
+      method: 'delete',
+      path: `${base}/{id}`,
+      access: 'write',
+      summary: `Delete ${a} ${spec.noun}`,
+      response: { status: 204, description: `The ${spec.noun} is gone` },
+      errors: [404],
+      async handle(ctx) {
+        const id = pathId(ctx.params.id, spec.noun);
+        const result = await model(ctx).deleteOne({ _id: id });
+        if (result.deletedCount === 0) throw new NotFoundError(`no ${spec.noun} with this id`);
+        await spec.afterDelete?.(ctx.services.connection, id);
+        return { status: 204 };
+      },
+    });
+  }
+
+  return {
+    name: spec.name,
+    description: spec.description,
+    operations: ops,
+    async init(connection) {
+      await modelOn(connection, spec.modelName, spec.schema, spec.collection).createIndexes();
+    },
+  };
+}

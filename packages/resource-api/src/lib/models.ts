@@ -1,0 +1,39 @@
+/**
+ * Mongoose models as the areas use them: compiled once per connection, typed loosely on purpose, and
+ * the recognition of unique-index violations on both MongoDB and FerretDB.
+ */
+import type { Connection, Model, Schema, Types } from 'mongoose';
+
+/** A stored document as read with `lean()`. */
+export type Stored<T> = T & { _id: Types.ObjectId; createdAt: Date; updatedAt: Date };
+
+/**
+ * A model whose documents the area code types itself (`Stored<TDoc>` casts on the way out).
+ * Deliberately untyped: mongoose's query types instantiated over a generic document type make tsc run
+ * out of memory.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type LooseModel = Model<any>;
+
+/** The model of an area on a connection (compiled once per connection). */
+export function modelOn(
+  connection: Connection,
+  name: string,
+  schema: Schema,
+  collection: string,
+): LooseModel {
+  return (
+    (connection.models[name] as LooseModel | undefined) ??
+    (connection.model(name, schema, collection) as unknown as LooseModel)
+  );
+}
+
+/**
+ * A unique index refused the write. MongoDB says code 11000; FerretDB v1 says so on insert but
+ * reports an update that breaks a unique index as an internal error naming the SQLite constraint.
+ */
+export function isDuplicateKey(err: unknown): boolean {
+  if (typeof err !== 'object' || err === null) return false;
+  const { code, message } = err as { code?: unknown; message?: unknown };
+  return code === 11000 || (typeof message === 'string' && /E11000|UNIQUE constraint failed/.test(message));
+}

@@ -1,0 +1,107 @@
+/**
+ * Starts the resource API: MongoDB, the introspection client and its cache, the Redis revocation
+ * feed, the app and its listener. `main.ts` calls it for the real process; the tests call it to boot
+ * the same server in-process (two of them for the revocation test) on random ports.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import mongoose, { type Connection } from 'mongoose';
+import { createApp } from './app.js';
+import { IntrospectionClient, type Introspector } from './auth/introspection-client.js';
+import { listenForRevocations } from './auth/revocation-listener.js';
+import { TokenVerifier } from './auth/token-verifier.js';
+import { REGISTRY } from './areas/index.js';
+import type { ApiConfig } from './config.js';
+import type { AreaModule } from './lib/operation.js';
+import type { Logger } from './logger.js';
+
+/** A started resource API. */
+export interface RunningResourceApi {
+  url: string;
+  port: number;
+  server: Server;
+  connection: Connection;
+  verifier: TokenVerifier;
+  introspector: IntrospectionClient;
+  /** Stops accepting connections, finishes in-flight requests, closes Redis, MongoDB and the pool. */
+  close(): Promise<void>;
+}
+
+/** Options for tests: a different registry, or an introspector wrapper (e.g. one that counts calls). */
+export interface StartOptions {
+  registry?: readonly AreaModule[];
+  wrapIntrospector?: (inner: Introspector) => Introspector;
+}
+
+/** Creates the indexes (unique slugs, codes, emails) of every area. */
+export async function initAreas(
+  connection: Connection,
+  registry: readonly AreaModule[] = REGISTRY,
+): Promise<void> {
+  for (const area of registry) await area.init?.(connection);
+}
+
+/** Connects everything and listens on `API_HOST:API_PORT` (port 0: a free one). */
+export async function startResourceApi(
+  config: ApiConfig,
+  logger: Logger,
+  options: StartOptions = {},
+): Promise<RunningResourceApi> {
+  const registry = options.registry ?? REGISTRY;
+  const closers: (() => Promise<unknown>)[] = [];
+  const closeAll = async () => {
+    for (const close of closers.reverse()) await close().catch(() => undefined);
+  };
+  try {
+    const connection = await mongoose
+      .createConnection(config.MONGODB_URI, { serverSelectionTimeoutMS: 5000, autoIndex: false })
+      .asPromise();
+    closers.push(() => connection.close());
+    await initAreas(connection, registry);
+
+    const introspector = new IntrospectionClient({
+      authUrl: config.AUTH_INTERNAL_URL,
+      clientId: config.INTROSPECTION_CLIENT_ID,
+      clientSecret: config.INTROSPECTION_CLIENT_SECRET,
+      timeoutMs: config.INTROSPECTION_TIMEOUT_MS,
+    });
+    closers.push(() => introspector.close());
+    const verifier = new TokenVerifier(options.wrapIntrospector?.(introspector) ?? introspector, {
+      resource: config.BASE_URL,
+      ttlSeconds: config.INTROSPECTION_CACHE_TTL,
+      size: config.INTROSPECTION_CACHE_SIZE,
+      negativeTtlSeconds: config.NEGATIVE_CACHE_TTL,
+      negativeSize: config.NEGATIVE_CACHE_SIZE,
+    });
+    const feed = await listenForRevocations(config.REDIS_URL, config.REDIS_KEY_PREFIX, verifier, logger);
+    closers.push(() => feed.close());
+
+    const app = createApp({ config, connection, redis: feed.redis, verifier, registry, logger });
+    const server = createServer(app);
+    server.keepAliveTimeout = 65_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.API_PORT, config.API_HOST, resolve);
+    });
+    const { port } = server.address() as AddressInfo;
+    const host = config.API_HOST.includes(':') ? `[${config.API_HOST}]` : config.API_HOST;
+    return {
+      url: `http://${host}:${port}`,
+      port,
+      server,
+      connection,
+      verifier,
+      introspector,
+      async close() {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        await closeAll();
+      },
+    };
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+}

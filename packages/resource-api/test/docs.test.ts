@@ -1,0 +1,164 @@
+/**
+ * The documents for clients: the OpenAPI 3.1 document (validated with a real validator, and checked
+ * against the registry operation by operation), the protected-resource metadata, auth.md, and the
+ * README tables — all as the running app serves them. No auth server is needed here.
+ */
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { ALL_SCOPES, API_SCOPE_NAMES } from '@school/shared';
+import { REGISTRY } from '../src/areas/index.js';
+import { loadConfig } from '../src/config.js';
+import { areasTable, envTable, section } from '../src/docs/tables.js';
+import { buildOpenApi } from '../src/lib/openapi.js';
+import { scopeOf } from '../src/lib/operation.js';
+import { createLogger } from '../src/logger.js';
+import { startResourceApi, type RunningResourceApi } from '../src/server.js';
+import { SERVICES } from '../../../test-support/auth-server.js';
+import { call } from '../../../test-support/resource-api.js';
+
+const BASE = 'https://school.example';
+let api: RunningResourceApi;
+type Doc = {
+  paths: Record<
+    string,
+    Record<string, { operationId: string; security: unknown[]; responses: Record<string, unknown> }>
+  >;
+  components: {
+    schemas: Record<string, unknown>;
+    securitySchemes: { oauth2: { flows: { authorizationCode: Record<string, unknown> } } };
+  };
+};
+let doc: Doc;
+
+beforeAll(async () => {
+  const config = loadConfig({
+    BASE_URL: BASE,
+    API_PORT: '0',
+    MONGODB_URI: `${SERVICES.mongoBase}/docs_${randomBytes(4).toString('hex')}`,
+    REDIS_URL: SERVICES.redisUrl,
+    REDIS_KEY_PREFIX: `docs:${randomBytes(4).toString('hex')}:`,
+    LOG_LEVEL: 'silent',
+  });
+  api = await startResourceApi(config, createLogger('silent'));
+  doc = (await call(api.url, '/openapi.json')).body as Doc;
+});
+afterAll(async () => {
+  await api?.connection.dropDatabase().catch(() => undefined);
+  await api?.close();
+});
+
+describe('/openapi.json', () => {
+  it('is the generated document, and a valid OpenAPI 3.1 document', async () => {
+    expect(doc).toEqual(buildOpenApi({ BASE_URL: BASE }, REGISTRY));
+    const result = await new Validator().validate(doc as unknown as Parameters<Validator['validate']>[0]);
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
+    expect((doc as unknown as { openapi: string }).openapi).toBe('3.1.0');
+  });
+
+  it('describes every registry operation with its scope as the security requirement', () => {
+    for (const area of REGISTRY)
+      for (const op of area.operations) {
+        const operation = doc.paths[op.path]?.[op.method];
+        expect(operation?.operationId).toBe(`${op.area}.${op.action}`);
+        expect(operation!.security[0]).toEqual({ oauth2: [scopeOf(op)] });
+        expect(operation!.security.length).toBe(op.response.public ? 2 : 1);
+        expect(Object.keys(operation!.responses)).toEqual(
+          expect.arrayContaining([String(op.response.status), '401', '403', '503']),
+        );
+      }
+    const count = Object.values(doc.paths)
+      .flatMap((p) => Object.values(p))
+      .filter((o) => o.operationId.includes('.') && !/^(oauth|discovery)\./.test(o.operationId)).length;
+    expect(count).toBe(REGISTRY.flatMap((a) => a.operations).length);
+  });
+
+  it('describes the OAuth endpoints of SPEC.md and the authorization-code flow with every scope', () => {
+    for (const [path, method] of [
+      ['/api/oauth/register', 'post'],
+      ['/api/oauth/token', 'post'],
+      ['/api/oauth/revoke', 'post'],
+      ['/api/oauth/userinfo', 'get'],
+      ['/api/oauth/introspect', 'post'],
+      ['/oauth/authorize', 'get'],
+    ] as const)
+      expect(doc.paths[path]?.[method]).toBeDefined();
+    const flow = doc.components.securitySchemes.oauth2.flows.authorizationCode;
+    expect(flow).toMatchObject({
+      authorizationUrl: `${BASE}/oauth/authorize`,
+      tokenUrl: `${BASE}/api/oauth/token`,
+      refreshUrl: `${BASE}/api/oauth/token`,
+    });
+    expect(flow.scopes).toEqual(Object.fromEntries(ALL_SCOPES.map((s) => [s.name, s.description])));
+  });
+
+  it('resolves every $ref', () => {
+    const refs = JSON.stringify(doc).match(/"\$ref":"#\/components\/(schemas|responses)\/[^"]+"/g) ?? [];
+    expect(refs.length).toBeGreaterThan(100);
+    const d = doc as unknown as { components: Record<string, Record<string, unknown>> };
+    for (const ref of refs) {
+      const [, kind, name] = /#\/components\/(\w+)\/([^"]+)/.exec(ref)!;
+      expect(d.components[kind!]![name!]).toBeDefined();
+    }
+  });
+});
+
+describe('/.well-known/oauth-protected-resource', () => {
+  it('names BASE_URL as resource and authorization server, and the 35 API scopes', async () => {
+    const res = await call(api.url, '/.well-known/oauth-protected-resource');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({
+      resource: BASE,
+      authorization_servers: [BASE],
+      scopes_supported: [...API_SCOPE_NAMES],
+      bearer_methods_supported: ['header'],
+      resource_name: expect.any(String),
+      resource_documentation: `${BASE}/auth.md`,
+    });
+    expect(API_SCOPE_NAMES).toHaveLength(35);
+  });
+});
+
+describe('/auth.md', () => {
+  it('walks through the flow with this deployment’s URLs and says what is not supported', async () => {
+    const res = await call(api.url, '/auth.md');
+    expect(res.headers.get('content-type')).toMatch(/^text\/markdown/);
+    const md = res.text;
+    for (const expected of [
+      `${BASE}/.well-known/oauth-protected-resource`,
+      `${BASE}/api/oauth/register`,
+      `${BASE}/oauth/authorize?response_type=code`,
+      'code_challenge_method=S256',
+      'grant_type=authorization_code',
+      'grant_type=refresh_token',
+      `${BASE}/api/oauth/revoke`,
+      `resource=${BASE}`,
+      'invalid_redirect_uri',
+      'resource_metadata=',
+      'insufficient_scope',
+      'access_denied',
+      'rel="oauth-protected-resource"',
+      'agent_auth',
+      'ID-JAG',
+      'service_auth',
+      'no claim step',
+      'temporarily_unavailable',
+    ])
+      expect(md).toContain(expected);
+    for (const scope of API_SCOPE_NAMES) expect(md).toContain(`\`${scope}\``);
+  });
+});
+
+describe('the README', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+
+  it('lists every area with its operations and scopes, as the registry says', () => {
+    expect(section(readme, 'areas-table')).toBe(areasTable(REGISTRY));
+  });
+
+  it('lists every environment variable', () => {
+    expect(section(readme, 'env-table')).toBe(envTable());
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * Revocation reaches every API instance at once: two instances in one process, each with its own
+ * cache and its own Redis subscription, both holding the token in cache; the token is revoked at the
+ * auth server's /api/oauth/revoke, and both refuse it on the very next request.
+ */
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import {
+  call,
+  introspectionCounter,
+  startTestResourceApi,
+  type TestResourceApi,
+} from '../../../test-support/resource-api.js';
+import { TokenSource } from '../../../test-support/tokens.js';
+
+let auth: TestAuthServer;
+let one: TestResourceApi;
+let two: TestResourceApi;
+let tokens: TokenSource;
+
+beforeAll(async () => {
+  auth = await startTestAuthServer();
+  [one, two] = await Promise.all([startTestResourceApi(auth), startTestResourceApi(auth)]);
+  tokens = new TokenSource(auth);
+});
+afterAll(async () => {
+  await Promise.all([one?.stop(), two?.stop()]);
+  await auth?.stop();
+});
+
+/** Both instances accept the token, and it is in both caches (a repeat makes no introspection call). */
+async function cachedInBoth(token: string) {
+  const counter = introspectionCounter(auth);
+  for (const api of [one, two])
+    expect((await call(api.url, '/api/v1/orders?limit=1', { token })).status).toBe(200);
+  expect(counter.count).toBe(2);
+  for (const api of [one, two])
+    expect((await call(api.url, '/api/v1/orders?limit=1', { token })).status).toBe(200);
+  expect(counter.count).toBe(2);
+}
+
+it('runs two instances on two ports', () => {
+  expect(one.url).not.toBe(two.url);
+});
+
+it('refuses a revoked access token on both instances on the very next request', async () => {
+  const set = await tokens.fresh(['orders:read'], { resource: auth.issuer });
+  await cachedInBoth(set.access_token);
+
+  await tokens.revoke(set.access_token, 'access_token');
+
+  for (const api of [one, two]) {
+    const res = await call(api.url, '/api/v1/orders?limit=1', { token: set.access_token });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+  }
+});
+
+it('refuses the access tokens of a grant whose refresh token was revoked, on both instances', async () => {
+  const set = await tokens.fresh(['orders:read']);
+  await cachedInBoth(set.access_token);
+
+  await tokens.revoke(set.refresh_token!, 'refresh_token');
+
+  for (const api of [one, two])
+    expect((await call(api.url, '/api/v1/orders?limit=1', { token: set.access_token })).status).toBe(401);
+});
+
+it('keeps serving tokens of other grants', async () => {
+  // Revoking an access token ends its whole grant (oidc-provider), so the token kept comes from
+  // another client, hence another grant.
+  const keep = await new TokenSource(auth).fresh(['orders:read']);
+  const drop = await tokens.fresh(['orders:read']);
+  await cachedInBoth(keep.access_token);
+  await tokens.revoke(drop.access_token);
+  for (const api of [one, two])
+    expect((await call(api.url, '/api/v1/orders?limit=1', { token: keep.access_token })).status).toBe(200);
+});

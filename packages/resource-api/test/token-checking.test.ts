@@ -1,0 +1,172 @@
+/**
+ * How the API checks tokens (DESIGN.md §2), against the real auth server: the answers for every kind
+ * of bad token, audience binding, the introspection cache (counted where the calls arrive, at the auth
+ * server), single flight, the separate negative cache, and the auth server going away and coming back.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createLogger } from '../../auth-server/src/logger.js';
+import { startAuthServer } from '../../auth-server/src/server.js';
+import { freePort, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import {
+  call,
+  introspectionCounter,
+  startTestResourceApi,
+  type TestResourceApi,
+} from '../../../test-support/resource-api.js';
+import { TokenSource } from '../../../test-support/tokens.js';
+
+let auth: TestAuthServer;
+let api: TestResourceApi;
+let tokens: TokenSource;
+let counter: ReturnType<typeof introspectionCounter>;
+let prm: string;
+
+beforeAll(async () => {
+  auth = await startTestAuthServer();
+  api = await startTestResourceApi(auth, { NEGATIVE_CACHE_SIZE: '5' });
+  tokens = new TokenSource(auth);
+  counter = introspectionCounter(auth);
+  prm = `${auth.issuer}/.well-known/oauth-protected-resource`;
+});
+afterAll(async () => {
+  await api?.stop();
+  await auth?.stop();
+});
+
+const fresh = async (scope = 'students:read', resource?: string) =>
+  (await tokens.fresh([scope], resource ? { resource } : {})).access_token;
+
+function expectInvalidToken(res: Awaited<ReturnType<typeof call>>, description?: RegExp) {
+  expect(res.status).toBe(401);
+  expect(res.body).toEqual({ error: 'invalid_token', error_description: expect.any(String) });
+  const challenge = res.headers.get('www-authenticate') ?? '';
+  expect(challenge).toMatch(
+    /^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="([^"]+)"$/,
+  );
+  expect(challenge).toContain(`resource_metadata="${prm}"`);
+  if (description) expect((res.body as { error_description: string }).error_description).toMatch(description);
+}
+
+describe('answers', () => {
+  it('serves a request without an Authorization header as anonymous, without any challenge', async () => {
+    const res = await call(api.url, '/api/v1/students');
+    expect(res.status).toBe(403);
+    expect((res.body as { error: string }).error).toBe('access_denied');
+    expect(res.headers.get('www-authenticate')).toBeNull();
+  });
+
+  it.each([['Basic dXNlcjpwYXNz'], ['Bearer'], ['Bearer a b'], ['Token abc'], ['']])(
+    'answers 401 invalid_token to the malformed Authorization header %j',
+    async (authorization) => {
+      const res = await call(api.url, '/api/v1/courses', { authorization, headers: { authorization } });
+      expectInvalidToken(res);
+    },
+  );
+
+  it('answers 401 invalid_token to an unknown token, even on an operation with a public view', async () => {
+    expectInvalidToken(
+      await call(api.url, '/api/v1/courses', { token: 'not-a-real-token' }),
+      /invalid, expired or revoked/,
+    );
+  });
+
+  it('answers 401 to a refresh token used as an access token', async () => {
+    const set = await tokens.fresh(['courses:read']);
+    expectInvalidToken(
+      await call(api.url, '/api/v1/courses', { token: set.refresh_token! }),
+      /refresh token/,
+    );
+  });
+
+  it('refuses a token sent in the query string with 400, instead of serving it as anonymous', async () => {
+    const token = await fresh('courses:read');
+    const res = await call(api.url, `/api/v1/courses?access_token=${token}`);
+    expect(res.status).toBe(400);
+    expect((res.body as { error: string }).error).toBe('invalid_request');
+  });
+
+  it('accepts an unbound token (no resource) and a token bound to BASE_URL with or without the slash', async () => {
+    for (const resource of [undefined, auth.issuer, `${auth.issuer}/`]) {
+      const res = await call(api.url, '/api/v1/students?limit=1', {
+        token: await fresh('students:read', resource),
+      });
+      expect(res.status).toBe(200);
+    }
+  });
+
+  it('refuses a token bound to another resource with 401, and accepts an unbound one there', async () => {
+    const other = await startTestResourceApi(auth, { BASE_URL: `http://127.0.0.1:${await freePort()}` });
+    try {
+      const bound = await fresh('students:read', auth.issuer);
+      const res = await call(other.url, '/api/v1/students', { token: bound });
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toContain(
+        `resource_metadata="${other.config.BASE_URL}/.well-known/oauth-protected-resource"`,
+      );
+      expect((res.body as { error_description: string }).error_description).toMatch(/another resource/);
+      expect(
+        (await call(other.url, '/api/v1/students', { token: await fresh('students:read') })).status,
+      ).toBe(200);
+    } finally {
+      await other.stop();
+    }
+  });
+});
+
+describe('the introspection cache', () => {
+  it('introspects a token once: a second request within the bound makes no call', async () => {
+    const token = await fresh();
+    const before = counter.count;
+    expect((await call(api.url, '/api/v1/students?limit=1', { token })).status).toBe(200);
+    expect(counter.count).toBe(before + 1);
+    expect((await call(api.url, '/api/v1/students?limit=1', { token })).status).toBe(200);
+    expect((await call(api.url, '/api/v1/students/000000000000000000000000', { token })).status).toBe(404);
+    expect(counter.count).toBe(before + 1);
+  });
+
+  it('makes one call for many concurrent first requests with the same token (single flight)', async () => {
+    const token = await fresh();
+    const before = counter.count;
+    const answers = await Promise.all(
+      Array.from({ length: 12 }, () => call(api.url, '/api/v1/students?limit=1', { token })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(12).fill(200));
+    expect(counter.count).toBe(before + 1);
+  });
+
+  it('remembers a junk token briefly, in a cache of its own that cannot evict good tokens', async () => {
+    const good = await fresh();
+    expect((await call(api.url, '/api/v1/students?limit=1', { token: good })).status).toBe(200);
+    const before = counter.count;
+    expect((await call(api.url, '/api/v1/students', { token: 'junk-0' })).status).toBe(401);
+    expect((await call(api.url, '/api/v1/students', { token: 'junk-0' })).status).toBe(401);
+    expect(counter.count).toBe(before + 1);
+    for (let i = 1; i <= 20; i++) await call(api.url, '/api/v1/students', { token: `junk-${i}` });
+    expect(counter.count).toBe(before + 21);
+    expect((await call(api.url, '/api/v1/students?limit=1', { token: good })).status).toBe(200);
+    expect(counter.count).toBe(before + 21);
+  });
+});
+
+describe('when the auth server is unreachable', () => {
+  it('answers 503 temporarily_unavailable (never 401), keeps serving cached tokens and anonymous callers, and recovers', async () => {
+    const cached = await fresh();
+    const uncached = await fresh();
+    expect((await call(api.url, '/api/v1/students?limit=1', { token: cached })).status).toBe(200);
+
+    await auth.running.close();
+    try {
+      const down = await call(api.url, '/api/v1/students?limit=1', { token: uncached });
+      expect(down.status).toBe(503);
+      expect(down.body).toEqual({ error: 'temporarily_unavailable', error_description: expect.any(String) });
+      expect(down.headers.get('www-authenticate')).toBeNull();
+      expect(down.headers.get('retry-after')).toBe('5');
+      expect((await call(api.url, '/api/v1/students?limit=1', { token: cached })).status).toBe(200);
+      expect((await call(api.url, '/api/v1/courses')).status).toBe(200);
+    } finally {
+      auth.running = await startAuthServer(auth.config, createLogger('silent'));
+      counter.attach();
+    }
+    expect((await call(api.url, '/api/v1/students?limit=1', { token: uncached })).status).toBe(200);
+  });
+});

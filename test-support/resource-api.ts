@@ -1,0 +1,101 @@
+/**
+ * Boots the real resource API in-process next to a test auth server: the API's BASE_URL is the auth
+ * server's issuer (so bound tokens name it), it introspects at the auth server directly with the
+ * static introspection client, shares the auth server's MongoDB database (the `account` area reads
+ * its accounts) and listens for revocations on the auth server's Redis prefix. Any setting can be
+ * overridden, e.g. a different BASE_URL to see a foreign-audience token refused.
+ */
+import type { IncomingMessage } from 'node:http';
+import { loadConfig, type ApiConfig } from '../packages/resource-api/src/config.js';
+import { createLogger } from '../packages/resource-api/src/logger.js';
+import {
+  startResourceApi,
+  type RunningResourceApi,
+  type StartOptions,
+} from '../packages/resource-api/src/server.js';
+import { INTROSPECTOR, type TestAuthServer } from './auth-server.js';
+
+/** A test's resource API. */
+export interface TestResourceApi {
+  url: string;
+  config: ApiConfig;
+  running: RunningResourceApi;
+  stop(): Promise<void>;
+}
+
+/** Starts a resource API for `auth` on a free port. */
+export async function startTestResourceApi(
+  auth: TestAuthServer,
+  env: Record<string, string> = {},
+  options: StartOptions = {},
+): Promise<TestResourceApi> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    BASE_URL: auth.issuer,
+    API_HOST: '127.0.0.1',
+    API_PORT: '0',
+    AUTH_INTERNAL_URL: auth.issuer,
+    INTROSPECTION_CLIENT_ID: INTROSPECTOR.clientId,
+    INTROSPECTION_CLIENT_SECRET: INTROSPECTOR.clientSecret,
+    MONGODB_URI: auth.config.MONGODB_URI,
+    REDIS_URL: auth.config.REDIS_URL,
+    REDIS_KEY_PREFIX: auth.config.REDIS_KEY_PREFIX,
+    LOG_LEVEL: 'silent',
+    ...env,
+  });
+  const running = await startResourceApi(config, createLogger(config.LOG_LEVEL), options);
+  return { url: running.url, config, running, stop: () => running.close() };
+}
+
+/**
+ * Counts the introspection requests the auth server receives, by watching its HTTP server's requests
+ * (no mock: the real calls, counted where they arrive). Call `attach()` again after a restart.
+ */
+export function introspectionCounter(auth: TestAuthServer) {
+  const counter = {
+    count: 0,
+    attach() {
+      auth.running.server.on('request', (req: IncomingMessage) => {
+        if (req.method === 'POST' && req.url?.startsWith('/api/oauth/introspect')) counter.count++;
+      });
+    },
+  };
+  counter.attach();
+  return counter;
+}
+
+/** One HTTP answer, read fully. */
+export interface Answer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  text: string;
+}
+
+/** Calls the API: `token` goes into the Authorization header; `json` is sent as the body. */
+export async function call(
+  base: string,
+  path: string,
+  init: {
+    method?: string;
+    token?: string;
+    authorization?: string;
+    json?: unknown;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+  } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...init.headers };
+  if (init.token) headers.authorization = `Bearer ${init.token}`;
+  if (init.authorization) headers.authorization = init.authorization;
+  let body: string | Buffer | undefined = init.body;
+  if (init.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(init.json);
+  }
+  const res = await fetch(`${base}${path}`, { method: init.method ?? 'GET', headers, body });
+  const text = await res.text();
+  let parsed: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('json') && text) parsed = JSON.parse(text);
+  return { status: res.status, headers: res.headers, body: parsed, text };
+}
