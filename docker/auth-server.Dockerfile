@@ -11,7 +11,8 @@ RUN npm ci --no-audit --no-fund
 COPY packages/shared packages/shared
 COPY packages/auth-server packages/auth-server
 RUN npx tsc -b packages/auth-server \
- && npm ci --omit=dev --no-audit --no-fund --workspace @school/auth-server --include-workspace-root=false
+ && npm ci --omit=dev --no-audit --no-fund --workspace @school/auth-server --include-workspace-root=false \
+ && mkdir -p packages/auth-server/node_modules
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production AUTH_HOST=0.0.0.0 AUTH_PORT=8082 KEYS_FILE=/var/lib/school-auth/keys/jwks.json
@@ -21,6 +22,8 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/packages/shared/package.json packages/shared/
 COPY --from=build /app/packages/shared/dist packages/shared/dist
 COPY --from=build /app/packages/auth-server/package.json packages/auth-server/
+# Dependencies npm could not hoist (another version sits at the root) live beside the package.
+COPY --from=build /app/packages/auth-server/node_modules packages/auth-server/node_modules
 COPY --from=build /app/packages/auth-server/dist packages/auth-server/dist
 RUN mkdir -p /var/lib/school-auth/keys && chown -R node:node /var/lib/school-auth
 USER node

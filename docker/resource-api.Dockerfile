@@ -11,7 +11,8 @@ RUN npm ci --no-audit --no-fund
 COPY packages/shared packages/shared
 COPY packages/resource-api packages/resource-api
 RUN npx tsc -b packages/resource-api \
- && npm ci --omit=dev --no-audit --no-fund --workspace @school/resource-api --include-workspace-root=false
+ && npm ci --omit=dev --no-audit --no-fund --workspace @school/resource-api --include-workspace-root=false \
+ && mkdir -p packages/resource-api/node_modules
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production API_HOST=0.0.0.0 API_PORT=8081
@@ -21,6 +22,8 @@ COPY --from=build /app/package.json ./
 COPY --from=build /app/packages/shared/package.json packages/shared/
 COPY --from=build /app/packages/shared/dist packages/shared/dist
 COPY --from=build /app/packages/resource-api/package.json packages/resource-api/
+# Dependencies npm could not hoist (another version sits at the root) live beside the package.
+COPY --from=build /app/packages/resource-api/node_modules packages/resource-api/node_modules
 COPY --from=build /app/packages/resource-api/dist packages/resource-api/dist
 USER node
 EXPOSE 8081

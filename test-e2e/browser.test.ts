@@ -15,7 +15,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-});
+}, 90_000);
 afterAll(async () => {
   await browser?.close();
   await stack?.stop();

@@ -122,9 +122,11 @@ describe.each([
   it('starts from exactly the files it copies into the image and answers its health check', async () => {
     const image = mkdtempSync(join(tmpdir(), `image-${service}-`));
     for (const path of imageFiles(dockerfile)) {
+      // The build stage creates packages/<service>/node_modules even when npm hoisted everything.
+      if (path.endsWith('/node_modules') && !existsSync(join(ROOT, path))) continue;
       expect(existsSync(join(ROOT, path))).toBe(true);
       mkdirSync(dirname(join(image, path)), { recursive: true });
-      cpSync(join(ROOT, path), join(image, path), { recursive: true });
+      cpSync(join(ROOT, path), join(image, path), { recursive: true, verbatimSymlinks: true });
     }
     symlinkSync(join(ROOT, 'node_modules'), join(image, 'node_modules'));
     const cmd = /^CMD \["node", "([^"]+)"\]/m.exec(dockerfile)![1]!;
@@ -157,8 +159,10 @@ describe.each([
       }
       expect({ status, output: status === 200 ? '' : output }).toEqual({ status: 200, output: '' });
     } finally {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
     }
   });
 });

@@ -40,7 +40,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
   let mongo: Connection | undefined;
   let audit: AuditLog | undefined;
   const close = async () => {
-    audit?.close();
+    await audit?.close();
     await Promise.allSettled([redis.quit(), mongo?.close()]);
   };
   try {

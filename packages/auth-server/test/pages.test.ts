@@ -60,6 +60,10 @@ function expectPageHeaders(page: Page): void {
   expect(page.headers.get('x-frame-options')).toBe('DENY');
   expect(page.headers.get('x-content-type-options')).toBe('nosniff');
   expect(page.body).not.toMatch(/<script/i);
+  // The one inline stylesheet is allowed by its hash, computed over exactly what is served.
+  const style = /<style>([\s\S]*?)<\/style>/.exec(page.body)![1]!;
+  const hash = createHash('sha256').update(style).digest('base64');
+  expect(page.headers.get('content-security-policy')).toContain(`style-src 'sha256-${hash}'`);
 }
 
 beforeAll(async () => {

@@ -14,12 +14,32 @@ export interface NewAccount {
   role?: 'admin' | 'staff';
 }
 
-/** Accounts as the login page and oidc-provider's `findAccount` need them. */
+/** Options of {@link AccountStore}. */
+export interface AccountStoreOptions {
+  /** At most this many recently read accounts are kept (the oldest entry goes first). Default 1000. */
+  cacheSize?: number;
+}
+
+/**
+ * Accounts as the login page and oidc-provider's `findAccount` need them.
+ *
+ * `findAccount` may reuse an account read recently, when the caller says how old a read it accepts:
+ * the token endpoint does (see provider/configuration.ts), because oidc-provider looks the account up
+ * on every code exchange and refresh, and one school has few staff accounts, each with many apps and
+ * agents refreshing tokens. Everything else (userinfo, the consent page, sign-in) reads MongoDB.
+ * Changes made through this store (`upsert`) evict the entry at once.
+ */
 export class AccountStore {
   private readonly model: Model<AccountDocument>;
+  private readonly cacheSize: number;
+  /** Account id → the document and when it was read. */
+  private readonly recent = new Map<string, { doc: AccountDocument; at: number }>();
+  /** Bumped by every write, so a read that raced one is not kept. */
+  private writes = 0;
 
-  constructor(connection: Connection) {
+  constructor(connection: Connection, options: AccountStoreOptions = {}) {
     this.model = accountModel(connection);
+    this.cacheSize = options.cacheSize ?? 1_000;
   }
 
   /** Creates the collection's indexes (the unique email). */
@@ -40,6 +60,7 @@ export class AccountStore {
   async upsert(input: NewAccount): Promise<string> {
     const email = input.email.trim().toLowerCase();
     const passwordHash = await hashPassword(input.password);
+    this.writes++;
     const doc = await this.model
       .findOneAndUpdate(
         { email },
@@ -57,12 +78,17 @@ export class AccountStore {
         { upsert: true, returnDocument: 'after', lean: true },
       )
       .exec();
+    this.writes++;
+    this.recent.delete(doc!._id);
     return doc!._id;
   }
 
-  /** oidc-provider's `findAccount`: the claims for `openid`, `profile` and `email`. */
-  async findAccount(accountId: string): Promise<Account | undefined> {
-    const a = await this.model.findById(accountId).lean();
+  /**
+   * oidc-provider's `findAccount`: the claims for `openid`, `profile` and `email`. With `maxAgeMs`, an
+   * account read at most that long ago may be reused (claims that stale, a deleted account found).
+   */
+  async findAccount(accountId: string, maxAgeMs = 0): Promise<Account | undefined> {
+    const a = await this.load(accountId, maxAgeMs);
     if (!a) return undefined;
     return {
       accountId: a._id,
@@ -76,5 +102,24 @@ export class AccountStore {
         email_verified: a.emailVerified,
       }),
     };
+  }
+
+  /** The account document: a read at most `maxAgeMs` old, else a fresh one from MongoDB. */
+  private async load(accountId: string, maxAgeMs: number): Promise<AccountDocument | undefined> {
+    const hit = maxAgeMs > 0 ? this.recent.get(accountId) : undefined;
+    if (hit && Date.now() - hit.at <= maxAgeMs) return hit.doc;
+    const writes = this.writes;
+    const at = Date.now();
+    const doc = await this.model.findById(accountId).lean<AccountDocument>();
+    if (!doc) {
+      this.recent.delete(accountId);
+      return undefined;
+    }
+    if (writes === this.writes) {
+      this.recent.delete(accountId);
+      if (this.recent.size >= this.cacheSize) this.recent.delete(this.recent.keys().next().value!);
+      this.recent.set(accountId, { doc, at });
+    }
+    return doc;
   }
 }

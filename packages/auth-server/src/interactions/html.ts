@@ -57,6 +57,10 @@ input[type=email],input[type=password]{background:#111827;color:#f9fafb}code{bac
 /** The CSP hash of the one stylesheet every page inlines. */
 export const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
+// Built by concatenation, not inside an html`` template, so that no formatter can add whitespace
+// to the element's content and break the hash above.
+const STYLE_ELEMENT = new SafeHtml('<style>' + STYLE + '</style>');
+
 /**
  * The Content-Security-Policy of a page: no scripts, only our stylesheet, no framing, forms posting
  * to this origin and (after the redirects that follow a submission) to `formTargets`.
@@ -79,11 +83,9 @@ export function layout(title: string, body: SafeHtml): string {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
+        <meta name="referrer" content="same-origin" />
         <title>${title}</title>
-        <style>
-          ${new SafeHtml(STYLE)}
-        </style>
+        ${STYLE_ELEMENT}
       </head>
       <body>
         <main>${body}</main>

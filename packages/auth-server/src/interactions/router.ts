@@ -98,7 +98,9 @@ export function interactionRouter({
   const checkForm = (ctx: Context, uid: string): void => {
     const origin = ctx.get('origin');
     const body = ctx.request.body as Record<string, unknown> | undefined;
-    if ((origin && origin !== ownOrigin) || !csrf.verify(uid, body?.csrf)) throw new FormRejected();
+    // `Origin: null` (privacy settings, some redirects) says nothing; the CSRF token still decides.
+    const foreign = origin !== '' && origin !== 'null' && origin !== ownOrigin;
+    if (foreign || !csrf.verify(uid, body?.csrf)) throw new FormRejected();
   };
 
   const finish = async (

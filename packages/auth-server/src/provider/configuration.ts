@@ -40,6 +40,12 @@ export const ROUTES = {
   challenge: '/oauth/challenge',
 } as const;
 
+/**
+ * How old an account read the token endpoint may reuse, ms: for this long a deleted account can still
+ * refresh, and a changed name or email may still show in new ID tokens.
+ */
+export const TOKEN_ACCOUNT_MAX_AGE_MS = 5_000;
+
 /** Where login and consent pages live; the `_interaction` cookie is scoped to this path. */
 export const INTERACTION_PATH = '/oauth/interaction';
 
@@ -111,10 +117,14 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
       profile: ['name', 'given_name', 'family_name', 'updated_at'],
       email: ['email', 'email_verified'],
     },
-    findAccount: (_ctx, sub) =>
-      accounts.findAccount(sub).catch((err: unknown) => {
-        throw new StorageUnavailable(err); // MongoDB unreachable: 503, not 500
-      }),
+    // The token endpoint looks the account up on every code exchange and refresh: an account read in
+    // the last few seconds will do there (AccountStore). Userinfo and the rest read MongoDB.
+    findAccount: (ctx, sub) =>
+      accounts
+        .findAccount(sub, ctx?.oidc?.route === 'token' ? TOKEN_ACCOUNT_MAX_AGE_MS : 0)
+        .catch((err: unknown) => {
+          throw new StorageUnavailable(err); // MongoDB unreachable: 503, not 500
+        }),
     routes: { ...ROUTES },
     responseTypes: ['code'],
     pkce: { required: () => true },

@@ -18,6 +18,13 @@
  *
  * Every revocation is also published on `<prefix>revocations` as the SHA-256 hashes of the revoked
  * access tokens, so resource servers that cache introspection results can evict them at once.
+ *
+ * Stored clients (dynamically registered and operator-created) are cached in process for a few
+ * seconds: oidc-provider reads the client from storage on every request that names one (a Redis
+ * round trip, a JSON parse and a SHA-256 of the metadata each time), while clients change only when
+ * registered or deleted. Writes and deletes through this process evict the entry at once; a client
+ * deleted through another process (the `school-auth` command, another instance) keeps working here
+ * for at most `clientCacheMs` (5 s). Unknown client ids are never cached.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
@@ -45,6 +52,10 @@ export interface RedisAdapterOptions {
   prefix: string;
   /** Seconds added to every TTL: oidc-provider still accepts a token that long past `exp`. */
   clockToleranceSeconds?: number;
+  /** How long a stored client's metadata is reused in process, ms; 0 turns the cache off. Default 5000. */
+  clientCacheMs?: number;
+  /** At most this many clients are cached (the oldest entry goes first). Default 1000. */
+  clientCacheSize?: number;
 }
 
 /** The channel revocations are published on, for a given prefix. */
@@ -100,6 +111,16 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
   const grantKey = (grantId: string) => `${prefix}grant:${grantId}`;
   const uidKey = (uid: string) => `${prefix}sessionUid:${uid}`;
   const channel = revocationChannel(prefix);
+  const clientCacheMs = options.clientCacheMs ?? 5_000;
+  const clientCacheSize = options.clientCacheSize ?? 1_000;
+  /** Client id → its stored JSON and until when it may be reused. */
+  const clientCache = new Map<string, { json: string; until: number }>();
+  /** Bumped by every client write or delete, so a read that raced one is not cached. */
+  let clientWrites = 0;
+  const forgetClient = (id: string) => {
+    clientWrites++;
+    clientCache.delete(id);
+  };
 
   const publishRevoked = async (keys: string[]) => {
     const marker = `${prefix}AccessToken:`;
@@ -146,7 +167,9 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       if (this.name === 'Session' && payload.uid && ttl) {
         m.set(uidKey(payload.uid), id, 'EX', ttl);
       }
+      if (this.name === 'Client') forgetClient(id);
       const results = await m.exec();
+      if (this.name === 'Client') forgetClient(id);
       const failed = results?.find(([err]) => err);
       if (failed) throw failed[0];
     }
@@ -159,8 +182,24 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
         const payload = JSON.parse(p) as AdapterPayload;
         return c ? { ...payload, consumed: Number(c) } : payload;
       }
+      if (this.name === 'Client' && clientCacheMs > 0) return this.findClient(id, key);
       const json = await r.get(key);
       return json ? (JSON.parse(json) as AdapterPayload) : undefined;
+    }
+
+    private async findClient(id: string, key: string): Promise<AdapterPayload | undefined> {
+      const now = Date.now();
+      const cached = clientCache.get(id);
+      if (cached && cached.until > now) return JSON.parse(cached.json) as AdapterPayload;
+      const writes = clientWrites;
+      const json = await r.get(key);
+      if (!json) return undefined;
+      if (writes === clientWrites) {
+        clientCache.delete(id);
+        if (clientCache.size >= clientCacheSize) clientCache.delete(clientCache.keys().next().value!);
+        clientCache.set(id, { json, until: now + clientCacheMs });
+      }
+      return JSON.parse(json) as AdapterPayload;
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -191,7 +230,9 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
     }
 
     async destroy(id: string): Promise<void> {
+      if (this.name === 'Client') forgetClient(id);
       await r.del(this.key(id));
+      if (this.name === 'Client') forgetClient(id);
       if (this.name === 'AccessToken') await publishRevoked([this.key(id)]);
     }
 
