@@ -1,0 +1,228 @@
+/**
+ * SPEC.md's lifecycle through the edge only, as outside clients run it, with the admin in a real
+ * browser: once with openid-client (discover → register → authorize → exchange → API → userinfo →
+ * refresh → revoke → refused), once with the MCP TypeScript SDK's `auth()` starting from a protected
+ * API URL (PRM → AS metadata → registration → `resource` → a bound token). Also checks that no token
+ * reached any service's logs.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
+import type {
+  OAuthClientInformationMixed,
+  OAuthClientMetadata,
+  OAuthTokens,
+} from '@modelcontextprotocol/sdk/shared/auth.js';
+import * as oidc from 'openid-client';
+import type { Browser } from 'playwright-core';
+import { launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
+import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
+
+const insecure = { execute: [oidc.allowInsecureRequests] };
+let stack: Stack;
+let browser: Browser;
+const secretsSeen: string[] = [];
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+/** The admin approves in Chromium; resolves with the URL the loopback listener received. */
+async function approveInBrowser(authorizationUrl: string, listener: LoopbackListener): Promise<URL> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(authorizationUrl);
+    await page.fill('input[name=email]', E2E_ADMIN.email);
+    await page.fill('input[name=password]', E2E_ADMIN.password);
+    await page.click('button[type=submit]');
+    await page.click('button:has-text("Allow")');
+    return await listener.received;
+  } finally {
+    await context.close();
+  }
+}
+
+const api = (path: string, token?: string, init: RequestInit = {}) =>
+  fetch(`${stack.baseUrl}${path}`, {
+    ...init,
+    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(init.headers ?? {}) },
+  });
+
+describe('the lifecycle with openid-client, through the edge', () => {
+  it('discovers, registers, authorizes, exchanges, uses the API, refreshes, revokes, and is refused after', async () => {
+    const listener = await loopbackListener();
+    try {
+      const issuer = new URL(stack.baseUrl);
+      const config = await oidc.dynamicClientRegistration(
+        issuer,
+        {
+          client_name: 'e2e openid-client CLI',
+          redirect_uris: [listener.redirectUri],
+          token_endpoint_auth_method: 'none',
+        },
+        oidc.None(),
+        insecure,
+      );
+      expect(config.serverMetadata().issuer).toBe(stack.baseUrl);
+      expect(config.serverMetadata().token_endpoint).toBe(`${stack.baseUrl}/api/oauth/token`);
+
+      const verifier = oidc.randomPKCECodeVerifier();
+      const state = oidc.randomState();
+      const url = oidc.buildAuthorizationUrl(config, {
+        redirect_uri: listener.redirectUri,
+        scope: 'openid profile email courses:read coupons:read',
+        state,
+        code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+        code_challenge_method: 'S256',
+      });
+      const callback = await approveInBrowser(url.href, listener);
+      const tokens = await oidc.authorizationCodeGrant(config, callback, {
+        pkceCodeVerifier: verifier,
+        expectedState: state,
+      });
+      secretsSeen.push(tokens.access_token, tokens.refresh_token!, callback.searchParams.get('code')!);
+
+      const courses = await api('/api/v1/courses', tokens.access_token);
+      expect(courses.status).toBe(200);
+      expect(((await courses.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+
+      const write = await api('/api/v1/coupons', tokens.access_token, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ code: 'E2E10', percentOff: 10 }),
+      });
+      expect(write.status).toBe(403);
+      expect(write.headers.get('www-authenticate')).toMatch(
+        /^Bearer error="insufficient_scope", scope="coupons:write", resource_metadata="[^"]+\/.well-known\/oauth-protected-resource"/,
+      );
+      expect(await write.json()).toMatchObject({ error: 'insufficient_scope' });
+
+      const me = await oidc.fetchUserInfo(config, tokens.access_token, tokens.claims()!.sub);
+      expect(me.email).toBe(E2E_ADMIN.email);
+
+      const refreshed = await oidc.refreshTokenGrant(config, tokens.refresh_token!);
+      secretsSeen.push(refreshed.access_token, refreshed.refresh_token!);
+      expect((await api('/api/v1/courses', refreshed.access_token)).status).toBe(200);
+
+      await oidc.tokenRevocation(config, refreshed.refresh_token!);
+      const refused = await api('/api/v1/courses', refreshed.access_token);
+      expect(refused.status).toBe(401);
+      expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+      expect(refused.headers.get('www-authenticate')).toContain(
+        `resource_metadata="${stack.baseUrl}/.well-known/oauth-protected-resource"`,
+      );
+      expect(await refused.json()).toMatchObject({ error: 'invalid_token' });
+    } finally {
+      await listener.close();
+    }
+  }, 60_000);
+});
+
+/** An OAuthClientProvider for a local agent, keeping everything in memory. */
+class AgentProvider implements OAuthClientProvider {
+  authorizationUrl?: URL;
+  private info?: OAuthClientInformationMixed;
+  private saved?: OAuthTokens;
+  private verifier = '';
+  constructor(private readonly listener: LoopbackListener) {}
+  get redirectUrl() {
+    return this.listener.redirectUri;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'e2e MCP agent',
+      redirect_uris: [this.listener.redirectUri],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: OAuthClientInformationMixed) {
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: OAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+}
+
+describe('the lifecycle with the MCP TypeScript SDK, unmodified, through the edge', () => {
+  it('starts from a protected API URL and ends with a bound token the API accepts and userinfo refuses', async () => {
+    const listener = await loopbackListener();
+    try {
+      const provider = new AgentProvider(listener);
+      const serverUrl = `${stack.baseUrl}/api/v1/courses`;
+
+      expect(await auth(provider, { serverUrl })).toBe('REDIRECT');
+      const authorizationUrl = provider.authorizationUrl!;
+      expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${stack.baseUrl}/oauth/authorize`);
+      expect(authorizationUrl.searchParams.get('resource')).toMatch(new RegExp(`^${stack.baseUrl}/?$`));
+      expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+      expect(provider.clientInformation()?.client_id).toEqual(expect.any(String));
+
+      const callback = await approveInBrowser(authorizationUrl.href, listener);
+      expect(callback.searchParams.get('iss')).toBe(stack.baseUrl);
+      expect(await auth(provider, { serverUrl, authorizationCode: callback.searchParams.get('code')! })).toBe(
+        'AUTHORIZED',
+      );
+      const tokens = provider.tokens()!;
+      secretsSeen.push(tokens.access_token);
+
+      expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
+      expect((await api('/api/v1/students', tokens.access_token)).status).toBe(200);
+
+      const introspected = await fetch(`${stack.baseUrl}/api/oauth/introspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          token: tokens.access_token,
+          client_id: 'resource-api',
+          client_secret: stack.env.INTROSPECTION_CLIENT_SECRET!,
+        }),
+      });
+      expect(await introspected.json()).toMatchObject({ active: true, aud: stack.baseUrl });
+
+      const me = await api('/api/oauth/userinfo', tokens.access_token);
+      expect([401, 403]).toContain(me.status);
+      expect(me.headers.get('www-authenticate')).toMatch(/^Bearer /);
+    } finally {
+      await listener.close();
+    }
+  }, 60_000);
+});
+
+describe('the services’ logs', () => {
+  it('carry the edge’s request id and never a token or code', () => {
+    const all = Object.values(stack.logs).flat().join('');
+    expect(secretsSeen.length).toBeGreaterThan(4);
+    const leaked = secretsSeen.filter((secret) => all.includes(secret));
+    expect(leaked).toEqual([]);
+    const requestLines = stack.logs['auth-server']!.join('')
+      .split('\n')
+      .filter((l) => l.includes('"msg":"request"'))
+      // TODO(request-id propagation): the API's own introspection calls bypass the edge and carry
+      // an id of their own; only requests that came through the edge are checked here.
+      .filter((l) => !l.includes('"path":"/api/oauth/introspect"'));
+    expect(requestLines.length).toBeGreaterThan(0);
+    const withoutEdgeId = requestLines.filter((l) => !/"requestId":"[0-9a-f]{32}"/.test(l)); // nginx's $request_id
+    expect(withoutEdgeId).toEqual([]);
+  });
+});
