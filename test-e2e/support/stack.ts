@@ -26,6 +26,8 @@ export interface Stack {
   env: Record<string, string>;
   /** The captured output of each process (structured JSON log lines). */
   logs: Record<string, string[]>;
+  /** Each process's exit code once it has exited (null if killed by a signal). */
+  exits: Record<string, number | null>;
   stop(): Promise<void>;
 }
 
@@ -46,6 +48,7 @@ function run(
   args: string[],
   env: Record<string, string>,
   logs: Record<string, string[]>,
+  exits: Record<string, number | null>,
 ): ChildProcess {
   const out: string[] = (logs[name] = []);
   const child = spawn(args[0]!, args.slice(1), {
@@ -55,6 +58,7 @@ function run(
   });
   child.stdout!.on('data', (d: Buffer) => out.push(d.toString()));
   child.stderr!.on('data', (d: Buffer) => out.push(d.toString()));
+  child.once('exit', (code) => (exits[name] = code));
   return child;
 }
 
@@ -123,9 +127,10 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
   }
 
   const logs: Record<string, string[]> = {};
+  const exits: Record<string, number | null> = {};
   const children = [
-    run('auth-server', [node, 'packages/auth-server/dist/main.js'], env, logs),
-    run('resource-api', [node, 'packages/resource-api/dist/main.js'], env, logs),
+    run('auth-server', [node, 'packages/auth-server/dist/main.js'], env, logs, exits),
+    run('resource-api', [node, 'packages/resource-api/dist/main.js'], env, logs, exits),
     run(
       'edge',
       [
@@ -143,6 +148,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
       ],
       env,
       logs,
+      exits,
     ),
   ];
   const stack: Stack = {
@@ -151,6 +157,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
     apiUrl: `http://127.0.0.1:${apiPort}`,
     env,
     logs,
+    exits,
     async stop() {
       await Promise.all(
         children.map(
