@@ -19,8 +19,10 @@ export const E2E_ADMIN = { email: 'admin@e2e.test', password: 'e2e admin passwor
 
 /** A running stack. */
 export interface Stack {
-  /** The edge's origin: the issuer and the resource identifier. */
+  /** The public origin: the issuer and the resource identifier. */
   baseUrl: string;
+  /** Where the edge really listens (differs from baseUrl only in the scheme, for https stacks). */
+  edgeUrl: string;
   authUrl: string;
   apiUrl: string;
   env: Record<string, string>;
@@ -90,11 +92,16 @@ http {
 }
 
 /** Seeds, starts both services and the edge; resolves when all three answer. */
-export async function startStack(extraEnv: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(
+  extraEnv: Record<string, string> = {},
+  /** `https`: BASE_URL is https, as behind a TLS-terminating proxy in front of the edge. */
+  publicScheme: 'http' | 'https' = 'http',
+): Promise<Stack> {
   const [edgePort, authPort, apiPort] = [await freePort(), await freePort(), await freePort()];
   const id = randomBytes(5).toString('hex');
   const dir = mkdtempSync(join(tmpdir(), 'e2e-stack-'));
-  const baseUrl = `http://127.0.0.1:${edgePort}`;
+  const baseUrl = `${publicScheme}://127.0.0.1:${edgePort}`;
+  const edgeUrl = `http://127.0.0.1:${edgePort}`;
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     BASE_URL: baseUrl,
@@ -153,6 +160,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
   ];
   const stack: Stack = {
     baseUrl,
+    edgeUrl,
     authUrl: `http://127.0.0.1:${authPort}`,
     apiUrl: `http://127.0.0.1:${apiPort}`,
     env,
@@ -181,7 +189,7 @@ export async function startStack(extraEnv: Record<string, string> = {}): Promise
   try {
     await waitFor(`${stack.authUrl}/healthz`, 'auth server', logs['auth-server']!);
     await waitFor(`${stack.apiUrl}/healthz`, 'resource API', logs['resource-api']!);
-    await waitFor(`${baseUrl}/.well-known/oauth-authorization-server`, 'edge', logs.edge!);
+    await waitFor(`${edgeUrl}/.well-known/oauth-authorization-server`, 'edge', logs.edge!);
   } catch (err) {
     await stack.stop();
     throw err;
