@@ -1,0 +1,147 @@
+/**
+ * Hostile input at the auth server's endpoints: oversized and deeply nested bodies, wrong content
+ * types, invalid UTF-8, duplicated form parameters and huge scope strings each get a clear 4xx in the
+ * RFC 6749 shape (or an error page on the browser route) — never a 5xx, never a hang.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+
+let auth: TestAuthServer;
+beforeAll(async () => {
+  auth = await startTestAuthServer({ RATE_LIMIT_REGISTRATION: '1000' });
+});
+afterAll(() => auth.stop());
+
+async function send(
+  path: string,
+  body: BodyInit,
+  type: string,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${auth.issuer}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': type },
+    body,
+    signal: AbortSignal.timeout(10_000),
+  });
+  const text = await res.text();
+  return { status: res.status, json: JSON.parse(text) as Record<string, unknown> };
+}
+
+function expectClientError(r: { status: number; json: Record<string, unknown> }, error?: string): void {
+  expect(r.status).toBeGreaterThanOrEqual(400);
+  expect(r.status).toBeLessThan(500);
+  expect(typeof r.json.error).toBe('string');
+  expect(typeof r.json.error_description).toBe('string');
+  if (error) expect(r.json.error).toBe(error);
+  expect(JSON.stringify(r.json)).not.toMatch(/\n\s+at /); // no stack trace
+}
+
+const form = 'application/x-www-form-urlencoded';
+
+describe('hostile input', () => {
+  it('refuses an oversized registration body', async () => {
+    const big = JSON.stringify({
+      redirect_uris: ['http://127.0.0.1/cb'],
+      client_name: 'x'.repeat(200 * 1024),
+    });
+    expectClientError(await send('/api/oauth/register', big, 'application/json'));
+  });
+
+  it('refuses deeply nested JSON at registration', async () => {
+    const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
+    // Parsed fine but meaningless: refused for its missing redirect_uris, without any recursion trouble.
+    expectClientError(await send('/api/oauth/register', deep, 'application/json'), 'invalid_redirect_uri');
+  });
+
+  it('refuses a registration whose metadata has the wrong types', async () => {
+    expectClientError(
+      await send(
+        '/api/oauth/register',
+        JSON.stringify({ redirect_uris: 'http://127.0.0.1/cb', client_name: { nested: true } }),
+        'application/json',
+      ),
+      'invalid_redirect_uri',
+    );
+    expectClientError(
+      await send('/api/oauth/register', JSON.stringify([1, 2, 3]), 'application/json'),
+      'invalid_client_metadata',
+    );
+  });
+
+  it('refuses invalid UTF-8 in a registration body', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('{"redirect_uris":["http://127.0.0.1/cb"],"client_name":"'),
+      Buffer.from([0xc3, 0x28, 0xff]),
+      Buffer.from('"}'),
+    ]);
+    const r = await send('/api/oauth/register', bytes, 'application/json');
+    // Either refused, or accepted with the bytes replaced: never a 5xx.
+    expect(r.status === 201 || (r.status >= 400 && r.status < 500)).toBe(true);
+  });
+
+  it('refuses the token endpoint with a JSON body', async () => {
+    expectClientError(
+      await send(
+        '/api/oauth/token',
+        JSON.stringify({ grant_type: 'authorization_code' }),
+        'application/json',
+      ),
+    );
+  });
+
+  it('refuses duplicated parameters in a form body', async () => {
+    const reg = await send(
+      '/api/oauth/register',
+      JSON.stringify({ redirect_uris: ['http://127.0.0.1/cb'] }),
+      'application/json',
+    );
+    const clientId = String(reg.json.client_id);
+    for (const body of [
+      `grant_type=refresh_token&grant_type=authorization_code&client_id=${clientId}`,
+      `grant_type=refresh_token&refresh_token=a&refresh_token=b&client_id=${clientId}`,
+    ]) {
+      expectClientError(await send('/api/oauth/token', body, form), 'invalid_request');
+    }
+  });
+
+  it('refuses invalid UTF-8 and broken percent-encoding in a form body', async () => {
+    expectClientError(
+      await send(
+        '/api/oauth/token',
+        Buffer.from([0x67, 0x72, 0x61, 0x6e, 0x74, 0x5f, 0x74, 0x79, 0x70, 0x65, 0x3d, 0xff, 0xfe]),
+        form,
+      ),
+    );
+    expectClientError(await send('/api/oauth/token', 'grant_type=%E0%A4%A&client_id=%ZZ', form));
+  });
+
+  it('refuses a huge scope string at the token endpoint and at authorization, without a 5xx', async () => {
+    const scope = Array.from({ length: 20_000 }, (_, i) => `s${i}`).join(' ');
+    expectClientError(
+      await send(
+        '/api/oauth/token',
+        `grant_type=refresh_token&refresh_token=x&client_id=c&scope=${scope}`,
+        form,
+      ),
+    );
+    const res = await fetch(
+      `${auth.issuer}/oauth/authorize?response_type=code&client_id=nobody&scope=${encodeURIComponent(scope.slice(0, 6000))}`,
+      {
+        redirect: 'manual',
+        signal: AbortSignal.timeout(10_000),
+      },
+    );
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+  });
+
+  it('refuses a request line too long for any endpoint with a 4xx', async () => {
+    const res = await fetch(`${auth.issuer}/oauth/authorize?state=${'a'.repeat(100_000)}`, {
+      redirect: 'manual',
+      signal: AbortSignal.timeout(10_000),
+    }).catch((err: unknown) => err);
+    // Node's HTTP parser answers 431 (or drops the connection) before any code of ours runs.
+    if (res instanceof Response) expect(res.status).toBe(431);
+    else expect(res).toBeInstanceOf(Error);
+  });
+});
