@@ -59,6 +59,7 @@ function expectPageHeaders(page: Page): void {
   expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
   expect(page.headers.get('x-frame-options')).toBe('DENY');
   expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+  expect(page.headers.get('referrer-policy')).toBe('same-origin');
   expect(page.body).not.toMatch(/<script/i);
   // The one inline stylesheet is allowed by its hash, computed over exactly what is served.
   const style = /<style>([\s\S]*?)<\/style>/.exec(page.body)![1]!;
@@ -157,7 +158,10 @@ describe('the consent page', () => {
   it('sends a code with state and iss on allow, and shows a clear page when the form is replayed', async () => {
     const browser = new FormBrowser(auth.issuer);
     const page = await consentPage(browser, 'allow-state');
-    const back = await browser.submit(page, '/confirm');
+    // The form post is answered 303 See Other, never 307/308, which would re-post the form (RFC 9700 §4.12).
+    const posted = await browser.request(formAction(page.body, '/confirm')!, { form: { csrf: inputValue(page.body, 'csrf')! } });
+    expect(posted.status).toBe(303);
+    const back = await browser.follow(posted.location!);
     const to = new URL(back.location!);
     expect(to.searchParams.get('code')).toEqual(expect.any(String));
     expect(to.searchParams.get('state')).toBe('allow-state');
