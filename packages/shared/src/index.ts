@@ -1,1 +1,2 @@
 export * from './scopes.js';
+export * from './process.js';
