@@ -7,7 +7,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { loadConfig, type ApiConfig } from '../packages/resource-api/src/config.js';
-import { createLogger } from '../packages/resource-api/src/logger.js';
+import { createLogger, type Logger } from '../packages/resource-api/src/logger.js';
 import {
   startResourceApi,
   type RunningResourceApi,
@@ -23,11 +23,11 @@ export interface TestResourceApi {
   stop(): Promise<void>;
 }
 
-/** Starts a resource API for `auth` on a free port. */
+/** Starts a resource API for `auth` on a free port (`options.logger`: e.g. one that captures its lines). */
 export async function startTestResourceApi(
-  auth: TestAuthServer,
+  auth: Pick<TestAuthServer, 'issuer' | 'config'>,
   env: Record<string, string> = {},
-  options: StartOptions = {},
+  options: StartOptions & { logger?: Logger } = {},
 ): Promise<TestResourceApi> {
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -43,7 +43,7 @@ export async function startTestResourceApi(
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const running = await startResourceApi(config, createLogger(config.LOG_LEVEL), options);
+  const running = await startResourceApi(config, options.logger ?? createLogger(config.LOG_LEVEL), options);
   return { url: running.url, config, running, stop: () => running.close() };
 }
 

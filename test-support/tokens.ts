@@ -18,6 +18,12 @@ export interface TokenOptions {
   resource?: string;
 }
 
+/** Who signs in at the consent step. */
+export interface Account {
+  email: string;
+  password: string;
+}
+
 /** Gets tokens from one test auth server. */
 export class TokenSource {
   private client?: Promise<oidc.Configuration>;
@@ -25,7 +31,14 @@ export class TokenSource {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly browser: FormBrowser;
 
-  constructor(private readonly auth: TestAuthServer) {
+  /**
+   * `auth` is any issuer: a test auth server, or the edge of a whole stack (test-e2e, scripts/fuzz);
+   * `account` signs in (default: the test auth servers' seeded {@link ADMIN}).
+   */
+  constructor(
+    private readonly auth: Pick<TestAuthServer, 'issuer'>,
+    private readonly account: Account = ADMIN,
+  ) {
     this.browser = new FormBrowser(auth.issuer);
   }
 
@@ -80,7 +93,7 @@ export class TokenSource {
       code_challenge_method: 'S256',
       ...(options.resource ? { resource: options.resource } : {}),
     });
-    const callback = await authorizeInBrowser(this.browser, url.href, ADMIN);
+    const callback = await authorizeInBrowser(this.browser, url.href, this.account);
     const tokens = await oidc.authorizationCodeGrant(
       config,
       callback,

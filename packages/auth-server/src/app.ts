@@ -14,6 +14,7 @@ import { errorPage } from './interactions/views.js';
 import { pageCsp } from './interactions/html.js';
 import type { Logger } from './logger.js';
 import { requestLog } from './http/request-log.js';
+import { methodGuard } from './http/method-guard.js';
 import { rateLimit } from './http/rate-limit.js';
 import { LoginGuard } from './interactions/login-guard.js';
 import { ROUTES } from './provider/configuration.js';
@@ -159,8 +160,8 @@ export function createApp({ config, provider, accounts, logger, readiness, redis
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
   });
+  app.use(methodGuard);
   app.use(interactions.routes());
-  app.use(interactions.allowedMethods());
   app.use(mount(provider));
 
   app.use(async (ctx) => {

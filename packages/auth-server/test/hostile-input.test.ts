@@ -14,7 +14,7 @@ afterAll(() => auth.stop());
 
 async function send(
   path: string,
-  body: BodyInit,
+  body: string | Buffer,
   type: string,
 ): Promise<{ status: number; json: Record<string, unknown> }> {
   const res = await fetch(`${auth.issuer}${path}`, {
@@ -143,5 +143,31 @@ describe('hostile input', () => {
     // Node's HTTP parser answers 431 (or drops the connection) before any code of ours runs.
     if (res instanceof Response) expect(res.status).toBe(431);
     else expect(res).toBeInstanceOf(Error);
+  });
+});
+
+describe('unsupported methods', () => {
+  it.each([
+    ['PUT', '/api/oauth/token', 'POST'],
+    ['DELETE', '/.well-known/openid-configuration', 'GET, HEAD'],
+    ['OPTIONS', '/api/oauth/jwks', 'GET, HEAD'],
+    ['PATCH', '/api/oauth/introspect', 'POST'],
+    ['PATCH', '/oauth/interaction/abc/login', 'POST'],
+  ])('answers %s %s with 405, Allow and an RFC 6749 body', async (method, path, allow) => {
+    const res = await fetch(`${auth.issuer}${path}`, { method });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    const body = (await res.json()) as Record<string, unknown>;
+    expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
+  });
+
+  it('keeps error descriptions to the characters RFC 6749 allows, even when quoting client input', async () => {
+    const r = await send(
+      '/api/oauth/register',
+      JSON.stringify({ redirect_uris: ['https://ex"am\\ple.test/é'] }),
+      'application/json',
+    );
+    expect(r.status).toBe(400);
+    expect(String(r.json.error_description)).toMatch(/^[\x20-\x21\x23-\x5b\x5d-\x7e]+$/);
   });
 });

@@ -159,7 +159,9 @@ describe('the consent page', () => {
     const browser = new FormBrowser(auth.issuer);
     const page = await consentPage(browser, 'allow-state');
     // The form post is answered 303 See Other, never 307/308, which would re-post the form (RFC 9700 §4.12).
-    const posted = await browser.request(formAction(page.body, '/confirm')!, { form: { csrf: inputValue(page.body, 'csrf')! } });
+    const posted = await browser.request(formAction(page.body, '/confirm')!, {
+      form: { csrf: inputValue(page.body, 'csrf')! },
+    });
     expect(posted.status).toBe(303);
     const back = await browser.follow(posted.location!);
     const to = new URL(back.location!);

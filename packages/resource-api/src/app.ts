@@ -1,10 +1,11 @@
 /**
- * The resource API's Express application: request ids, the health routes, the documents for clients
- * (protected-resource metadata, OpenAPI, auth.md), every registry operation under `/api/v1`, then a
- * JSON 404 and the one error handler.
+ * The resource API's Express application: security headers and request ids, the health routes, the
+ * documents for clients (protected-resource metadata, OpenAPI, auth.md), every registry operation
+ * under `/api/v1`, then a JSON 404 and the one error handler.
  */
 import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
+import helmet from 'helmet';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import { bearer } from './auth/bearer.js';
@@ -14,6 +15,7 @@ import { prmUrl, type ApiConfig } from './config.js';
 import { docsRouter } from './http/docs.js';
 import { errorHandler, notFound } from './http/error-handler.js';
 import { healthRouter } from './http/health.js';
+import { checkRequestTarget } from './http/request-target.js';
 import { operationsRouter } from './http/operations-router.js';
 import type { AreaModule } from './lib/operation.js';
 import type { Logger } from './logger.js';
@@ -29,6 +31,25 @@ export interface AppDeps {
   logger: Logger;
 }
 
+/**
+ * The headers on every answer, errors and 404s included (helmet): the API serves JSON and Markdown
+ * only, so its CSP allows nothing at all and no framing; nosniff; no referrer; HSTS only when the
+ * public origin is https (over plain http it would be ignored, and wrong behind a misconfigured edge).
+ */
+export function securityHeaders(config: Pick<ApiConfig, 'BASE_URL'>) {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+    },
+    strictTransportSecurity: config.BASE_URL.startsWith('https:')
+      ? { maxAge: 31_536_000, includeSubDomains: false }
+      : false,
+    referrerPolicy: { policy: 'no-referrer' },
+    frameguard: { action: 'deny' },
+  });
+}
+
 /** Builds the Express application (not yet listening). */
 export function createApp({ config, connection, redis, verifier, registry, logger }: AppDeps): Express {
   const app = express();
@@ -37,13 +58,15 @@ export function createApp({ config, connection, redis, verifier, registry, logge
   app.set('trust proxy', config.TRUST_PROXY);
   app.set('query parser', 'simple');
 
+  app.use(securityHeaders(config));
   app.use((req, res, next) => {
     const id = randomUUID();
     res.locals.requestId = id;
-    res.set({ 'X-Request-Id': id, 'X-Content-Type-Options': 'nosniff' });
+    res.set('X-Request-Id', id);
     logger.debug({ id, method: req.method, path: req.path }, 'request');
     next();
   });
+  app.use(checkRequestTarget);
 
   app.use(healthRouter({ connection, redis }));
   app.use(docsRouter(config, registry));

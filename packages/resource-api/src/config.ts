@@ -81,6 +81,8 @@ const schema = z
     BODY_LIMIT: byteSize('100kb'),
     /** Largest file accepted by `POST /api/v1/storage`. */
     UPLOAD_LIMIT: byteSize('25mb'),
+    /** Longest a client may take to send a whole request (headers and body); past it: 408, closed. */
+    REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -125,6 +127,8 @@ export const CONFIG_DOCS: Record<keyof ApiConfig, string> = {
   REDIS_KEY_PREFIX: 'The auth server’s key prefix; revocations arrive on `<prefix>revocations`.',
   BODY_LIMIT: 'Largest JSON request body (`100kb`, `1mb`, bytes).',
   UPLOAD_LIMIT: 'Largest file for `POST /api/v1/storage`.',
+  REQUEST_TIMEOUT_MS:
+    'Longest a client may take to send a whole request (an upload included); past it 408 and the connection is closed.',
   LOG_LEVEL: '`debug`, `info`, `warn`, `error` or `silent`.',
 };
 
@@ -151,6 +155,7 @@ export const CONFIG_DEFAULTS: Record<string, string> = {
   REDIS_KEY_PREFIX: 'oidc:',
   BODY_LIMIT: '100kb',
   UPLOAD_LIMIT: '25mb',
+  REQUEST_TIMEOUT_MS: '120000',
   LOG_LEVEL: 'info',
 };
 

@@ -13,7 +13,11 @@ import { TokenVerifier } from './auth/token-verifier.js';
 import { REGISTRY } from './areas/index.js';
 import type { ApiConfig } from './config.js';
 import type { AreaModule } from './lib/operation.js';
+import { answerClientErrors } from './http/client-error.js';
 import type { Logger } from './logger.js';
+
+/** Largest request line plus headers (Node's default, stated here so the 431 answer can name it). */
+const MAX_HEADER_SIZE = 16 * 1024;
 
 /** A started resource API. */
 export interface RunningResourceApi {
@@ -77,8 +81,22 @@ export async function startResourceApi(
     closers.push(() => feed.close());
 
     const app = createApp({ config, connection, redis: feed.redis, verifier, registry, logger });
-    const server = createServer(app);
+    const server = createServer(
+      {
+        maxHeaderSize: MAX_HEADER_SIZE,
+        requestTimeout: config.REQUEST_TIMEOUT_MS,
+        headersTimeout: Math.min(20_000, config.REQUEST_TIMEOUT_MS),
+        // How often those two are checked (Node's default, 30 s, would let a stalled client linger).
+        connectionsCheckingInterval: 1000,
+      },
+      app,
+    );
     server.keepAliveTimeout = 65_000;
+    answerClientErrors(server, {
+      maxHeaderSize: MAX_HEADER_SIZE,
+      hsts: config.BASE_URL.startsWith('https:'),
+      logger,
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.API_PORT, config.API_HOST, resolve);

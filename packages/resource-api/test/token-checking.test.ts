@@ -1,8 +1,11 @@
 /**
  * How the API checks tokens (DESIGN.md §2), against the real auth server: the answers for every kind
  * of bad token, audience binding, the introspection cache (counted where the calls arrive, at the auth
- * server), single flight, the separate negative cache, and the auth server going away and coming back.
+ * server), single flight, the separate negative cache, and the auth server going away (stopped, or
+ * hanging) and coming back: 503 for what is not cached, cached tokens served until their bound and no
+ * longer, and never a 200 on private data for a token nobody vouched for.
  */
+import { createServer, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '../../auth-server/src/logger.js';
 import { startAuthServer } from '../../auth-server/src/server.js';
@@ -168,5 +171,84 @@ describe('when the auth server is unreachable', () => {
       counter.attach();
     }
     expect((await call(api.url, '/api/v1/students?limit=1', { token: uncached })).status).toBe(200);
+  });
+});
+
+describe('while the auth server is stopped (issue 6)', () => {
+  const BOUND = 2; // INTROSPECTION_CACHE_TTL of this API, seconds
+  let bounded: TestResourceApi;
+  beforeAll(async () => {
+    bounded = await startTestResourceApi(auth, {
+      INTROSPECTION_CACHE_TTL: String(BOUND),
+      NEGATIVE_CACHE_TTL: '1',
+      INTROSPECTION_TIMEOUT_MS: '1000',
+    });
+  });
+  afterAll(() => bounded?.stop());
+
+  const privateReads = [
+    '/api/v1/students?limit=1',
+    '/api/v1/orders?limit=1',
+    '/api/v1/coupons?limit=1',
+    '/api/v1/analytics',
+    '/api/v1/account',
+  ];
+
+  it('serves a cached token until the cache bound and no longer, never 200 for an unknown token, and recovers', async () => {
+    const scopes = ['students:read', 'orders:read', 'coupons:read', 'analytics:read', 'account:read'];
+    const cached = (await tokens.fresh(scopes)).access_token;
+    const neverSeen = (await tokens.fresh(scopes)).access_token;
+    expect((await call(bounded.url, privateReads[0]!, { token: cached })).status).toBe(200);
+    const cachedAt = Date.now();
+
+    await auth.running.close();
+    try {
+      for (const path of privateReads) {
+        expect([path, (await call(bounded.url, path, { token: cached })).status]).toEqual([path, 200]);
+        for (const token of [neverSeen, 'made-up-token-0123456789']) {
+          const res = await call(bounded.url, path, { token });
+          expect([path, res.status]).toEqual([path, 503]);
+          expect(res.body).toEqual({
+            error: 'temporarily_unavailable',
+            error_description: expect.any(String),
+          });
+          expect(res.headers.get('retry-after')).toBe('5');
+        }
+      }
+      expect((await call(bounded.url, '/api/v1/courses?limit=1')).status).toBe(200); // anonymous
+
+      await new Promise((r) => setTimeout(r, Math.max(0, cachedAt + BOUND * 1000 + 200 - Date.now())));
+      const expired = await call(bounded.url, privateReads[0]!, { token: cached });
+      expect(expired.status).toBe(503);
+    } finally {
+      auth.running = await startAuthServer(auth.config, createLogger('silent'));
+      counter.attach();
+    }
+    for (const token of [cached, neverSeen])
+      expect((await call(bounded.url, privateReads[0]!, { token })).status).toBe(200);
+    expect((await call(bounded.url, privateReads[0]!, { token: 'made-up-token-0123456789' })).status).toBe(
+      401,
+    );
+  });
+
+  it('answers 503 within the introspection deadline when the auth server accepts connections but never answers', async () => {
+    const sockets: Socket[] = [];
+    const blackHole: Server = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    const port = (blackHole.address() as { port: number }).port;
+    const hanging = await startTestResourceApi(auth, {
+      AUTH_INTERNAL_URL: `http://127.0.0.1:${port}`,
+      INTROSPECTION_TIMEOUT_MS: '500',
+    });
+    try {
+      const started = Date.now();
+      const res = await call(hanging.url, privateReads[0]!, { token: await fresh() });
+      expect(res.status).toBe(503);
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      await hanging.stop();
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => blackHole.close(() => resolve()));
+    }
   });
 });

@@ -92,15 +92,21 @@ export class AccountStore {
     if (!a) return undefined;
     return {
       accountId: a._id,
-      claims: (): AccountClaims => ({
-        sub: a._id,
-        name: a.name,
-        given_name: a.givenName,
-        family_name: a.familyName,
-        updated_at: Math.floor(new Date(a.updatedAt).getTime() / 1000),
-        email: a.email,
-        email_verified: a.emailVerified,
-      }),
+      // Claims without a value are left out, never sent as null (OpenID Connect Core §5.3.2).
+      claims: (): AccountClaims => {
+        const all: Record<string, unknown> = {
+          sub: a._id,
+          name: a.name,
+          given_name: a.givenName,
+          family_name: a.familyName,
+          updated_at: Math.floor(new Date(a.updatedAt).getTime() / 1000),
+          email: a.email,
+          email_verified: a.emailVerified,
+        };
+        return Object.fromEntries(
+          Object.entries(all).filter(([, v]) => v !== null && v !== undefined),
+        ) as AccountClaims;
+      },
     };
   }
 

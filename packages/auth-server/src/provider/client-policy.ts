@@ -22,16 +22,19 @@ export type ClientRole = 'integration' | 'introspector';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
+/** Client input quoted for an error text: printable ASCII only (RFC 6749 §5.2), cut short. */
+const quoted = (uri: string) => `'${uri.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?').slice(0, 200)}'`;
+
 /** Why `uri` is not an acceptable self-registered redirect URI, or `undefined` if it is. */
 export function loopbackRedirectProblem(uri: unknown): string | undefined {
   if (typeof uri !== 'string') return 'must be strings';
   const url = URL.parse(uri);
-  if (!url) return `${JSON.stringify(uri)} is not an absolute URI`;
+  if (!url) return `${quoted(uri)} is not an absolute URI`;
   if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) {
-    return `${JSON.stringify(uri)} is not a loopback URI (http://127.0.0.1:<port>/<path>); fixed HTTPS callbacks need a registered integration`;
+    return `${quoted(uri)} is not a loopback URI (http://127.0.0.1:<port>/<path>); fixed HTTPS callbacks need a registered integration`;
   }
-  if (url.username || url.password) return `${JSON.stringify(uri)} must not carry credentials`;
-  if (url.hash || uri.includes('#')) return `${JSON.stringify(uri)} must not have a fragment`;
+  if (url.username || url.password) return `${quoted(uri)} must not carry credentials`;
+  if (url.hash || uri.includes('#')) return `${quoted(uri)} must not have a fragment`;
   return undefined;
 }
 

@@ -6,7 +6,9 @@
  *   `invalid_client_metadata`, not `invalid_request`;
  * - a request to an endpoint that authenticates clients (token, introspection, revocation) with no
  *   client identification at all is 401 `invalid_client` (RFC 6749 §5.2: "no client authentication
- *   included"), where oidc-provider answers 400 `invalid_request`.
+ *   included"), where oidc-provider answers 400 `invalid_request`;
+ * - every `error_description` keeps to the characters RFC 6749 §5.2 allows (printable ASCII without
+ *   `"` and `\`), since some descriptions quote client input.
  */
 import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
@@ -16,12 +18,19 @@ import { ALL_SCOPE_NAMES } from '@school/shared';
 const CLIENT_AUTH_ROUTES = new Set(['token', 'introspection', 'revocation']);
 const NO_CLIENT_AUTH = 'no client authentication mechanism provided';
 
+/** An `error_description` as RFC 6749 §5.2 allows it: %x20-21 / %x23-5B / %x5D-7E, at most 500 chars. */
+export function safeDescription(text: string): string {
+  return text.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?').slice(0, 500);
+}
+
 /** The post-middleware to `provider.use()`. */
 export const providerCorrections: Middleware = async (ctx, next) => {
   await next();
   const route = (ctx as unknown as KoaContextWithOIDC).oidc?.route;
   const body = ctx.body as Record<string, unknown> | undefined;
   if (!body || typeof body !== 'object') return;
+  if (typeof body.error_description === 'string')
+    body.error_description = safeDescription(body.error_description);
   if (route === 'discovery') {
     body.scopes_supported = [...ALL_SCOPE_NAMES];
   } else if (route === 'registration' && ctx.status === 400 && body.error === 'invalid_request') {

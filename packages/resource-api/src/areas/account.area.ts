@@ -62,9 +62,9 @@ const output = z.strictObject({
 });
 
 const update = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional(),
-  given_name: z.string().trim().max(100).nullable().optional(),
-  family_name: z.string().trim().max(100).nullable().optional(),
+  name: z.string().max(200).trim().min(1).optional(),
+  given_name: z.string().max(100).trim().nullable().optional(),
+  family_name: z.string().max(100).trim().nullable().optional(),
 });
 
 const toApi = (a: AccountDoc) => ({
@@ -132,9 +132,21 @@ const area: AreaModule = {
           family_name: 'familyName',
         });
         const M = model(ctx);
+        // null clears a name field: removed, not stored as null, so the auth server's claims omit it
+        // (OpenID Connect Core §5.3.2) instead of sending `"family_name": null`.
+        const set = Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== null));
+        const unset = Object.fromEntries(
+          Object.entries(changes)
+            .filter(([, v]) => v === null)
+            .map(([k]) => [k, '']),
+        );
+        const update = {
+          ...(Object.keys(set).length ? { $set: set } : {}),
+          ...(Object.keys(unset).length ? { $unset: unset } : {}),
+        };
         // updateOne then a projected read: FerretDB has no projection on findAndModify, and the
         // password hash must never be read.
-        if (Object.keys(changes).length) await M.updateOne({ _id: subject(ctx) }, { $set: changes });
+        if (Object.keys(update).length) await M.updateOne({ _id: subject(ctx) }, update);
         const doc = await M.findById(subject(ctx), PROJECTION).lean<AccountDoc>();
         if (!doc) throw new NotFoundError('the account of this token no longer exists');
         return { status: 200, body: toApi(doc) };

@@ -89,7 +89,7 @@ const publicOutput = z.strictObject({
 });
 
 const create = z.strictObject({
-  title: z.string().trim().min(1).max(200),
+  title: z.string().max(200).trim().min(1),
   slug: slug.optional().describe('URL slug; derived from the title when absent'),
   subtitle: z.string().max(300).nullable().optional(),
   description: z.string().max(20_000).optional(),
@@ -169,9 +169,7 @@ export default defineCollectionArea<Course>({
     ],
   },
   unique: ['slug'],
-  async afterDelete(connection, id) {
-    await connection.collection('curriculum_sections').deleteMany({ courseId: id });
-  },
+  dependents: [{ collection: 'curriculum_sections', field: 'courseId' }],
   examples: {
     create: {
       title: 'Sourdough Fundamentals',

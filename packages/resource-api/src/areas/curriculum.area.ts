@@ -77,7 +77,7 @@ const output = z.strictObject({
 
 const lessonIn = z.strictObject({
   id: objectIdSchema.optional().describe('Send back to keep a lesson’s id on update'),
-  title: z.string().trim().min(1).max(200),
+  title: z.string().max(200).trim().min(1),
   kind: z.enum(KIND).optional().describe('Default video'),
   duration_minutes: z
     .number()
@@ -93,7 +93,7 @@ const lessonIn = z.strictObject({
 
 const create = z.strictObject({
   course_id: objectIdSchema,
-  title: z.string().trim().min(1).max(200),
+  title: z.string().max(200).trim().min(1),
   position: z.number().int().min(0).max(10_000).optional().describe('Order within the course; default 0'),
   lessons: z.array(lessonIn).max(200).optional().describe('In order; replaces all lessons on update'),
 });

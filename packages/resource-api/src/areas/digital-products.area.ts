@@ -69,7 +69,7 @@ const output = z.strictObject({
 });
 
 const create = z.strictObject({
-  title: z.string().trim().min(1).max(200),
+  title: z.string().max(200).trim().min(1),
   slug: slug.optional().describe('Derived from the title when absent'),
   description: z.string().max(20_000).optional(),
   price_cents: cents.optional().describe('Default 0 (free)'),

@@ -64,7 +64,7 @@ const output = z.strictObject({
 });
 
 const create = z.strictObject({
-  title: z.string().trim().min(1).max(200),
+  title: z.string().max(200).trim().min(1),
   description: z.string().max(20_000).optional(),
   starts_at: instant,
   ends_at: instant,

@@ -48,7 +48,7 @@ const output = z.strictObject({
 });
 
 const create = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: z.string().max(200).trim().min(1),
   email: z.email().max(254),
   headline: z.string().max(200).optional(),
   bio: z.string().max(10_000).optional(),

@@ -49,7 +49,7 @@ const output = z.strictObject({
 
 const create = z.strictObject({
   email: z.email().max(254),
-  name: z.string().trim().min(1).max(200),
+  name: z.string().max(200).trim().min(1),
   role: z.enum(ROLE).optional().describe('Default member'),
   status: z.enum(STATUS).optional().describe('Default active'),
   bio: z.string().max(2000).nullable().optional(),

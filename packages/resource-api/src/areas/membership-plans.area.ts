@@ -58,14 +58,14 @@ const output = z.strictObject({
 });
 
 const create = z.strictObject({
-  name: z.string().trim().min(1).max(200),
+  name: z.string().max(200).trim().min(1),
   slug: slug.optional().describe('Derived from the name when absent'),
   description: z.string().max(5000).optional(),
   price_cents: cents,
   currency: currency.optional().describe('Default USD'),
   interval: z.enum(INTERVAL).optional().describe('Default month'),
   trial_days: z.number().int().min(0).max(365).optional(),
-  features: z.array(z.string().trim().min(1).max(200)).max(30).optional(),
+  features: z.array(z.string().max(200).trim().min(1)).max(30).optional(),
   status: z.enum(STATUS).optional().describe('Default draft'),
 });
 

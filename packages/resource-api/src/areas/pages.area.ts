@@ -51,7 +51,7 @@ const output = z.strictObject({
 });
 
 const create = z.strictObject({
-  title: z.string().trim().min(1).max(200),
+  title: z.string().max(200).trim().min(1),
   slug: slug.optional().describe('Derived from the title when absent'),
   body: z.string().max(200_000).optional(),
   seo_title: z.string().max(70).nullable().optional(),

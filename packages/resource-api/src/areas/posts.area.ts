@@ -57,11 +57,11 @@ const output = z.strictObject({
 });
 
 const create = z.strictObject({
-  title: z.string().trim().min(1).max(200),
+  title: z.string().max(200).trim().min(1),
   slug: slug.optional().describe('Derived from the title when absent'),
   excerpt: z.string().max(1000).optional(),
   body: z.string().max(200_000).optional().describe('Markdown'),
-  tags: z.array(z.string().trim().min(1).max(50)).max(20).optional(),
+  tags: z.array(z.string().max(50).trim().min(1)).max(20).optional(),
   author_id: objectIdSchema.nullable().optional().describe('A lecturer'),
   status: z.enum(STATUS).optional().describe('Default draft'),
 });
@@ -135,9 +135,7 @@ export default defineCollectionArea<Post>({
     ],
   },
   unique: ['slug'],
-  async afterDelete(connection, id) {
-    await connection.collection('comments').deleteMany({ postId: id });
-  },
+  dependents: [{ collection: 'comments', field: 'postId' }],
   examples: {
     create: { title: 'Five mistakes new bakers make', body: '1. Rushing the starter…', tags: ['tips'] },
     update: { status: 'published' },

@@ -42,7 +42,7 @@ const output = z.strictObject({
 });
 
 const update = z.strictObject({
-  name: z.string().trim().min(1).max(200).optional(),
+  name: z.string().max(200).trim().min(1).optional(),
   tagline: z.string().max(200).optional(),
   description: z.string().max(10_000).optional(),
   contact_email: z.email().nullable().optional(),

@@ -7,11 +7,22 @@
  * guide.pdf` with `Content-Type` the file's media type. It streams straight into GridFS while its size
  * and SHA-256 are computed, so memory stays flat; over `UPLOAD_LIMIT` it is aborted (the chunks
  * written so far are removed) and answered 413. Multipart bodies are refused with 415.
+ *
+ * Interrupted writes. A file is two collections, `storage.chunks` (the content) and `storage.files`
+ * (one document per file, with its size, media type and SHA-256), and FerretDB has no transactions:
+ * - Upload: the chunks are written first and the files document last, in one insert that already
+ *   carries the SHA-256, so the file exists (and can be referenced) only once it is complete. An
+ *   upload that fails is aborted (its chunks removed); one cut short by a crash leaves chunks no
+ *   files document names, which {@link sweepOrphanChunks} removes (at start-up, and at most hourly on
+ *   later uploads) once they are older than any upload can take.
+ * - Delete: first the references (products' `file_ids`), then the files document (the file is gone),
+ *   then the chunks. A crash between the steps leaves an unreferenced file or orphan chunks, never a
+ *   product naming a missing file; a retried DELETE finishes the job even when it answers 404.
  */
 import { createHash } from 'node:crypto';
 import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import mongoose, { type Connection, type Types } from 'mongoose';
+import mongoose, { Types, type Connection } from 'mongoose';
 import { z } from 'zod';
 import {
   InvalidRequestError,
@@ -27,6 +38,41 @@ const BUCKET = 'storage';
 
 const bucket = (connection: Connection) =>
   new mongoose.mongo.GridFSBucket(connection.db!, { bucketName: BUCKET });
+
+/** Older than this, chunks without a files document belong to no upload in progress (REQUEST_TIMEOUT_MS ≤ 1 h). */
+export const ORPHAN_AGE_MS = 2 * 3_600_000;
+
+/**
+ * Removes the chunks of uploads that never finished: no files document names them and their upload
+ * id (an ObjectId, so a timestamp) is older than `olderThan`. Returns how many uploads it cleared.
+ */
+export async function sweepOrphanChunks(
+  connection: Connection,
+  olderThan = new Date(Date.now() - ORPHAN_AGE_MS),
+): Promise<number> {
+  const chunks = connection.collection(`${BUCKET}.chunks`);
+  const cutoff = Types.ObjectId.createFromTime(Math.floor(olderThan.getTime() / 1000));
+  const ids = (await chunks.distinct('files_id', { files_id: { $lt: cutoff } })) as Types.ObjectId[];
+  if (!ids.length) return 0;
+  const complete = await connection
+    .collection(`${BUCKET}.files`)
+    .find({ _id: { $in: ids } }, { projection: { _id: 1 } })
+    .toArray();
+  const known = new Set(complete.map((d) => String(d._id)));
+  const orphans = ids.filter((id) => !known.has(String(id)));
+  if (orphans.length) await chunks.deleteMany({ files_id: { $in: orphans } });
+  return orphans.length;
+}
+
+let lastSweep = 0;
+/** Runs {@link sweepOrphanChunks} at most once an hour per process, in the background. */
+function sweepNowAndThen(connection: Connection, logger: { warn(o: object, m: string): void }): void {
+  if (Date.now() - lastSweep < 3_600_000) return;
+  lastSweep = Date.now();
+  sweepOrphanChunks(connection).catch((err: unknown) =>
+    logger.warn({ err: (err as Error).message }, 'orphan chunk sweep failed'),
+  );
+}
 
 const output = z.strictObject({
   id: z.string().describe('Use it in file_ids of a digital product'),
@@ -47,11 +93,22 @@ const filename = z
     'must be a plain file name (no slashes or control characters)',
   );
 
-/** Counts and hashes what passes through; fails once more than `max` bytes went by. */
+const EMPTY = () =>
+  new InvalidRequestError([{ path: 'body', message: 'is empty: send the file as the request body' }]);
+
+/**
+ * Counts and hashes what passes through; fails once more than `max` bytes went by, or at the end if
+ * nothing did. At the end, before the upload stream writes the files document, it hands over the
+ * SHA-256 (`onDigest`), so that document is complete in its one insert.
+ */
 class Meter extends Transform {
   bytes = 0;
+  sha256 = '';
   private readonly hash = createHash('sha256');
-  constructor(private readonly max: number) {
+  constructor(
+    private readonly max: number,
+    private readonly onDigest: (sha256: string) => void,
+  ) {
     super();
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
@@ -60,8 +117,11 @@ class Meter extends Transform {
     this.hash.update(chunk);
     done(null, chunk);
   }
-  digest(): string {
-    return this.hash.digest('hex');
+  override _flush(done: TransformCallback) {
+    if (this.bytes === 0) return done(EMPTY());
+    this.sha256 = this.hash.digest('hex');
+    this.onDigest(this.sha256);
+    done();
   }
 }
 
@@ -100,31 +160,31 @@ const area: AreaModule = {
           ctx.res.set('Connection', 'close');
           throw new PayloadTooLargeError(limit);
         }
-        const meter = new Meter(limit);
+        sweepNowAndThen(services.connection, services.logger);
+        // The files document is written when the stream ends, from these options: the metadata
+        // object gets the SHA-256 just before (Meter's flush), so it is complete when it appears.
+        const metadata: Record<string, unknown> = {
+          contentType,
+          uploadedBy: ctx.principal.kind === 'token' ? ctx.principal.sub : undefined,
+        };
         const upload = bucket(services.connection).openUploadStream(ctx.query.filename as string, {
-          metadata: {
-            contentType,
-            uploadedBy: ctx.principal.kind === 'token' ? ctx.principal.sub : undefined,
-          },
+          metadata,
+        });
+        const meter = new Meter(limit, (sha256) => {
+          metadata.sha256 = sha256;
         });
         try {
           await pipeline(req, meter, upload);
         } catch (err) {
+          // The rest of the body will not be read (over the limit, the database went away): close
+          // the connection after the answer, rather than leave it stalled until the keep-alive
+          // timeout.
+          ctx.res.set('Connection', 'close');
           await upload.abort().catch(() => undefined);
-          if (err instanceof PayloadTooLargeError) ctx.res.set('Connection', 'close');
           throw err;
         }
-        if (meter.bytes === 0) {
-          await bucket(services.connection)
-            .delete(upload.id)
-            .catch(() => undefined);
-          throw new InvalidRequestError([
-            { path: 'body', message: 'is empty: send the file as the request body' },
-          ]);
-        }
-        const sha256 = meter.digest();
+        const sha256 = meter.sha256;
         const files = services.connection.collection(`${BUCKET}.files`);
-        await files.updateOne({ _id: upload.id }, { $set: { 'metadata.sha256': sha256 } });
         const stored = await files.findOne({ _id: upload.id });
         return {
           status: 201,
@@ -150,17 +210,14 @@ const area: AreaModule = {
       errors: [404],
       async handle(ctx) {
         const id = pathId(ctx.params.id, 'file');
-        try {
-          await bucket(ctx.services.connection).delete(id);
-        } catch (err) {
-          if (err instanceof mongoose.mongo.MongoRuntimeError && /File not found/i.test(err.message))
-            throw new NotFoundError('no file with this id');
-          throw err;
-        }
-        // Products that listed the file no longer do.
-        await ctx.services.connection
+        const connection = ctx.services.connection;
+        // References first, then the file, then its content (see "Interrupted writes" above).
+        await connection
           .collection<{ fileIds: Types.ObjectId[] }>('digital_products')
           .updateMany({ fileIds: id }, { $pull: { fileIds: id } });
+        const removed = await connection.collection(`${BUCKET}.files`).deleteOne({ _id: id });
+        await connection.collection(`${BUCKET}.chunks`).deleteMany({ files_id: id });
+        if (removed.deletedCount === 0) throw new NotFoundError('no file with this id');
         return { status: 204 };
       },
     },
@@ -168,6 +225,7 @@ const area: AreaModule = {
   async init(connection) {
     await connection.collection(`${BUCKET}.files`).createIndex({ filename: 1, uploadDate: 1 });
     await connection.collection(`${BUCKET}.chunks`).createIndex({ files_id: 1, n: 1 }, { unique: true });
+    await sweepOrphanChunks(connection);
   },
 };
 

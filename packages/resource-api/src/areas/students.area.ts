@@ -84,9 +84,9 @@ const enrollmentIn = z.strictObject({
 
 const create = z.strictObject({
   email: z.email().max(254),
-  name: z.string().trim().min(1).max(200),
+  name: z.string().max(200).trim().min(1),
   status: z.enum(STATUS).optional().describe('Default active'),
-  tags: z.array(z.string().trim().min(1).max(50)).max(20).optional(),
+  tags: z.array(z.string().max(50).trim().min(1)).max(20).optional(),
   enrollments: z
     .array(enrollmentIn)
     .max(200)

@@ -11,10 +11,13 @@
  *   remembers the hashes for the bound, so an introspection already in flight cannot put a revoked
  *   token back into the cache.
  * - Acceptance: `active`, an access token (`token_type` Bearer; refresh tokens introspect active
- *   too), not past `exp`, and `aud` absent or naming this API (with or without a trailing slash).
+ *   too), not past `exp`, and `aud` absent or naming this API (audience.ts); its scopes are the
+ *   well-formed tokens of `scope` (scope.ts).
  */
 import { LRUCache } from 'lru-cache';
+import { audienceAccepts } from './audience.js';
 import type { Introspection, Introspector } from './introspection-client.js';
+import { parseScope } from './scope.js';
 import { tokenHash } from './token-hash.js';
 
 /** What a good token tells the API about the caller. */
@@ -50,7 +53,6 @@ export class TokenVerifier {
   private readonly negative: LRUCache<string, true>;
   private readonly revoked: LRUCache<string, true>;
   private readonly inflight = new Map<string, Promise<Introspection>>();
-  private readonly audiences: Set<string>;
 
   constructor(
     private readonly introspector: Introspector,
@@ -59,7 +61,6 @@ export class TokenVerifier {
     this.positive = new LRUCache({ max: options.size, ttl: options.ttlSeconds * 1000 });
     this.negative = new LRUCache({ max: options.negativeSize, ttl: options.negativeTtlSeconds * 1000 });
     this.revoked = new LRUCache({ max: Math.max(options.size, 1000), ttl: options.ttlSeconds * 1000 });
-    this.audiences = new Set([options.resource, `${options.resource}/`]);
   }
 
   /** Checks a token; throws only when the auth server cannot answer (AuthServerUnavailableError). */
@@ -104,8 +105,7 @@ export class TokenVerifier {
     if (info.token_type === undefined) {
       return { ok: false, reason: 'only access tokens are accepted (this looks like a refresh token)' };
     }
-    const aud = info.aud === undefined ? [] : Array.isArray(info.aud) ? info.aud : [info.aud];
-    if (aud.length && !aud.some((a) => this.audiences.has(a))) {
+    if (!audienceAccepts(info.aud, this.options.resource)) {
       return { ok: false, reason: 'the access token is bound to another resource (aud)' };
     }
     return {
@@ -114,7 +114,7 @@ export class TokenVerifier {
         kind: 'token',
         sub: info.sub,
         clientId: info.client_id,
-        scopes: new Set((info.scope ?? '').split(' ').filter(Boolean)),
+        scopes: parseScope(info.scope),
         exp: info.exp,
       },
     };

@@ -158,7 +158,7 @@ Link: <${prm}>; rel="oauth-protected-resource"
 | \`401 invalid_token\` | the \`Authorization\` header is not \`Bearer <token>\`, or the token is unknown, expired, revoked, a refresh token, or bound to another resource | \`WWW-Authenticate: Bearer error="invalid_token", error_description="...", resource_metadata="${prm}"\` |
 | \`403 insufficient_scope\` | the token is good but lacks the operation's scope | \`WWW-Authenticate: Bearer error="insufficient_scope", scope="<needed>", resource_metadata="${prm}"\` |
 | \`403 access_denied\` | no token, and the operation has no public view | \`Link: <${prm}>; rel="oauth-protected-resource"\` |
-| \`503 temporarily_unavailable\` | the authorization server cannot be reached to check the token; retry | \`Retry-After\` |
+| \`503 temporarily_unavailable\` | the authorization server cannot be reached to check the token, or the database is unavailable; retry | \`Retry-After\` |
 
 On \`401\` get a new token (refresh, or authorize again). On \`403 insufficient_scope\` authorize
 again asking for the scope named in the challenge. Every error body is

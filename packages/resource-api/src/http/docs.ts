@@ -6,6 +6,7 @@
 import { Router } from 'express';
 import type { ApiConfig } from '../config.js';
 import { authMarkdown } from '../docs/auth-md.js';
+import { MethodNotAllowedError } from '../lib/errors.js';
 import { buildOpenApi } from '../lib/openapi.js';
 import type { AreaModule } from '../lib/operation.js';
 import { protectedResourceMetadata } from './metadata.js';
@@ -26,5 +27,8 @@ export function docsRouter(config: ApiConfig, registry: readonly AreaModule[]): 
   router.get('/auth.md', (_req, res) => {
     res.type('text/markdown; charset=utf-8').set('Cache-Control', cache).send(markdown);
   });
+  router.all(['/.well-known/oauth-protected-resource', '/openapi.json', '/auth.md'], (_req, _res, next) =>
+    next(new MethodNotAllowedError(['GET', 'HEAD'])),
+  );
   return router;
 }

@@ -25,6 +25,19 @@ beforeAll(async () => {
   app.get('/taken', () => {
     throw new ConflictError('a course with this slug already exists');
   });
+  app.get('/library-400', () => {
+    throw Object.assign(new Error('URIError: URI malformed at /x'), { status: 400 });
+  });
+  app.get('/db-selection', () => {
+    throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:27017'), {
+      name: 'MongoServerSelectionError',
+    });
+  });
+  app.get('/db-buffering', () => {
+    throw Object.assign(new Error('Operation `courses.find()` buffering timed out after 10000ms'), {
+      name: 'MongooseError',
+    });
+  });
   app.get('/dup', () => {
     throw Object.assign(new Error('E11000 duplicate key error collection: school.courses'), { code: 11000 });
   });
@@ -65,3 +78,25 @@ it('answers unknown paths with a JSON 404', async () => {
   expect(res.status).toBe(404);
   expect(await res.json()).toEqual({ error: 'not_found', error_description: 'no endpoint at GET /nowhere' });
 });
+
+it('keeps a library’s own 4xx refusal in the API shape, without its message', async () => {
+  const res = await fetch(`${base}/library-400`);
+  expect(res.status).toBe(400);
+  expect(await res.json()).toEqual({
+    error: 'invalid_request',
+    error_description: 'the request could not be read',
+  });
+});
+
+it.each([['/db-selection'], ['/db-buffering']])(
+  'answers an unreachable database (%s) 503 temporarily_unavailable with Retry-After',
+  async (path) => {
+    const res = await fetch(`${base}${path}`);
+    expect(res.status).toBe(503);
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(await res.json()).toEqual({
+      error: 'temporarily_unavailable',
+      error_description: 'the database cannot be reached; try again shortly',
+    });
+  },
+);

@@ -1,8 +1,9 @@
 /**
  * The last middleware: writes every error in the RFC 6749 shape `{error, error_description}`.
  * API errors go out as declared (status, headers, extras); known library errors are mapped (a Mongo
- * duplicate key is 409, a bad ObjectId cast 404, a Mongoose validation failure 400); anything else is
- * a 500 `server_error` with a generic text and the request id, the details in the log only.
+ * duplicate key is 409, a bad ObjectId cast 404, a Mongoose validation failure 400, an unreachable
+ * database 503, a library's own 4xx refusal of the request keeps its status); anything else is a 500
+ * `server_error` with a generic text and the request id, the details in the log only.
  */
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import mongoose from 'mongoose';
@@ -15,7 +16,7 @@ import {
   ServerError,
   TemporarilyUnavailableError,
 } from '../lib/errors.js';
-import { isDuplicateKey } from '../lib/models.js';
+import { isDatabaseOutage, isDuplicateKey } from '../lib/models.js';
 import type { Logger } from '../logger.js';
 
 function toApiError(err: unknown, requestId: string, logger: Logger): ApiError {
@@ -30,9 +31,13 @@ function toApiError(err: unknown, requestId: string, logger: Logger): ApiError {
   if (typeof err === 'object' && err !== null) {
     const e = err as { code?: unknown; name?: string; type?: string; status?: number; limit?: number };
     if (e.type === 'entity.too.large') return new PayloadTooLargeError(e.limit ?? 0);
-    if (e.name === 'MongoServerSelectionError' || e.name === 'MongoNetworkError') {
+    if (isDatabaseOutage(err)) {
       logger.error({ err, requestId }, 'database unavailable');
       return new TemporarilyUnavailableError('the database cannot be reached; try again shortly');
+    }
+    // A library's own refusal of the request (router, body-parser): keep its 4xx, in our shape.
+    if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
+      return new ApiError(e.status, 'invalid_request', 'the request could not be read');
     }
   }
   logger.error({ err, requestId }, 'unhandled error');
@@ -47,6 +52,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const apiError = toApiError(err, requestId, logger);
     res.status(apiError.status);
     res.set({ 'Cache-Control': 'no-store', Vary: 'Authorization', ...apiError.headers });
+
     res.json(apiError.toBody());
   };
 }

@@ -4,6 +4,7 @@
  * API still serves anonymous requests and cached tokens, and answers 503 only where it must.
  */
 import { Router } from 'express';
+import { MethodNotAllowedError } from '../lib/errors.js';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 
@@ -41,5 +42,6 @@ export function healthRouter(deps: { connection: Connection; redis: Redis }): Ro
       .set('Cache-Control', 'no-store')
       .json({ status: ok ? 'ok' : 'unavailable', checks: { mongodb, redis } });
   });
+  router.all(['/healthz', '/readyz'], (_req, _res, next) => next(new MethodNotAllowedError(['GET', 'HEAD'])));
   return router;
 }

@@ -6,9 +6,17 @@
  * Each operation is a short pipeline over the area's model: build the filter (public view, filters,
  * search, cursor) → query → map every document through `toApi` (or the public `toApi`) → answer. A
  * duplicate unique field is 409; an id that is malformed, unknown or outside the caller's view is 404.
+ *
+ * Interrupted writes: every create and update writes one document (embedded lists such as a
+ * section's lessons or a student's enrollments go with it, atomically). The one multi-document write
+ * is a delete with `dependents` (a course's curriculum sections, a post's comments), and FerretDB has
+ * no transactions, so it is ordered to leave only states that are valid anyway: the dependents go
+ * first, then the document, then a second sweep catches dependents created meanwhile. A crash between
+ * the steps leaves a document with fewer dependents (the client saw no 204 and retries), never
+ * dependents of a missing document; a retry, even one answered 404, removes any dependents left.
  */
 import { AREAS, type AreaName } from '@school/shared';
-import type { Connection, Schema, Types } from 'mongoose';
+import type { Connection, Schema } from 'mongoose';
 import { z } from 'zod';
 import type { SortSpec } from './cursor.js';
 import { ConflictError, InvalidRequestError, NotFoundError, type Problem } from './errors.js';
@@ -65,8 +73,8 @@ export interface CollectionSpec<TDoc> {
   };
   /** Wire names of unique fields, for the 409 text. */
   unique?: string[];
-  /** Runs after a delete, e.g. to remove dependent documents. */
-  afterDelete?(connection: Connection, id: Types.ObjectId): Promise<void>;
+  /** Documents that belong to this one (`field` holds its id) and are deleted with it (see above). */
+  dependents?: { collection: string; field: string }[];
   examples?: { create: Record<string, unknown>; update: Record<string, unknown> };
 }
 
@@ -245,9 +253,19 @@ export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModu
       errors: [404],
       async handle(ctx) {
         const id = pathId(ctx.params.id, spec.noun);
-        const result = await model(ctx).deleteOne({ _id: id });
+        const M = model(ctx);
+        const removeDependents = () =>
+          Promise.all(
+            (spec.dependents ?? []).map((d) =>
+              ctx.services.connection.collection(d.collection).deleteMany({ [d.field]: id }),
+            ),
+          );
+        const exists = await M.exists({ _id: id });
+        await removeDependents();
+        if (!exists) throw new NotFoundError(`no ${spec.noun} with this id`);
+        const result = await M.deleteOne({ _id: id });
         if (result.deletedCount === 0) throw new NotFoundError(`no ${spec.noun} with this id`);
-        await spec.afterDelete?.(ctx.services.connection, id);
+        await removeDependents();
         return { status: 204 };
       },
     });

@@ -30,6 +30,8 @@ export function encodeCursor(sort: SortSpec, doc: Record<string, unknown>): stri
 export function decodeCursor(sort: SortSpec, cursor: string): { value: SortValue; id: Types.ObjectId } {
   const bad = () =>
     new InvalidRequestError([{ path: 'query.cursor', message: 'is not a cursor of this list' }]);
+  // Only what encodeCursor writes: base64url (Buffer would skip other characters silently).
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) throw bad();
   let parsed: unknown;
   try {
     parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));

@@ -11,16 +11,39 @@ export interface Problem {
   message: string;
 }
 
+/** Longest `error_description` sent; `problems` keeps every detail. */
+const MAX_DESCRIPTION = 1000;
+
+/**
+ * Makes a text a valid RFC 6749 §5.2 `error_description`: only %x20-21 / %x23-5B / %x5D-7E (printable
+ * ASCII without `"` and `\`), so `"` becomes `'`, `\` becomes `/` and anything else (controls,
+ * non-ASCII, e.g. echoed input) `?`; at most {@link MAX_DESCRIPTION} characters.
+ */
+export function rfc6749Text(text: string): string {
+  let out = '';
+  for (const c of text) {
+    if (out.length >= MAX_DESCRIPTION) return `${out.slice(0, MAX_DESCRIPTION - 3)}...`;
+    const code = c.codePointAt(0)!;
+    out += c === '"' ? "'" : c === '\\' ? '/' : code >= 0x20 && code <= 0x7e ? c : '?';
+  }
+  return out;
+}
+
 /** Base class: an error that is meant to reach the client as written. */
 export class ApiError extends Error {
+  /** The `error_description`, already within RFC 6749's character set. */
+  readonly description: string;
+
   constructor(
     readonly status: number,
     readonly code: string,
-    readonly description: string,
+    description: string,
     readonly headers: Record<string, string> = {},
     readonly extra: Record<string, unknown> = {},
   ) {
-    super(description);
+    const safe = rfc6749Text(description);
+    super(safe);
+    this.description = safe;
     this.name = new.target.name;
   }
 

@@ -147,6 +147,32 @@ const UserInfo: NamedSchema = {
 const Json: NamedSchema = { name: 'JsonDocument', schema: z.looseObject({}) };
 
 /** The auth server's endpoints and the discovery documents of this origin. */
+type Responses = DocEndpoint['responses'];
+
+/** What any auth-server JSON endpoint may answer besides its own results: overload and outage. */
+function guarded(responses: Responses, opts: { limited?: boolean; body?: boolean } = {}): Responses {
+  return {
+    ...responses,
+    ...(opts.body
+      ? { '413': { description: 'invalid_request: the body is over the limit', schema: OAuthError } }
+      : {}),
+    ...(opts.limited
+      ? {
+          '429': {
+            description: 'too_many_requests: a rate limit was hit (per client id, else per address)',
+            schema: OAuthError,
+            headers: ['Retry-After'],
+          },
+        }
+      : {}),
+    '503': {
+      description: 'temporarily_unavailable: the authorization server cannot reach its storage',
+      schema: OAuthError,
+      headers: ['Retry-After'],
+    },
+  };
+}
+
 export const OAUTH_ENDPOINTS: DocEndpoint[] = [
   {
     method: 'post',
@@ -157,10 +183,13 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
     description:
       'Open dynamic registration, no initial access token. Redirect URIs must be http loopback addresses; anything else (https included) is refused with invalid_redirect_uri.',
     json: RegistrationRequest,
-    responses: {
-      '201': { description: 'The registered client', schema: RegistrationResponse },
-      '400': { description: 'invalid_redirect_uri or invalid_client_metadata', schema: OAuthError },
-    },
+    responses: guarded(
+      {
+        '201': { description: 'The registered client', schema: RegistrationResponse },
+        '400': { description: 'invalid_redirect_uri or invalid_client_metadata', schema: OAuthError },
+      },
+      { limited: true, body: true },
+    ),
   },
   {
     method: 'get',
@@ -180,7 +209,18 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
       state: z.string().optional().describe('Recommended: returned unchanged'),
       resource: z.string().optional().describe('RFC 8707: the API origin, to bind the token to this API'),
     }),
-    responses: { '303': { description: 'Redirect to the login/consent pages or back to redirect_uri' } },
+    responses: {
+      '303': { description: 'Redirect to the login/consent pages or back to redirect_uri' },
+      '400': {
+        description:
+          'An error page for the user (text/html) when the request cannot be sent back to the client: unknown client, a redirect_uri it did not register (RFC 6749 §4.1.2.1)',
+        contentType: 'text/html',
+      },
+      '503': {
+        description: 'An error page (text/html): the authorization server cannot reach its storage',
+        contentType: 'text/html',
+      },
+    },
   },
   {
     method: 'post',
@@ -191,14 +231,18 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
     description:
       'authorization_code (with code_verifier) or refresh_token. Public clients send client_id; confidential clients also client_secret (client_secret_post). Refresh tokens of public clients rotate.',
     form: TokenRequest,
-    responses: {
-      '200': { description: 'Tokens', schema: TokenResponse },
-      '400': {
-        description: 'invalid_request, invalid_grant, invalid_scope, invalid_target, unsupported_grant_type',
-        schema: OAuthError,
+    responses: guarded(
+      {
+        '200': { description: 'Tokens', schema: TokenResponse },
+        '400': {
+          description:
+            'invalid_request, invalid_grant, invalid_scope, invalid_target, unsupported_grant_type',
+          schema: OAuthError,
+        },
+        '401': { description: 'invalid_client', schema: OAuthError },
       },
-      '401': { description: 'invalid_client', schema: OAuthError },
-    },
+      { limited: true, body: true },
+    ),
   },
   {
     method: 'post',
@@ -209,11 +253,14 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
     description:
       'Revokes an access or refresh token of the calling client, and with it the whole grant (every token issued under it). The API refuses a revoked access token on its next use.',
     form: RevocationRequest,
-    responses: {
-      '200': { description: 'Revoked (or already invalid)' },
-      '400': { description: 'invalid_request', schema: OAuthError },
-      '401': { description: 'invalid_client', schema: OAuthError },
-    },
+    responses: guarded(
+      {
+        '200': { description: 'Revoked (or already invalid)' },
+        '400': { description: 'invalid_request', schema: OAuthError },
+        '401': { description: 'invalid_client', schema: OAuthError },
+      },
+      { limited: true, body: true },
+    ),
   },
   {
     method: 'get',
@@ -224,10 +271,10 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
     description:
       'Profile claims of the signed-in user. Needs an unbound token (obtained without resource) with openid.',
     security: [{ oauth2: ['openid'] }],
-    responses: {
+    responses: guarded({
       '200': { description: 'Claims', schema: UserInfo },
       '401': { description: 'invalid_token', schema: OAuthError, headers: ['WWW-Authenticate'] },
-    },
+    }),
   },
   {
     method: 'post',
@@ -238,10 +285,13 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
     description:
       'For resource servers: authenticate with client_secret_post. A client may introspect only its own tokens; the API’s static client may introspect every token.',
     form: IntrospectionRequest,
-    responses: {
-      '200': { description: 'Token state', schema: IntrospectionResponse },
-      '401': { description: 'invalid_client', schema: OAuthError },
-    },
+    responses: guarded(
+      {
+        '200': { description: 'Token state', schema: IntrospectionResponse },
+        '401': { description: 'invalid_client', schema: OAuthError },
+      },
+      { limited: true, body: true },
+    ),
   },
   ...(
     [

@@ -61,7 +61,8 @@ const STANDARD_RESPONSES: Record<string, { code: string; description: string; he
   '500': { code: 'ServerError', description: 'server_error: unexpected; quote request_id' },
   '503': {
     code: 'TemporarilyUnavailable',
-    description: 'temporarily_unavailable: the authorization server cannot be reached to check the token',
+    description:
+      'temporarily_unavailable: the authorization server (to check the token) or the database cannot be reached; retry after Retry-After',
     headers: { 'Retry-After': { schema: { type: 'integer' } } },
   },
 };
@@ -139,8 +140,9 @@ function renderOperation(op: Operation, book: SchemaBook): Json {
   const success: Json = { description: op.response.description };
   if (full || pub) {
     const refs = [full, pub].filter((s): s is NamedSchema => !!s).map((s) => book.ref(s, 'output'));
+    // anyOf, not oneOf: an empty list (or a sparse item) is valid in both views.
     success.content = {
-      'application/json': { schema: refs.length === 1 ? refs[0] : { oneOf: refs } },
+      'application/json': { schema: refs.length === 1 ? refs[0] : { anyOf: refs } },
     };
   }
   responses[String(op.response.status)] = success;
@@ -168,12 +170,15 @@ function renderOperation(op: Operation, book: SchemaBook): Json {
   if (op.body?.kind === 'json') {
     const content: Json = { schema: book.ref(op.body.schema, 'input') };
     if (op.example?.body !== undefined) content.example = withSampleIds(op.example.body);
-    result.requestBody = { required: true, content: { 'application/json': content } };
+    // No body at all counts as `{}` (http/body.ts): required only where `{}` is not a valid input.
+    const required = !op.body.schema.schema.safeParse({}).success;
+    result.requestBody = { required, content: { 'application/json': content } };
   } else if (op.body?.kind === 'raw') {
     result.requestBody = {
       required: true,
       description: op.body.description,
-      content: { '*/*': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } },
+      // Any bytes in any media type are a file (multipart/* alone is refused, 415): no schema to violate.
+      content: { '*/*': { schema: {} } },
     };
   }
   return result;

@@ -347,6 +347,8 @@ export async function seedSchool(connection: Connection, now = new Date()): Prom
       files.existing++;
       continue;
     }
+    // Chunks of an earlier run cut short before its files document: start that file afresh.
+    await connection.collection('storage.chunks').deleteMany({ files_id: id });
     const upload = bucket.openUploadStreamWithId(id, p.file.name, { metadata: { contentType: p.file.type } });
     await pipeline(Readable.from([Buffer.from(p.file.content)]), upload);
     files.inserted++;
