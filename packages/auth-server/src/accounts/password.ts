@@ -5,12 +5,19 @@
  *
  * Verifying against an unknown email still runs one full hash (against a fixed dummy), so response
  * time does not reveal whether an account exists.
+ *
+ * The library is @node-rs/argon2 (prebuilt N-API binaries per platform, no build step): the `argon2`
+ * package's prebuilt Linux binary crashed on load here, and compiling it needs a toolchain the
+ * production image does not have.
  */
-import argon2 from 'argon2';
+import { hash, verify } from '@node-rs/argon2';
+
+/** `Algorithm.Argon2id` of @node-rs/argon2 (a const enum, which isolated modules cannot import). */
+const ARGON2ID = 2;
 
 /** The argon2id parameters every new hash uses. */
 export const HASH_OPTIONS = {
-  type: argon2.argon2id,
+  algorithm: ARGON2ID,
   memoryCost: 19 * 1024,
   timeCost: 2,
   parallelism: 1,
@@ -18,23 +25,23 @@ export const HASH_OPTIONS = {
 
 /** Hashes a password for storage (PHC string: algorithm, parameters, salt and hash). */
 export function hashPassword(password: string): Promise<string> {
-  return argon2.hash(password, HASH_OPTIONS);
+  return hash(password, HASH_OPTIONS);
 }
 
 let dummy: Promise<string> | undefined;
 
 /**
- * Checks `password` against `hash`; with `hash` undefined (unknown account) it spends the same time
- * and answers false.
+ * Checks `password` against the `stored` hash; with `stored` undefined (unknown account) it spends the
+ * same time and answers false.
  */
-export async function verifyPassword(hash: string | undefined, password: string): Promise<boolean> {
-  if (!hash) {
+export async function verifyPassword(stored: string | undefined, password: string): Promise<boolean> {
+  if (!stored) {
     dummy ??= hashPassword('not-a-real-password');
-    await argon2.verify(await dummy, password).catch(() => false);
+    await verify(await dummy, password).catch(() => false);
     return false;
   }
   try {
-    return await argon2.verify(hash, password);
+    return await verify(stored, password);
   } catch {
     return false; // a malformed stored hash never signs anybody in
   }

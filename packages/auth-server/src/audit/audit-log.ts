@@ -7,7 +7,7 @@
  * Writing never blocks or fails a request: a storage error is logged and the event is still on
  * stdout. Events carry ids, never secrets (no tokens, codes, passwords or client secrets).
  *
- * Storage is batched: events recorded within `batchMs` (50 ms) of each other go to MongoDB in one
+ * Storage is batched: events recorded within `batchMs` (200 ms) of each other go to MongoDB in one
  * `insertMany`, one batch at a time, so a burst of token requests costs one round trip per batch
  * instead of one insert each (a per-event insert was the largest cost of a refresh in scripts/bench).
  * The stdout line is still written at once; `query` and `close` store what is pending first. A crash
@@ -81,9 +81,9 @@ function model(connection: Connection): Model<AuditEvent> {
 
 /** How storage batches events. */
 export interface AuditBatching {
-  /** The longest an event waits before its batch is stored, ms. Default 50. */
+  /** The longest an event waits before its batch is stored, ms. Default 200. */
   batchMs?: number;
-  /** A batch is stored as soon as it has this many events. Default 500. */
+  /** A batch is stored as soon as it has this many events. Default 1000. */
   batchSize?: number;
   /** Events kept waiting at most (beyond, new events are only logged, with a warning). Default 50000. */
   maxPending?: number;
@@ -110,8 +110,8 @@ export class AuditLog {
   ) {
     this.events = model(connection);
     this.retentionSeconds = retentionDays * 86400;
-    this.batchMs = batching.batchMs ?? 50;
-    this.batchSize = batching.batchSize ?? 500;
+    this.batchMs = batching.batchMs ?? 200;
+    this.batchSize = batching.batchSize ?? 1000;
     this.maxPending = batching.maxPending ?? 50_000;
   }
 

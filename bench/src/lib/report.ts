@@ -1,0 +1,129 @@
+/**
+ * Interleaving a case with its reference, and the one line each measure prints.
+ *
+ * Sandwich: ref, case, ref, case, ref. Each case run is compared with the mean of the reference runs
+ * either side of it, so slow drifts of a shared machine cancel out; of the two case runs the worse
+ * value of every figure is reported (lowest throughput and ratio, highest latency and CPU).
+ */
+import { runLoad, type LoadSpec, type RunResult } from './load.js';
+
+/** Run lengths, seconds. */
+export interface Durations {
+  warm: number;
+  run: number;
+  ref: number;
+}
+
+/** What a measure found, as printed. */
+export interface Figures {
+  rps: number;
+  p50ms: number;
+  p99ms: number;
+  cpuUs: number;
+  cpuParts: Record<string, number>;
+  /** CPU of processes measured but not counted, µs/request (e.g. the MongoDB-protocol server). */
+  shownParts: Record<string, number>;
+  /** Requests per CPU-second of the server processes: 10^6 / cpuUs. */
+  perCore: number;
+  refName: string;
+  /** The reference's CPU per request, µs (mean of its runs). */
+  refCpuUs: number;
+  /** Case throughput / reference throughput, same run. */
+  rpsRatio: number;
+  /** Case CPU per request / reference CPU per request, same run. */
+  cpuRatio: number;
+  errors: number;
+  requests: number;
+}
+
+/** The two case runs and three reference runs of one sandwich. */
+export interface Sandwich {
+  runs: RunResult[];
+  refs: RunResult[];
+  figures: Figures;
+}
+
+/** ref, case, ref, case, ref (after a warm-up of each); `caseSpec(i)` may move pools forward. */
+export async function sandwich(opts: {
+  /** The case's load for run `run` (-1: the warm-up); may prepare single-use requests first. */
+  caseSpec: (run: number) => LoadSpec | Promise<LoadSpec>;
+  /** Called after every case run (warm-up too), e.g. to move a pool's cursor on. */
+  after?: (result: RunResult, run: number) => void;
+  ref: LoadSpec;
+  durations: Durations;
+  /** Reference runs as long as case runs (when the reference is itself a heavy server). */
+  fullLengthRef?: boolean;
+  /** Skip the case warm-up (single-use pools: warming would burn requests). */
+  noWarm?: boolean;
+}): Promise<Sandwich> {
+  const { durations: d } = opts;
+  const refSeconds = opts.fullLengthRef ? d.run : d.ref;
+  await runLoad(opts.ref, d.warm);
+  if (!opts.noWarm) opts.after?.(await runLoad(await opts.caseSpec(-1), d.warm), -1);
+  const refs: RunResult[] = [await runLoad(opts.ref, refSeconds)];
+  const runs: RunResult[] = [];
+  for (let i = 0; i < 2; i++) {
+    const spec = await opts.caseSpec(i);
+    const result = await runLoad(spec, d.run);
+    opts.after?.(result, i);
+    runs.push(result);
+    refs.push(await runLoad(opts.ref, refSeconds));
+  }
+  return { runs, refs, figures: figures(runs, refs, opts.ref.name) };
+}
+
+/** Worse-of-two figures of case runs against the reference runs either side of each. */
+export function figures(runs: RunResult[], refs: RunResult[], refName: string): Figures {
+  const worst = (f: (r: RunResult) => number, pick: (...n: number[]) => number) => pick(...runs.map(f));
+  const rpsRatios = runs.map((r, i) => r.rps / ((refs[i]!.rps + refs[i + 1]!.rps) / 2));
+  const cpuRatios = runs.map((r, i) => r.cpuUs / ((refs[i]!.cpuUs + refs[i + 1]!.cpuUs) / 2));
+  const worstCpu = runs.reduce((a, b) => (b.cpuUs > a.cpuUs ? b : a));
+  const cpuUs = worst((r) => r.cpuUs, Math.max);
+  return {
+    rps: worst((r) => r.rps, Math.min),
+    p50ms: worst((r) => r.p50ms, Math.max),
+    p99ms: worst((r) => r.p99ms, Math.max),
+    cpuUs,
+    cpuParts: worstCpu.cpuParts,
+    shownParts: worstCpu.shownParts,
+    perCore: 1e6 / cpuUs,
+    refName,
+    refCpuUs: refs.reduce((n, r) => n + r.cpuUs, 0) / refs.length,
+    rpsRatio: Math.min(...rpsRatios),
+    cpuRatio: Math.max(...cpuRatios),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+    requests: runs.reduce((n, r) => n + r.requests, 0),
+  };
+}
+
+const int = (n: number) => Math.round(n).toLocaleString('en-US');
+const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+
+/** "cpu 262 µs/req (node 220 + redis 42; mongo 80 not counted)". */
+export function cpuText(f: Pick<Figures, 'cpuUs' | 'cpuParts' | 'shownParts'>): string {
+  const parts = Object.entries(f.cpuParts)
+    .filter(([, v]) => Math.round(v) > 0)
+    .map(([k, v]) => `${k} ${int(v)}`)
+    .join(' + ');
+  const shown = Object.entries(f.shownParts)
+    .filter(([, v]) => Math.round(v) > 0)
+    .map(([k, v]) => `${k} ${int(v)} not counted`)
+    .join(', ');
+  const all = [parts, shown].filter(Boolean).join('; ');
+  return `cpu ${int(f.cpuUs)} µs/req${all ? ` (${all})` : ''}`;
+}
+
+/** The figures part of a measure's line. */
+export function figuresText(f: Figures): string {
+  return [
+    `${int(f.rps)} req/s`,
+    `p50 ${ms(f.p50ms)} ms`,
+    `p99 ${ms(f.p99ms)} ms`,
+    cpuText(f),
+    `= ${int(f.perCore)}/s per core`,
+    `| vs ${f.refName} (${int(f.refCpuUs)} µs/req): ${f.rpsRatio.toFixed(3)}× req/s, ${f.cpuRatio.toFixed(2)}× cpu/req`,
+    ...(f.errors ? [`| ${f.errors} ERRORS`] : []),
+  ].join('  ');
+}
+
+export { int, ms };

@@ -1,0 +1,141 @@
+/**
+ * Brings up the stack a bench run measures, all on 127.0.0.1 and on free ports:
+ * - a dedicated Redis (same settings as scripts/services: append-only file, fsync every second), so
+ *   its CPU is the auth server's alone and nothing else running on the machine shares it;
+ * - a dedicated MongoDB-protocol server (BENCH_MONGODB_URI if set, else `mongod` if on PATH, else the
+ *   FerretDB binary scripts/services built), for the same reason;
+ * - the auth server as a real process, `node packages/auth-server/dist/main.js`, production mode;
+ * - the bare reference server.
+ * Data starts empty on every run (.data/bench is wiped), so runs are comparable.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { freePort, start, waitHttp, waitPort, type Started } from './processes.js';
+import type { Server } from './bench.js';
+
+function onPath(cmd: string): boolean {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Starts the dedicated Redis. */
+export async function startRedis(dir: string): Promise<Server> {
+  const port = await freePort();
+  const data = join(dir, 'redis');
+  mkdirSync(data, { recursive: true });
+  // As scripts/services runs it (append-only file, fsync every second), except that the file is not
+  // rewritten in the background: that fork would land inside some measurement or other.
+  const args = `--bind 127.0.0.1 --port ${port} --appendonly yes --appendfsync everysec --save ''
+    --auto-aof-rewrite-percentage 0 --daemonize no --logfile ''`;
+  const p = start(
+    'redis',
+    'redis-server',
+    [...args.split(/\s+/).map((a) => (a === "''" ? '' : a)), '--dir', data],
+    { log: join(dir, 'logs', 'redis.log') },
+  );
+  await waitPort(p, port);
+  return { ...p, url: `redis://127.0.0.1:${port}` };
+}
+
+/** Starts the dedicated MongoDB-protocol server, or returns undefined with BENCH_MONGODB_URI set. */
+export async function startMongo(root: string, dir: string): Promise<{ server?: Server; uri: string }> {
+  if (process.env.BENCH_MONGODB_URI) return { uri: process.env.BENCH_MONGODB_URI };
+  const port = await freePort();
+  const data = join(dir, 'mongo');
+  mkdirSync(data, { recursive: true });
+  const log = join(dir, 'logs', 'mongo.log');
+  let p: Started;
+  if (onPath('mongod')) {
+    p = start('mongod', 'mongod', ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', data], {
+      log,
+    });
+  } else {
+    const bin = join(root, '.data', 'bin', 'ferretdb');
+    if (!existsSync(bin)) throw new Error(`${bin} is missing: run scripts/services start once`);
+    p = start(
+      'ferretdb',
+      bin,
+      [
+        '--handler=sqlite',
+        `--sqlite-url=file:${data}/`,
+        `--state-dir=${data}`,
+        `--listen-addr=127.0.0.1:${port}`,
+        '--debug-addr=-',
+        '--telemetry=disable',
+        '--log-level=warn',
+      ],
+      { log },
+    );
+  }
+  await waitPort(p, port);
+  return { server: { ...p, url: `mongodb://127.0.0.1:${port}` }, uri: `mongodb://127.0.0.1:${port}/bench` };
+}
+
+/** The auth server's environment for a bench run (production mode, fresh secrets). */
+export function authEnvironment(dir: string, redisUrl: string, mongoUri: string, port: number) {
+  return {
+    NODE_ENV: 'production',
+    BASE_URL: `http://127.0.0.1:${port}`,
+    AUTH_HOST: '127.0.0.1',
+    AUTH_PORT: String(port),
+    TRUST_PROXY: 'false',
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: 'oidc:',
+    MONGODB_URI: mongoUri,
+    COOKIE_SECRETS: randomBytes(32).toString('base64url'),
+    KEYS_FILE: join(dir, 'keys', 'jwks.json'),
+    INTROSPECTION_CLIENT_ID: 'resource-api',
+    INTROSPECTION_CLIENT_SECRET: randomBytes(32).toString('base64url'),
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    // Rate limits stay in the path (each request still counts in Redis) but so high that the load
+    // of one bench client never reaches them: the bench measures capacity, not the policy.
+    RATE_LIMIT_REGISTRATION: '1000000000',
+    RATE_LIMIT_TOKEN: '1000000000',
+    RATE_LIMIT_INTROSPECTION: '1000000000',
+    RATE_LIMIT_REVOCATION: '1000000000',
+    RATE_LIMIT_PER_ADDRESS: '1000000000',
+  };
+}
+
+/**
+ * Node flags for the servers under test: BENCH_PROFILE=1 writes a CPU profile of each server when it
+ * exits, into .data/bench-profiles/ (kept across runs; .data/bench is wiped at every start).
+ * BENCH_NODE_FLAGS adds flags for experiments (e.g. "--max-semi-space-size=32").
+ */
+export function nodeFlags(dir: string): string[] {
+  const extra = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
+  return process.env.BENCH_PROFILE === '1'
+    ? [...extra, '--cpu-prof', `--cpu-prof-dir=${join(dir, '..', 'bench-profiles')}`]
+    : extra;
+}
+
+/** Starts a Node server `script` with `env` and waits for `healthPath`. */
+export async function startNodeServer(
+  name: string,
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  dir: string,
+  url: string,
+  healthPath: string,
+  flags: string[] = [],
+): Promise<Server> {
+  const p = start(name, process.execPath, [...nodeFlags(dir), ...flags, script, ...args], {
+    env: { ...process.env, ...env },
+    log: join(dir, 'logs', `${name}.log`),
+  });
+  await waitHttp(p, `${url}${healthPath}`);
+  return { ...p, url };
+}
+
+/** Empties .data/bench (keeping nothing from an earlier run) and creates its folders. */
+export function freshDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  for (const sub of ['logs', 'keys', 'requests']) mkdirSync(join(dir, sub), { recursive: true });
+}

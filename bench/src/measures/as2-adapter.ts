@@ -1,0 +1,60 @@
+/**
+ * AS2: what our Redis storage costs. The same introspection load against the same server built with
+ * oidc-provider's in-memory adapter (bench/src/servers/auth-memory.ts) and with our Redis adapter,
+ * interleaved: memory, Redis, memory, Redis, memory. Each server gets its own pool of access tokens
+ * from real code exchanges of a dynamically registered client. Redis CPU counts on both sides (the
+ * rate limiter counts every request in Redis whichever adapter stores the tokens).
+ */
+import type { Measure } from '../lib/bench.js';
+import { figuresText, sandwich } from '../lib/report.js';
+import { flowTokens } from '../lib/seed.js';
+import { introspectLine } from './common.js';
+
+/** Tokens per pool: well inside the memory adapter's LRU (1,000 recent entries). */
+const POOL = 150;
+const GOAL = 1.1;
+
+export const as2: Measure = {
+  id: 'AS2',
+  title: 'introspection CPU, Redis adapter vs memory adapter',
+  goal: `≤ ${GOAL}× cpu/req`,
+  async run(bench) {
+    const memory = await bench.authMemory();
+    bench.log('AS2: signing in and exchanging codes on both servers');
+    const memTokens = await flowTokens(bench, memory.url, POOL);
+    const redisTokens = await flowTokens(bench, bench.auth.url, POOL);
+    const memFile = bench.requests(
+      'as2-memory',
+      memTokens.map((t) => introspectLine(bench, t)),
+    );
+    const redisFile = bench.requests(
+      'as2-redis',
+      redisTokens.map((t) => introspectLine(bench, t)),
+    );
+    const s = await sandwich({
+      durations: bench.durations,
+      fullLengthRef: true,
+      ref: {
+        name: 'memory adapter',
+        url: memory.url,
+        requestsFile: memFile,
+        // Redis counts here too: the rate limiter uses it in front of either adapter.
+        processes: { node: memory.pid, redis: bench.redis.pid },
+        shown: bench.authShown(),
+      },
+      caseSpec: () => ({
+        name: 'Redis adapter',
+        url: bench.auth.url,
+        requestsFile: redisFile,
+        processes: bench.authProcesses(),
+        shown: bench.authShown(),
+      }),
+    });
+    const f = s.figures;
+    const ok = f.cpuRatio <= GOAL && f.errors === 0 && s.refs.every((r) => r.errors === 0);
+    return {
+      status: ok ? 'PASS' : 'FAIL',
+      text: `${figuresText(f)}  | goal ≤ ${GOAL}× cpu/req of the memory adapter`,
+    };
+  },
+};

@@ -1,0 +1,33 @@
+/** Helpers the measures share: the reference load, request lines, and per-core goals. */
+import type { Bench, Outcome } from '../lib/bench.js';
+import { formLine } from '../lib/bench.js';
+import type { LoadSpec } from '../lib/load.js';
+import { figuresText, int, type Figures } from '../lib/report.js';
+
+/** The bare `node:http` reference server as a load target. */
+export function bareRef(bench: Bench): LoadSpec {
+  return { name: 'bare http', url: bench.bare.url, processes: { node: bench.bare.pid } };
+}
+
+/** An introspection request as the resource API sends it (client_secret_post, access_token hint). */
+export function introspectLine(bench: Bench, token: string): string {
+  return formLine(
+    '/api/oauth/introspect',
+    {
+      token,
+      token_type_hint: 'access_token',
+      client_id: bench.introspector.clientId,
+      client_secret: bench.introspector.clientSecret,
+    },
+    ['Accept: application/json'],
+  );
+}
+
+/** PASS when the figures reach `min` requests per core and nothing failed. */
+export function perCoreOutcome(f: Figures, min: number, extra: string[] = []): Outcome {
+  const ok = f.perCore >= min && f.errors === 0 && extra.every((e) => !e.includes('FAILED'));
+  return {
+    status: ok ? 'PASS' : 'FAIL',
+    text: [figuresText(f), ...extra, `| goal ≥ ${int(min)}/s per core`].join('  '),
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * DCR: open dynamic client registration (RFC 7591) of a native public client with a loopback
+ * redirect URI, as CLIs and agents send it. Each request validates the metadata, applies the
+ * loopback policy and stores a new client in Redis.
+ */
+import type { Measure } from '../lib/bench.js';
+import { requestLine } from '../lib/bench.js';
+import { registration } from '../lib/flow.js';
+import { sandwich } from '../lib/report.js';
+import { bareRef, perCoreOutcome } from './common.js';
+
+export const dcr: Measure = {
+  id: 'DCR',
+  title: 'dynamic client registration (public native client)',
+  goal: '≥ 1,500/s per core',
+  async run(bench) {
+    const body = JSON.stringify(registration('bench agent', false));
+    const file = bench.requests('register', [
+      requestLine('POST', '/api/oauth/register', body, [
+        'Content-Type: application/json',
+        'Accept: application/json',
+      ]),
+    ]);
+    const s = await sandwich({
+      durations: bench.durations,
+      ref: bareRef(bench),
+      caseSpec: () => ({
+        name: 'registration',
+        url: bench.auth.url,
+        requestsFile: file,
+        processes: bench.authProcesses(),
+        shown: bench.authShown(),
+      }),
+    });
+    return perCoreOutcome(s.figures, 1500);
+  },
+};

@@ -1,0 +1,176 @@
+/**
+ * scripts/bench's driver. Starts the stack (lib/stack.ts), runs every measure of measures/index.ts,
+ * prints one line per measure on stdout and a final summary line, and exits 1 when a goal is missed.
+ * Progress goes to stderr.
+ *
+ * Environment: BENCH_ONLY=AS1,AS2 (subset), BENCH_RUN / BENCH_REF / BENCH_WARM (seconds per case,
+ * reference and warm-up run; default 8, 4, 3), BENCH_POOL (introspection pool size, default 100000),
+ * BENCH_PROFILE=1 (CPU profiles of the auth servers into .data/bench-profiles/), BENCH_LOG_LEVEL (the
+ * auth server's LOG_LEVEL, default info as in production), BENCH_NODE_FLAGS (extra Node flags for the
+ * servers), BENCH_MONGODB_URI (an external MongoDB). Run with --experimental-websocket (Node 20) for
+ * MEM's inspector connection; scripts/bench does.
+ */
+import { randomBytes } from 'node:crypto';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { bootstrap } from '@school/auth-server/dist/bootstrap.js';
+import { loadConfig } from '@school/auth-server/dist/config.js';
+import { createLogger } from '@school/auth-server/dist/logger.js';
+import { writeRequests, type Bench, type Server, type Status } from './lib/bench.js';
+import { freePort, killAllNow, stopAll } from './lib/processes.js';
+import { memoryAfterGc } from './lib/inspector.js';
+import { rssBytes } from './lib/proc.js';
+import { authEnvironment, freshDir, startMongo, startNodeServer, startRedis } from './lib/stack.js';
+import { MEASURES } from './measures/index.js';
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const root = resolve(here, '../..');
+const dir = join(root, '.data', 'bench');
+const started = Date.now();
+const log = (m: string) =>
+  process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${m}\n`);
+const out = (line: string) => process.stdout.write(`${line}\n`);
+
+process.on('SIGINT', () => {
+  killAllNow();
+  process.exit(130);
+});
+process.on('exit', killAllNow);
+
+async function main(): Promise<number> {
+  const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim().toUpperCase());
+  const measures = MEASURES.filter((m) => !only || only.includes(m.id));
+  const durations = {
+    run: Number(process.env.BENCH_RUN ?? 8),
+    ref: Number(process.env.BENCH_REF ?? 4),
+    warm: Number(process.env.BENCH_WARM ?? 3),
+  };
+
+  freshDir(dir);
+  log('starting Redis and the MongoDB-protocol server');
+  const redis = await startRedis(dir);
+  const mongo = await startMongo(root, dir);
+  const authPort = await freePort();
+  const authEnv = authEnvironment(dir, redis.url, mongo.uri, authPort);
+  const account = { email: 'admin@bench.test', password: randomBytes(12).toString('base64url') };
+
+  // The bench's own handle on the same storage: seeds the account, mints tokens through the models.
+  const runtime = await bootstrap(loadConfig(authEnv), createLogger('warn', 'bench'));
+  await runtime.accounts.upsert({ ...account, name: 'Bench Admin', role: 'admin' });
+
+  log('starting the auth server and the reference server');
+  // --inspect only opens the DevTools port; nothing attaches until MEM-AS asks for a full GC.
+  const authInspectPort = await freePort();
+  const auth = await startNodeServer(
+    'auth-server',
+    join(root, 'packages/auth-server/dist/main.js'),
+    [],
+    authEnv,
+    dir,
+    authEnv.BASE_URL,
+    '/healthz',
+    [`--inspect=127.0.0.1:${authInspectPort}`],
+  );
+  const barePort = await freePort();
+  const bare = await startNodeServer(
+    'bare',
+    join(root, 'bench/dist/servers/bare.js'),
+    [String(barePort)],
+    {},
+    dir,
+    `http://127.0.0.1:${barePort}`,
+    '/',
+  );
+
+  const memos = new Map<string, Promise<unknown>>();
+  let memory: Promise<Server> | undefined;
+  const bench: Bench = {
+    root,
+    dir,
+    durations,
+    redis,
+    mongo: mongo.server,
+    mongoUri: mongo.uri,
+    authEnv,
+    auth,
+    authInspectPort,
+    bare,
+    account,
+    introspector: {
+      clientId: authEnv.INTROSPECTION_CLIENT_ID,
+      clientSecret: authEnv.INTROSPECTION_CLIENT_SECRET,
+    },
+    runtime,
+    authProcesses: () => ({ node: auth.pid, redis: redis.pid }),
+    authShown: () => ({ mongo: mongo.server?.pid }),
+    authMemory() {
+      memory ??= freePort().then((port) =>
+        startNodeServer(
+          'auth-memory',
+          join(root, 'bench/dist/servers/auth-memory.js'),
+          [],
+          { ...authEnv, AUTH_PORT: String(port), BASE_URL: `http://127.0.0.1:${port}` },
+          dir,
+          `http://127.0.0.1:${port}`,
+          '/healthz',
+        ),
+      );
+      return memory;
+    },
+    memo<T>(key: string, fn: () => Promise<T>): Promise<T> {
+      if (!memos.has(key)) memos.set(key, fn());
+      return memos.get(key) as Promise<T>;
+    },
+    requests: (name, lines) => writeRequests(dir, name, lines),
+    log,
+  };
+
+  const counts: Record<Status, number> = { PASS: 0, FAIL: 0, TODO: 0, SKIP: 0 };
+  const failed: string[] = [];
+  const width = Math.max(...measures.map((m) => m.title.length));
+  for (const m of measures) {
+    log(`${m.id}: ${m.title}`);
+    let status: Status;
+    let text: string;
+    try {
+      ({ status, text } = await m.run(bench));
+    } catch (err) {
+      status = 'FAIL';
+      text = `error: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    log(`${m.id}: ${status}; auth server rss ${(rssBytes(auth.pid) / 2 ** 20).toFixed(0)} MB`);
+    counts[status]++;
+    if (status === 'FAIL') failed.push(m.id);
+    out(`${m.id.padEnd(7)} ${m.title.padEnd(width)}  ${text}  ${status}`);
+  }
+
+  try {
+    const m = await memoryAfterGc(authInspectPort);
+    log(
+      `auth server after every measure: rss ${(m.rss / 2 ** 20).toFixed(0)} MB after a full GC ` +
+        `(heap used ${(m.heapUsed / 2 ** 20).toFixed(0)} MB)`,
+    );
+  } catch {
+    // informational only
+  }
+  await runtime.close();
+  await stopAll();
+  if (process.env.BENCH_PROFILE === '1') {
+    log(`CPU profiles in .data/bench-profiles/: the auth server's file names carry pid ${auth.pid}`);
+  }
+  const secs = Math.round((Date.now() - started) / 1000);
+  out(
+    `bench: ${counts.PASS} passed, ${counts.FAIL} failed${failed.length ? ` (${failed.join(', ')})` : ''}, ` +
+      `${counts.TODO} todo, in ${secs} s`,
+  );
+  return counts.FAIL ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  async (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    await stopAll();
+    process.exit(2);
+  },
+);

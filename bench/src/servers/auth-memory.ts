@@ -1,0 +1,44 @@
+/**
+ * AS2's reference: the auth server exactly as `packages/auth-server/dist/main.js` runs it (same
+ * configuration from the same environment, same Koa app and middleware, rate limits counted in Redis,
+ * accounts and audit log in MongoDB), except that oidc-provider keeps its models in its built-in
+ * in-memory adapter instead of our Redis adapter. The difference between the two is what our storage
+ * costs. Keep it in step with src/server.ts (the compiler flags a changed `createApp`).
+ *
+ * Bench-only: the memory adapter is per process, evicts under load and forgets everything on exit.
+ *
+ *   <auth-server environment> node bench/dist/servers/auth-memory.js
+ */
+import { createServer } from 'node:http';
+import { createApp } from '@school/auth-server/dist/app.js';
+import { bootstrap } from '@school/auth-server/dist/bootstrap.js';
+import { loadConfig } from '@school/auth-server/dist/config.js';
+import { createLogger } from '@school/auth-server/dist/logger.js';
+import { createProvider } from '@school/auth-server/dist/provider/create-provider.js';
+import { loadOrCreateKeys } from '@school/auth-server/dist/provider/keys.js';
+
+const config = loadConfig();
+const logger = createLogger(config.LOG_LEVEL);
+// The connections and accounts of the real bootstrap; its Redis-backed provider is left unused.
+const runtime = await bootstrap(config, logger);
+const keys = await loadOrCreateKeys(config.KEYS_FILE);
+const provider = createProvider({ config, adapter: 'memory', accounts: runtime.accounts, keys }, logger);
+const app = createApp({
+  config,
+  provider,
+  accounts: runtime.accounts,
+  logger,
+  redis: runtime.redis,
+  audit: runtime.audit,
+  readiness: async () => ({ redis: 'ok', mongodb: 'ok' }),
+});
+const server = createServer(app.callback());
+server.keepAliveTimeout = 65_000;
+server.listen(config.port, config.AUTH_HOST, () => {
+  logger.info({ port: config.port }, 'auth server (memory adapter) listening');
+});
+process.on('SIGTERM', () => {
+  server.close();
+  server.closeIdleConnections();
+  void runtime.close().then(() => process.exit(0));
+});

@@ -1,0 +1,20 @@
+/**
+ * RS1's reference (placeholder until the resource API's measures are written): a bare Express 5 app
+ * answering, on one route, the same JSON the resource API answers there, without any token check.
+ *
+ *   BODY_FILE=<json file> ROUTE=/api/v1/courses node bench/dist/servers/express-bare.js PORT
+ */
+import { readFileSync } from 'node:fs';
+import express from 'express';
+
+const port = Number(process.argv[2]);
+const route = process.env.ROUTE ?? '/api/v1/courses';
+const body: unknown = process.env.BODY_FILE ? JSON.parse(readFileSync(process.env.BODY_FILE, 'utf8')) : {};
+
+const app = express();
+app.set('etag', false);
+app.disable('x-powered-by');
+app.get(route, (_req, res) => {
+  res.json(body);
+});
+app.listen(port, '127.0.0.1');
