@@ -7,11 +7,11 @@ COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
 COPY packages/shared/package.json packages/shared/
 COPY packages/auth-server/package.json packages/auth-server/
 COPY packages/resource-api/package.json packages/resource-api/
-RUN npm ci --no-audit --no-fund
+RUN npm install --no-audit --no-fund
 COPY packages/shared packages/shared
 COPY packages/resource-api packages/resource-api
 RUN npx tsc -b packages/resource-api \
- && npm ci --omit=dev --no-audit --no-fund --workspace @school/resource-api --include-workspace-root=false \
+ && npm install --omit=dev --no-audit --no-fund --workspace @school/resource-api --include-workspace-root=false \
  && mkdir -p packages/resource-api/node_modules
 
 FROM node:22-bookworm-slim

@@ -3,11 +3,14 @@
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# npm ci when node_modules is missing or older than the lockfile.
+# Installs the locked dependencies when node_modules is missing or older than the lockfile.
+# `npm install`, not `npm ci`: it installs exactly the locked versions too, but npm 11 writes lockfiles
+# (with omit-lockfile-registry-resolved) that lack other platforms' optional packages, which `npm ci`
+# then refuses as out of sync.
 ensure_node_modules() {
   local stamp="$root/node_modules/.package-lock.json"
   if [ ! -f "$stamp" ] || [ "$root/package-lock.json" -nt "$stamp" ]; then
-    (cd "$root" && npm ci --no-audit --no-fund --loglevel=error) || { echo "npm ci failed" >&2; exit 1; }
+    (cd "$root" && npm install --no-audit --no-fund --loglevel=error) || { echo "npm install failed" >&2; exit 1; }
   fi
 }
 
