@@ -59,11 +59,22 @@ export function createApp({ config, connection, redis, verifier, registry, logge
   app.set('query parser', 'simple');
 
   app.use(securityHeaders(config));
+  // One log line per request with the edge's request id (or a new one), echoed on the response.
+  // Only the path is logged: queries and bodies can carry personal data.
   app.use((req, res, next) => {
-    const id = randomUUID();
+    const given = req.get('x-request-id') ?? '';
+    const id = /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
+    const started = process.hrtime.bigint();
     res.locals.requestId = id;
     res.set('X-Request-Id', id);
-    logger.debug({ id, method: req.method, path: req.path }, 'request');
+    res.once('finish', () => {
+      if (req.path === '/healthz' || req.path === '/readyz') return;
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      logger.info(
+        { requestId: id, method: req.method, path: req.path, status: res.statusCode, ms, ip: req.ip },
+        'request',
+      );
+    });
     next();
   });
   app.use(checkRequestTarget);
