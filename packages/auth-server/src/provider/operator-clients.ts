@@ -117,7 +117,11 @@ export async function listOperatorClients(redis: Redis, prefix: string): Promise
   return out.sort((a, b) => a.client_id.localeCompare(b.client_id));
 }
 
-/** Deletes a stored client; its tokens stop working at once, since every use looks the client up. */
+/**
+ * Deletes a stored client. Its tokens stop working as soon as no instance holds the client in its
+ * short in-process cache (at most 5 s; this process forgets it at once), since every use looks the
+ * client up.
+ */
 export async function deleteClient(provider: Provider, clientId: string): Promise<boolean> {
   const existing = await clientStorage(provider).find(clientId);
   if (!existing) return false;
