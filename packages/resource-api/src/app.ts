@@ -65,13 +65,14 @@ export function createApp({ config, connection, redis, verifier, registry, logge
     const given = req.get('x-request-id') ?? '';
     const id = /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
     const started = process.hrtime.bigint();
+    const ip = req.ip; // read now: after a failed upload the socket may already be gone at 'finish'
     res.locals.requestId = id;
     res.set('X-Request-Id', id);
     res.once('finish', () => {
       if (req.path === '/healthz' || req.path === '/readyz') return;
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info(
-        { requestId: id, method: req.method, path: req.path, status: res.statusCode, ms, ip: req.ip },
+        { requestId: id, method: req.method, path: req.path, status: res.statusCode, ms, ip },
         'request',
       );
     });
