@@ -17,7 +17,7 @@ import {
   idsOf,
   instant,
   iso,
-  isoRequired,
+  managedFields,
   mapInput,
   slug,
   slugify,
@@ -126,9 +126,7 @@ export default defineCollectionArea<Course>({
   output,
   toApi: (d) => ({
     ...publicFields(d),
-    status: d.status,
-    created_at: isoRequired(d.createdAt),
-    updated_at: isoRequired(d.updatedAt),
+    ...managedFields(d),
   }),
   public: {
     what: 'published courses only',

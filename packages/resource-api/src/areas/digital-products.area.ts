@@ -16,8 +16,8 @@ import {
   httpUrl,
   idOf,
   idsOf,
-  instant,
-  isoRequired,
+  managedFields,
+  managedShape,
   mapInput,
   slug,
   slugify,
@@ -63,9 +63,7 @@ const publicOutput = z.strictObject(publicShape);
 const output = z.strictObject({
   ...publicShape,
   file_ids: z.array(z.string()).describe('Ids of files uploaded with POST /api/v1/storage'),
-  status: z.enum(STATUS),
-  created_at: instant,
-  updated_at: instant,
+  ...managedShape(STATUS),
 });
 
 const create = z.strictObject({
@@ -101,9 +99,7 @@ export default defineCollectionArea<Product>({
   toApi: (d) => ({
     ...publicFields(d),
     file_ids: idsOf(d.fileIds),
-    status: d.status,
-    created_at: isoRequired(d.createdAt),
-    updated_at: isoRequired(d.updatedAt),
+    ...managedFields(d),
   }),
   public: {
     what: 'published products only',

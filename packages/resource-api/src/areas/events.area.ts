@@ -8,7 +8,16 @@ import { z } from 'zod';
 import { defineCollectionArea, type Stored } from '../lib/crud.js';
 import type { Problem } from '../lib/errors.js';
 import { dateRangeFilters, enumFilter } from '../lib/filters.js';
-import { asDate, idOf, instant, isoRequired, mapInput, timezone } from '../lib/wire.js';
+import {
+  asDate,
+  idOf,
+  instant,
+  isoRequired,
+  managedFields,
+  managedShape,
+  mapInput,
+  timezone,
+} from '../lib/wire.js';
 
 const STATUS = ['draft', 'published', 'cancelled'] as const;
 const LOCATION = ['online', 'in_person'] as const;
@@ -58,9 +67,7 @@ const publicOutput = z.strictObject(publicShape);
 const output = z.strictObject({
   ...publicShape,
   registrations_count: z.number().int(),
-  status: z.enum(STATUS),
-  created_at: instant,
-  updated_at: instant,
+  ...managedShape(STATUS),
 });
 
 const create = z.strictObject({
@@ -111,9 +118,7 @@ export default defineCollectionArea<Event>({
   toApi: (d) => ({
     ...publicFields(d),
     registrations_count: d.registrationsCount ?? 0,
-    status: d.status,
-    created_at: isoRequired(d.createdAt),
-    updated_at: isoRequired(d.updatedAt),
+    ...managedFields(d),
   }),
   public: {
     what: 'published events only',

@@ -6,7 +6,7 @@ import { Schema } from 'mongoose';
 import { z } from 'zod';
 import { defineCollectionArea, type Stored } from '../lib/crud.js';
 import { enumFilter } from '../lib/filters.js';
-import { cents, currency, idOf, instant, isoRequired, mapInput, slug, slugify } from '../lib/wire.js';
+import { cents, currency, idOf, managedFields, managedShape, mapInput, slug, slugify } from '../lib/wire.js';
 
 const STATUS = ['draft', 'published', 'archived'] as const;
 const INTERVAL = ['month', 'year'] as const;
@@ -52,9 +52,7 @@ const publicShape = {
 const publicOutput = z.strictObject(publicShape);
 const output = z.strictObject({
   ...publicShape,
-  status: z.enum(STATUS),
-  created_at: instant,
-  updated_at: instant,
+  ...managedShape(STATUS),
 });
 
 const create = z.strictObject({
@@ -92,9 +90,7 @@ export default defineCollectionArea<Plan>({
   output,
   toApi: (d) => ({
     ...publicFields(d),
-    status: d.status,
-    created_at: isoRequired(d.createdAt),
-    updated_at: isoRequired(d.updatedAt),
+    ...managedFields(d),
   }),
   public: {
     what: 'published plans only',

@@ -6,7 +6,7 @@ import { Schema } from 'mongoose';
 import { z } from 'zod';
 import { defineCollectionArea, type Stored } from '../lib/crud.js';
 import { enumFilter } from '../lib/filters.js';
-import { idOf, instant, iso, isoRequired, mapInput, slug, slugify } from '../lib/wire.js';
+import { idOf, instant, iso, managedFields, managedShape, mapInput, slug, slugify } from '../lib/wire.js';
 
 const STATUS = ['draft', 'published'] as const;
 
@@ -45,9 +45,7 @@ const publicShape = {
 const publicOutput = z.strictObject(publicShape);
 const output = z.strictObject({
   ...publicShape,
-  status: z.enum(STATUS),
-  created_at: instant,
-  updated_at: instant,
+  ...managedShape(STATUS),
 });
 
 const create = z.strictObject({
@@ -80,9 +78,7 @@ export default defineCollectionArea<Page>({
   output,
   toApi: (d) => ({
     ...publicFields(d),
-    status: d.status,
-    created_at: isoRequired(d.createdAt),
-    updated_at: isoRequired(d.updatedAt),
+    ...managedFields(d),
   }),
   public: {
     what: 'published pages only',

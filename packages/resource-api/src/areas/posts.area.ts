@@ -9,7 +9,17 @@ import { defineCollectionArea, type Stored } from '../lib/crud.js';
 import { dateRangeFilters, enumFilter, stringFilter } from '../lib/filters.js';
 import { objectIdSchema } from '../lib/ids.js';
 import { referenceProblems } from '../lib/references.js';
-import { asId, idOf, instant, iso, isoRequired, mapInput, slug, slugify } from '../lib/wire.js';
+import {
+  asId,
+  idOf,
+  instant,
+  iso,
+  managedFields,
+  managedShape,
+  mapInput,
+  slug,
+  slugify,
+} from '../lib/wire.js';
 
 const STATUS = ['draft', 'published', 'archived'] as const;
 
@@ -51,9 +61,7 @@ const publicShape = {
 const publicOutput = z.strictObject(publicShape);
 const output = z.strictObject({
   ...publicShape,
-  status: z.enum(STATUS),
-  created_at: instant,
-  updated_at: instant,
+  ...managedShape(STATUS),
 });
 
 const create = z.strictObject({
@@ -88,9 +96,7 @@ export default defineCollectionArea<Post>({
   output,
   toApi: (d) => ({
     ...publicFields(d),
-    status: d.status,
-    created_at: isoRequired(d.createdAt),
-    updated_at: isoRequired(d.updatedAt),
+    ...managedFields(d),
   }),
   public: {
     what: 'published posts only',

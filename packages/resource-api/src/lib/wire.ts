@@ -110,3 +110,13 @@ export const asDate = (v: unknown): Date => new Date(v as string);
 export const asId = (v: unknown): Types.ObjectId => new Types.ObjectId(v as string);
 /** Conversion for id strings → ObjectIds. */
 export const asIds = (v: unknown): Types.ObjectId[] => toObjectIds(v as string[]);
+
+/** The fields every managed record adds to its public view: its status and timestamps (schema). */
+export function managedShape<const S extends readonly [string, ...string[]]>(statuses: S) {
+  return { status: z.enum(statuses), created_at: instant, updated_at: instant };
+}
+
+/** The fields every managed record adds to its public view: its status and timestamps (values). */
+export function managedFields(d: { status: unknown; createdAt: Date | string; updatedAt: Date | string }) {
+  return { status: d.status, created_at: isoRequired(d.createdAt), updated_at: isoRequired(d.updatedAt) };
+}
