@@ -22,8 +22,11 @@ export type ClientRole = 'integration' | 'introspector';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
-/** Client input quoted for an error text: printable ASCII only (RFC 6749 §5.2), cut short. */
-const quoted = (uri: string) => `'${uri.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?').slice(0, 200)}'`;
+/**
+ * Client input quoted for an error text, cut short. The character set RFC 6749 §5.2 allows is
+ * enforced once, for every description, by `safeDescription` in post-middleware.ts.
+ */
+const quoted = (uri: string) => `'${uri.slice(0, 200)}'`;
 
 /** Why `uri` is not an acceptable self-registered redirect URI, or `undefined` if it is. */
 export function loopbackRedirectProblem(uri: unknown): string | undefined {
