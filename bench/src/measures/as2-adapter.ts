@@ -8,7 +8,7 @@
 import type { Measure } from '../lib/bench.js';
 import { figuresText, sandwich } from '../lib/report.js';
 import { flowTokens } from '../lib/seed.js';
-import { introspectLine } from './common.js';
+import { introspect, introspectLine } from './common.js';
 
 /** Tokens per pool: well inside the memory adapter's LRU (1,000 recent entries). */
 const POOL = 150;
@@ -23,6 +23,15 @@ export const as2: Measure = {
     bench.log('AS2: signing in and exchanging codes on both servers');
     const memTokens = await flowTokens(bench, memory.url, POOL);
     const redisTokens = await flowTokens(bench, bench.auth.url, POOL);
+    // Both sides must do the same work: every token active, with the same claims in the answer.
+    const [memAnswer, redisAnswer] = await Promise.all([
+      introspect(bench, memory.url, memTokens[0]!),
+      introspect(bench, bench.auth.url, redisTokens[0]!),
+    ]);
+    const shape = (a: Record<string, unknown>) => `${String(a.active)} ${Object.keys(a).sort().join(',')}`;
+    if (memAnswer.active !== true || shape(memAnswer) !== shape(redisAnswer)) {
+      throw new Error(`the two servers answer differently: ${shape(memAnswer)} / ${shape(redisAnswer)}`);
+    }
     const memFile = bench.requests(
       'as2-memory',
       memTokens.map((t) => introspectLine(bench, t)),

@@ -31,3 +31,22 @@ export function perCoreOutcome(f: Figures, min: number, extra: string[] = []): O
     text: [figuresText(f), ...extra, `| goal ≥ ${int(min)}/s per core`].join('  '),
   };
 }
+
+/** Introspects `token` at `origin` as the resource API does; the parsed JSON answer. */
+export async function introspect(
+  bench: Bench,
+  origin: string,
+  token: string,
+): Promise<Record<string, unknown>> {
+  const res = await fetch(`${origin}/api/oauth/introspect`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+    body: new URLSearchParams({
+      token,
+      token_type_hint: 'access_token',
+      client_id: bench.introspector.clientId,
+      client_secret: bench.introspector.clientSecret,
+    }),
+  });
+  return (await res.json()) as Record<string, unknown>;
+}

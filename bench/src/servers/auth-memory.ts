@@ -11,10 +11,9 @@
  */
 import { createServer } from 'node:http';
 import { createApp } from '@school/auth-server/dist/app.js';
-import { bootstrap } from '@school/auth-server/dist/bootstrap.js';
+import { bootstrap, buildProvider } from '@school/auth-server/dist/bootstrap.js';
 import { loadConfig } from '@school/auth-server/dist/config.js';
 import { createLogger } from '@school/auth-server/dist/logger.js';
-import { createProvider } from '@school/auth-server/dist/provider/create-provider.js';
 import { loadOrCreateKeys } from '@school/auth-server/dist/provider/keys.js';
 
 const config = loadConfig();
@@ -22,7 +21,12 @@ const logger = createLogger(config.LOG_LEVEL);
 // The connections and accounts of the real bootstrap; its Redis-backed provider is left unused.
 const runtime = await bootstrap(config, logger);
 const keys = await loadOrCreateKeys(config.KEYS_FILE);
-const provider = createProvider({ config, adapter: 'memory', accounts: runtime.accounts, keys }, logger);
+// The same provider as the real one (configuration, middleware, audited events), on the memory adapter.
+const provider = buildProvider(
+  { config, adapter: 'memory', accounts: runtime.accounts, keys },
+  runtime.audit,
+  logger,
+);
 const app = createApp({
   config,
   provider,

@@ -63,6 +63,8 @@ export function rateLimit(
   limits: RateLimits,
   routes: Record<'registration' | 'token' | 'introspection' | 'revocation', string>,
   onLimited: (ctx: Context, key: string) => void = () => undefined,
+  /** Called with each counted form request's body right before it is counted, in the same tick. */
+  onForm?: (ctx: Context, form: URLSearchParams) => void,
 ): Middleware {
   const limiter = (name: string, l: Limit) =>
     new RateLimiterRedis({
@@ -93,6 +95,7 @@ export function rateLimit(
       const clientId = form.get('client_id');
       chosen = clientId ? byRoute.get(ctx.path) : perAddress;
       key = clientId ? `client:${clientId}` : `ip:${ctx.ip}`;
+      onForm?.(ctx, form);
     }
     if (!chosen || !key) return next();
     try {

@@ -16,6 +16,13 @@
  * refresh token at once) is detected by HSETNX: the loser revokes the whole grant and gets
  * `invalid_grant`, as RFC 6749 §4.1.2 and RFC 9700 §4.14 ask.
  *
+ * A token and its grant are read in one round trip. oidc-provider reads a token, then its grant (the
+ * introspection, userinfo, code and refresh paths all do); `oidcFindWithGrant` returns both from one
+ * script and the grant is kept for the rest of that same request only (request-reads.ts), where the
+ * following `Grant.find` takes it: the grant as it was when the token was read, microseconds before
+ * a second GET would have seen it. A grant this request writes or deletes in between is dropped from
+ * the keep first. {@link createAccessTokenPrefetch} goes one step further on the introspection route.
+ *
  * Every revocation is also published on `<prefix>revocations` as the SHA-256 hashes of the revoked
  * access tokens, so resource servers that cache introspection results can evict them at once.
  *
@@ -28,7 +35,15 @@
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import {
+  dropGrant,
+  keepGrant,
+  startRead,
+  takeGrant,
+  takeStartedRead,
+  type FoundWithGrant,
+} from './request-reads.js';
 
 /** Models that carry a `grantId` and are revoked with their grant. */
 const GRANT_BOUND = new Set([
@@ -116,7 +131,31 @@ end
 redis.call('DEL', KEYS[1])
 return keys`;
 
+// KEYS[1] = a grant-bound model's key; ARGV[1] = '1' for a consumable model (a hash {p, c});
+// ARGV[2] = the grant key prefix (`<prefix>Grant:`). Returns false when the key is gone, else
+// {payload, consumedAt or false, grantId or false, grant JSON or false}. The grant's key is derived from
+// the payload, so it is not in KEYS: fine on a single Redis (no cluster slots to respect). The id is
+// taken by pattern rather than cjson.decode (cheaper); a wrong match could only fetch some other
+// grant under its own id, which the caller then never asks for.
+const FIND_WITH_GRANT_SCRIPT = `
+local p, c
+if ARGV[1] == '1' then
+  local h = redis.call('HMGET', KEYS[1], 'p', 'c')
+  p, c = h[1], h[2]
+else
+  p = redis.call('GET', KEYS[1])
+end
+if not p then return false end
+local gid = string.match(p, '"grantId":"([^"\\\\]+)"')
+local g = false
+if gid then g = redis.call('GET', ARGV[2] .. gid) end
+return {p, c or false, gid or false, g}`;
+
+const parsed = (json: string | null): AdapterPayload | undefined =>
+  json ? (JSON.parse(json) as AdapterPayload) : undefined;
+
 type ScriptedRedis = Redis & {
+  oidcFindWithGrant(key: string, consumable: '0' | '1', grantPrefix: string): Promise<FoundWithGrant | null>;
   oidcUpsert(numberOfKeys: number, ...keysAndArgs: string[]): Promise<number>;
   oidcConsume(key: string, now: number): Promise<number>;
   oidcRevokeGrant(grantKey: string): Promise<string[]>;
@@ -128,6 +167,7 @@ function withScripts(redis: Redis): ScriptedRedis {
     redis.defineCommand('oidcUpsert', { lua: UPSERT_SCRIPT });
     redis.defineCommand('oidcConsume', { numberOfKeys: 1, lua: CONSUME_SCRIPT });
     redis.defineCommand('oidcRevokeGrant', { numberOfKeys: 1, lua: REVOKE_GRANT_SCRIPT });
+    redis.defineCommand('oidcFindWithGrant', { numberOfKeys: 1, lua: FIND_WITH_GRANT_SCRIPT });
   }
   return r;
 }
@@ -157,6 +197,18 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
     clientCache.delete(id);
   };
 
+  const grantPrefix = `${prefix}Grant:`;
+  const currentRequest = () => Provider.ctx as object | undefined;
+
+  /** A grant-bound model's payload from `oidcFindWithGrant`; its grant goes to the request's keep. */
+  const withGrant = (found: FoundWithGrant | null, ctx: object | undefined): AdapterPayload | undefined => {
+    if (!found) return undefined;
+    const [p, c, grantId, grant] = found;
+    if (grantId && grant) keepGrant(ctx, grantPrefix + grantId, grant);
+    const payload = JSON.parse(p) as AdapterPayload;
+    return c ? { ...payload, consumed: Number(c) } : payload;
+  };
+
   const publishRevoked = async (keys: string[]) => {
     const marker = `${prefix}AccessToken:`;
     const hashes = keys.filter((k) => k.startsWith(marker)).map((k) => tokenHash(k.slice(marker.length)));
@@ -170,8 +222,10 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
 
   return class RedisAdapter implements Adapter {
     readonly consumable: boolean;
+    readonly grantBound: boolean;
     constructor(readonly name: string) {
       this.consumable = CONSUMABLE.has(name);
+      this.grantBound = GRANT_BOUND.has(name);
     }
 
     key(id: string): string {
@@ -190,6 +244,7 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       if (uid) keys.push(uidKey(payload.uid!));
       const consumed = this.consumable && payload.consumed ? String(payload.consumed) : '';
       if (this.name === 'Client') forgetClient(id);
+      if (this.name === 'Grant') dropGrant(currentRequest(), key);
       await r.oidcUpsert(
         keys.length,
         ...keys,
@@ -204,32 +259,37 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       if (this.name === 'Client') forgetClient(id);
     }
 
-    async find(id: string): Promise<AdapterPayload | undefined> {
+    // Not `async`: the read paths return ioredis's promise with one `then`, since every extra
+    // promise costs on the introspection path (oidc-provider's AsyncLocalStorage hooks each one).
+    find(id: string): Promise<AdapterPayload | undefined> {
       const key = this.key(id);
-      if (this.consumable) {
-        const [p, c] = await r.hmget(key, 'p', 'c');
-        if (!p) return undefined;
-        const payload = JSON.parse(p) as AdapterPayload;
-        return c ? { ...payload, consumed: Number(c) } : payload;
+      if (this.grantBound) {
+        const ctx = currentRequest();
+        const read =
+          takeStartedRead(ctx, key) ?? r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix);
+        return read.then((found) => withGrant(found, ctx));
+      }
+      if (this.name === 'Grant') {
+        const kept = takeGrant(currentRequest(), key);
+        if (kept !== undefined) return Promise.resolve(JSON.parse(kept) as AdapterPayload);
       }
       if (this.name === 'Client' && clientCacheMs > 0) return this.findClient(id, key);
-      const json = await r.get(key);
-      return json ? (JSON.parse(json) as AdapterPayload) : undefined;
+      return r.get(key).then(parsed);
     }
 
-    private async findClient(id: string, key: string): Promise<AdapterPayload | undefined> {
+    private findClient(id: string, key: string): Promise<AdapterPayload | undefined> {
       const now = Date.now();
       const cached = clientCache.get(id);
-      if (cached && cached.until > now) return JSON.parse(cached.json) as AdapterPayload;
+      if (cached && cached.until > now) return Promise.resolve(JSON.parse(cached.json) as AdapterPayload);
       const writes = clientWrites;
-      const json = await r.get(key);
-      if (!json) return undefined;
-      if (writes === clientWrites) {
-        clientCache.delete(id);
-        if (clientCache.size >= clientCacheSize) clientCache.delete(clientCache.keys().next().value!);
-        clientCache.set(id, { json, until: now + clientCacheMs });
-      }
-      return JSON.parse(json) as AdapterPayload;
+      return r.get(key).then((json) => {
+        if (json && writes === clientWrites) {
+          clientCache.delete(id);
+          if (clientCache.size >= clientCacheSize) clientCache.delete(clientCache.keys().next().value!);
+          clientCache.set(id, { json, until: now + clientCacheMs });
+        }
+        return parsed(json);
+      });
     }
 
     async findByUid(uid: string): Promise<AdapterPayload | undefined> {
@@ -261,13 +321,42 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
 
     async destroy(id: string): Promise<void> {
       if (this.name === 'Client') forgetClient(id);
+      if (this.name === 'Grant') dropGrant(currentRequest(), this.key(id));
       await r.del(this.key(id));
       if (this.name === 'Client') forgetClient(id);
       if (this.name === 'AccessToken') await publishRevoked([this.key(id)]);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
+      dropGrant(currentRequest(), grantPrefix + grantId);
       await revokeGrantTokens(grantId);
     }
+  };
+}
+
+/** Opaque token values as oidc-provider mints them (base64url); anything else is not read early. */
+const TOKEN_SHAPE = /^[\w-]{20,128}$/;
+
+/**
+ * For the introspection route: starts reading the presented access token and its grant for `ctx`'s
+ * request, so the read travels in the same Redis round trip as the rate limiter's count (both are
+ * issued in the same tick; ioredis pipelines them). The adapter's `AccessToken.find` for that token
+ * in that request then takes this read instead of starting its own. Only for `token_type_hint`
+ * absent or `access_token` (oidc-provider looks the access token up first then) and for values
+ * shaped like our tokens.
+ */
+export function createAccessTokenPrefetch(
+  redis: Redis,
+  options: Pick<RedisAdapterOptions, 'prefix'>,
+): (ctx: object, form: URLSearchParams) => void {
+  const r = withScripts(redis);
+  const grantPrefix = `${options.prefix}Grant:`;
+  return (ctx, form) => {
+    const token = form.get('token');
+    const hint = form.get('token_type_hint');
+    if (!token || !TOKEN_SHAPE.test(token)) return;
+    if (hint && hint !== 'access_token' && hint !== 'urn:ietf:params:oauth:token-type:access_token') return;
+    const key = `${options.prefix}AccessToken:${token}`;
+    startRead(ctx, key, r.oidcFindWithGrant(key, '0', grantPrefix));
   };
 }

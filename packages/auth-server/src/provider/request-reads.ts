@@ -1,0 +1,61 @@
+/**
+ * Storage reads that belong to one request, so that a request costs as few Redis round trips as
+ * the data allows without ever reusing data across requests:
+ *
+ * - a read started before oidc-provider asks for it (the introspection route starts reading the
+ *   presented access token while the rate limiter counts the request, so both share one round trip);
+ * - a grant read together with its token by one script (oidc-provider asks for the grant right after).
+ *
+ * Each entry is keyed by the request's Koa context (oidc-provider's `Provider.ctx` inside the
+ * provider, the same object in the middleware before it) and by the full storage key, is taken at most
+ * once, and dies with the context. Nothing here outlives a request, so revocation and every other
+ * write stay visible to the next request exactly as without these shortcuts.
+ */
+
+/** A grant-bound model as `oidcFindWithGrant` returns it: payload, consumed-at, grant id, grant JSON. */
+export type FoundWithGrant = [string, string | null, string | null, string | null];
+
+const startedReads = new WeakMap<object, Map<string, Promise<FoundWithGrant | null>>>();
+const keptGrants = new WeakMap<object, Map<string, string>>();
+
+function entries<V>(map: WeakMap<object, Map<string, V>>, ctx: object): Map<string, V> {
+  let m = map.get(ctx);
+  if (!m) map.set(ctx, (m = new Map()));
+  return m;
+}
+
+function take<V>(map: WeakMap<object, Map<string, V>>, ctx: object | undefined, key: string): V | undefined {
+  const m = ctx && map.get(ctx);
+  const value = m ? m.get(key) : undefined;
+  if (value !== undefined) m!.delete(key);
+  return value;
+}
+
+/** Records a read begun early for `ctx`'s request. A rejection not taken by anyone is ignored. */
+export function startRead(ctx: object, key: string, read: Promise<FoundWithGrant | null>): void {
+  read.catch(() => undefined);
+  entries(startedReads, ctx).set(key, read);
+}
+
+/** The read of `key` begun earlier in this request, once. */
+export function takeStartedRead(
+  ctx: object | undefined,
+  key: string,
+): Promise<FoundWithGrant | null> | undefined {
+  return take(startedReads, ctx, key);
+}
+
+/** Keeps a grant's JSON, read along with one of its tokens, for the rest of this request. */
+export function keepGrant(ctx: object | undefined, key: string, json: string): void {
+  if (ctx) entries(keptGrants, ctx).set(key, json);
+}
+
+/** The grant kept by this request, once. */
+export function takeGrant(ctx: object | undefined, key: string): string | undefined {
+  return take(keptGrants, ctx, key);
+}
+
+/** Forgets a kept grant: this request is writing or deleting it. */
+export function dropGrant(ctx: object | undefined, key: string): void {
+  if (ctx) keptGrants.get(ctx)?.delete(key);
+}
