@@ -102,6 +102,14 @@ export async function runLoad(spec: LoadSpec, seconds: number): Promise<RunResul
   const cpu = cpuPerRequest(before, after, w.requests);
   const shown = cpuPerRequest(shownBefore, shownAfter, w.requests);
   const secs = w.duration_us / 1e6;
+  if (process.env.BENCH_VERBOSE === '1') {
+    const parts = Object.entries(cpu.parts)
+      .map(([k, v]) => `${k} ${v.toFixed(0)}`)
+      .join(' + ');
+    process.stderr.write(
+      `      ${spec.name}: ${seconds} s, ${(w.requests / secs).toFixed(0)} req/s, cpu ${cpu.total.toFixed(0)} µs/req (${parts})\n`,
+    );
+  }
   return {
     name: spec.name,
     requests: w.requests,

@@ -55,11 +55,19 @@ export async function sandwich(opts: {
   fullLengthRef?: boolean;
   /** Skip the case warm-up (single-use pools: warming would burn requests). */
   noWarm?: boolean;
+  /** Warm-up seconds of each side, when two heavy servers need longer than `durations.warm`. */
+  warmSeconds?: number;
 }): Promise<Sandwich> {
   const { durations: d } = opts;
   const refSeconds = opts.fullLengthRef ? d.run : d.ref;
-  await runLoad(opts.ref, d.warm);
-  if (!opts.noWarm) opts.after?.(await runLoad(await opts.caseSpec(-1), d.warm), -1);
+  const warmSeconds = opts.warmSeconds ?? d.warm;
+  await runLoad(opts.ref, warmSeconds);
+  if (!opts.noWarm) {
+    // Not `opts.after?.(await runLoad(…))`: an optional call skips evaluating its arguments, which
+    // silently dropped the case's warm-up from every measure without an `after`.
+    const warm = await runLoad(await opts.caseSpec(-1), warmSeconds);
+    opts.after?.(warm, -1);
+  }
   const refs: RunResult[] = [await runLoad(opts.ref, refSeconds)];
   const runs: RunResult[] = [];
   for (let i = 0; i < 2; i++) {

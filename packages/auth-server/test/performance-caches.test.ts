@@ -1,8 +1,8 @@
 /**
  * The performance changes behind scripts/bench (bench/PERFORMANCE.md), checked for the behaviour they
  * promise against the real Redis and MongoDB-protocol server:
- * - stored clients are reused in process for `clientCacheMs`, evicted at once by writes and deletes
- *   through the adapter, never cached when unknown, and the cache is bounded;
+ * - stored clients are reused in process for `clientCacheMs` (handed out deep-frozen), evicted at once
+ *   by writes and deletes through the adapter, never cached when unknown, and the cache is bounded;
  * - the account store reuses an account read only as old as the caller allows (the token endpoint),
  *   reads MongoDB otherwise, and forgets an account it updates;
  * - the audit log stores events in batches, within `batchMs`, and `query`/`close` store what is
@@ -87,13 +87,20 @@ describe('the client cache of the Redis adapter', () => {
     expect(await clients.find(c)).toMatchObject({ client_name: 'old' }); // still cached
   });
 
-  it('returns a fresh copy each time, so callers cannot change the cached client', async () => {
+  it('hands out the cached client deep-frozen, so no caller can change it for the next one', async () => {
     const clients = new (createRedisAdapter(redis, { prefix, clientCacheMs: 60_000 }))('Client');
     const cid = id();
-    await clients.upsert(cid, stored(cid, 'kept'));
-    const first = await clients.find(cid);
-    first!.client_name = 'changed by a caller';
-    expect(await clients.find(cid)).toMatchObject({ client_name: 'kept' });
+    await clients.upsert(cid, { ...stored(cid, 'kept'), redirect_uris: ['http://127.0.0.1/cb'] });
+    const first = (await clients.find(cid)) as { client_name: string; redirect_uris: string[] };
+    expect(() => {
+      first.client_name = 'changed by a caller';
+    }).toThrow(TypeError);
+    expect(() => first.redirect_uris.push('http://127.0.0.1/other')).toThrow(TypeError);
+    expect(await clients.find(cid)).toEqual({
+      client_id: cid,
+      client_name: 'kept',
+      redirect_uris: ['http://127.0.0.1/cb'],
+    });
   });
 
   it('does not cache other models', async () => {

@@ -151,6 +151,14 @@ local g = false
 if gid then g = redis.call('GET', ARGV[2] .. gid) end
 return {p, c or false, gid or false, g}`;
 
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
 const parsed = (json: string | null): AdapterPayload | undefined =>
   json ? (JSON.parse(json) as AdapterPayload) : undefined;
 
@@ -188,8 +196,12 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
   const channel = revocationChannel(prefix);
   const clientCacheMs = options.clientCacheMs ?? 5_000;
   const clientCacheSize = options.clientCacheSize ?? 1_000;
-  /** Client id → its stored JSON and until when it may be reused. */
-  const clientCache = new Map<string, { json: string; until: number }>();
+  /**
+   * Client id → its stored metadata, parsed once and deep-frozen, and until when it may be reused.
+   * Handed out as is, as oidc-provider's own memory adapter does: nothing can change it in place
+   * (a write to it throws), so no copy is needed.
+   */
+  const clientCache = new Map<string, { payload: AdapterPayload; until: number }>();
   /** Bumped by every client write or delete, so a read that raced one is not cached. */
   let clientWrites = 0;
   const forgetClient = (id: string) => {
@@ -280,15 +292,15 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
     private findClient(id: string, key: string): Promise<AdapterPayload | undefined> {
       const now = Date.now();
       const cached = clientCache.get(id);
-      if (cached && cached.until > now) return Promise.resolve(JSON.parse(cached.json) as AdapterPayload);
+      if (cached && cached.until > now) return Promise.resolve(cached.payload);
       const writes = clientWrites;
       return r.get(key).then((json) => {
-        if (json && writes === clientWrites) {
-          clientCache.delete(id);
-          if (clientCache.size >= clientCacheSize) clientCache.delete(clientCache.keys().next().value!);
-          clientCache.set(id, { json, until: now + clientCacheMs });
-        }
-        return parsed(json);
+        if (!json || writes !== clientWrites) return parsed(json);
+        const payload = deepFreeze(JSON.parse(json) as AdapterPayload);
+        clientCache.delete(id);
+        if (clientCache.size >= clientCacheSize) clientCache.delete(clientCache.keys().next().value!);
+        clientCache.set(id, { payload, until: now + clientCacheMs });
+        return payload;
       });
     }
 

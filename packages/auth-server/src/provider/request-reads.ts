@@ -15,18 +15,21 @@
 /** A grant-bound model as `oidcFindWithGrant` returns it: payload, consumed-at, grant id, grant JSON. */
 export type FoundWithGrant = [string, string | null, string | null, string | null];
 
-const startedReads = new WeakMap<object, Map<string, Promise<FoundWithGrant | null>>>();
-const keptGrants = new WeakMap<object, Map<string, string>>();
+// Kept as a symbol-keyed property of the context object itself: it dies with the request, and a
+// plain property costs less than a WeakMap entry (ephemeron bookkeeping in every GC) on the hot path.
+const READS = Symbol('request-reads');
 
-function entries<V>(map: WeakMap<object, Map<string, V>>, ctx: object): Map<string, V> {
-  let m = map.get(ctx);
-  if (!m) map.set(ctx, (m = new Map()));
-  return m;
+interface Reads {
+  started?: Map<string, Promise<FoundWithGrant | null>>;
+  grants?: Map<string, string>;
 }
 
-function take<V>(map: WeakMap<object, Map<string, V>>, ctx: object | undefined, key: string): V | undefined {
-  const m = ctx && map.get(ctx);
-  const value = m ? m.get(key) : undefined;
+type Holder = { [READS]?: Reads };
+const readsOf = (ctx: object): Reads => ((ctx as Holder)[READS] ??= {});
+const readsIn = (ctx: object | undefined): Reads | undefined => (ctx ? (ctx as Holder)[READS] : undefined);
+
+function take<V>(m: Map<string, V> | undefined, key: string): V | undefined {
+  const value = m?.get(key);
   if (value !== undefined) m!.delete(key);
   return value;
 }
@@ -34,7 +37,7 @@ function take<V>(map: WeakMap<object, Map<string, V>>, ctx: object | undefined, 
 /** Records a read begun early for `ctx`'s request. A rejection not taken by anyone is ignored. */
 export function startRead(ctx: object, key: string, read: Promise<FoundWithGrant | null>): void {
   read.catch(() => undefined);
-  entries(startedReads, ctx).set(key, read);
+  (readsOf(ctx).started ??= new Map()).set(key, read);
 }
 
 /** The read of `key` begun earlier in this request, once. */
@@ -42,20 +45,20 @@ export function takeStartedRead(
   ctx: object | undefined,
   key: string,
 ): Promise<FoundWithGrant | null> | undefined {
-  return take(startedReads, ctx, key);
+  return take(readsIn(ctx)?.started, key);
 }
 
 /** Keeps a grant's JSON, read along with one of its tokens, for the rest of this request. */
 export function keepGrant(ctx: object | undefined, key: string, json: string): void {
-  if (ctx) entries(keptGrants, ctx).set(key, json);
+  if (ctx) (readsOf(ctx).grants ??= new Map()).set(key, json);
 }
 
 /** The grant kept by this request, once. */
 export function takeGrant(ctx: object | undefined, key: string): string | undefined {
-  return take(keptGrants, ctx, key);
+  return take(readsIn(ctx)?.grants, key);
 }
 
 /** Forgets a kept grant: this request is writing or deleting it. */
 export function dropGrant(ctx: object | undefined, key: string): void {
-  if (ctx) keptGrants.get(ctx)?.delete(key);
+  readsIn(ctx)?.grants?.delete(key);
 }
