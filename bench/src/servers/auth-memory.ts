@@ -1,8 +1,8 @@
 /**
  * AS2's reference: the auth server exactly as `packages/auth-server/dist/main.js` runs it (same
- * configuration from the same environment, same Koa app and middleware, rate limits counted in Redis,
- * accounts and audit log in MongoDB), except that oidc-provider keeps its models in its built-in
- * in-memory adapter instead of our Redis adapter. The difference between the two is what our storage
+ * configuration from the same environment, same Koa app and middleware, rate limits counted in Redis
+ * by the same commands, accounts and audit log in MongoDB), except that oidc-provider keeps its models
+ * in its built-in in-memory adapter instead of our Redis adapter. The difference between the two is what our storage
  * costs. Keep it in step with src/server.ts (the compiler flags a changed `createApp`).
  *
  * Bench-only: the memory adapter is per process, evicts under load and forgets everything on exit.
@@ -14,6 +14,7 @@ import { createApp } from '@school/auth-server/dist/app.js';
 import { bootstrap, buildProvider } from '@school/auth-server/dist/bootstrap.js';
 import { loadConfig } from '@school/auth-server/dist/config.js';
 import { createLogger } from '@school/auth-server/dist/logger.js';
+import { createIntrospectionCount } from '@school/auth-server/dist/provider/introspection-count.js';
 import { loadOrCreateKeys } from '@school/auth-server/dist/provider/keys.js';
 
 const config = loadConfig();
@@ -35,6 +36,12 @@ const app = createApp({
   redis: runtime.redis,
   audit: runtime.audit,
   readiness: async () => ({ redis: 'ok', mongodb: 'ok' }),
+  // Introspections counted by the same script as the real server's, minus its token read: the
+  // two servers then differ in where tokens are stored, and nothing else.
+  countIntrospection: createIntrospectionCount(runtime.redis, {
+    prefix: config.REDIS_KEY_PREFIX,
+    countOnly: true,
+  }),
 });
 const server = createServer(app.callback());
 server.keepAliveTimeout = 65_000;

@@ -21,6 +21,7 @@ import { ROUTES } from './provider/configuration.js';
 import type { Redis } from 'ioredis';
 import type { AuditLog } from './audit/audit-log.js';
 import { StorageUnavailable } from './provider/storage-outage.js';
+import type { CountWithRead } from './provider/introspection-count.js';
 
 /** True for errors that mean Redis or MongoDB is unreachable (not a bug in this service). */
 function isOutage(err: unknown): boolean {
@@ -46,10 +47,10 @@ export interface AppDeps {
   /** Checks the dependencies for `/readyz`: each entry `ok` or what is wrong. */
   readiness: () => Promise<Record<string, string>>;
   /**
-   * Starts reading the token an introspection request presents, so the read shares the rate
-   * limiter's Redis round trip (createAccessTokenPrefetch). Absent: oidc-provider reads it itself.
+   * Counts an introspection request and reads the token it presents in one Redis script
+   * (provider/introspection-count.ts). Absent: the rate limiter counts, oidc-provider reads.
    */
-  prefetchIntrospectedToken?: (ctx: object, form: URLSearchParams) => void;
+  countIntrospection?: CountWithRead;
 }
 
 /** Builds the Koa application (not yet listening). */
@@ -61,7 +62,7 @@ export function createApp({
   readiness,
   redis,
   audit,
-  prefetchIntrospectedToken,
+  countIntrospection,
 }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = config.TRUST_PROXY;
@@ -159,10 +160,7 @@ export function createApp({
           ip: ctx.ip,
           details: { path: ctx.path, key },
         }),
-      prefetchIntrospectedToken &&
-        ((ctx, form) => {
-          if (ctx.path === ROUTES.introspection) prefetchIntrospectedToken(ctx, form);
-        }),
+      countIntrospection ? { [ROUTES.introspection]: countIntrospection } : {},
     ),
   );
   const loginGuard = new LoginGuard(redis, config.REDIS_KEY_PREFIX, {

@@ -13,7 +13,8 @@ import type { Logger } from './logger.js';
 import type { ProviderDeps } from './provider/configuration.js';
 import { createProvider } from './provider/create-provider.js';
 import { loadOrCreateKeys } from './provider/keys.js';
-import { createAccessTokenPrefetch, createRedisAdapter } from './provider/redis-adapter.js';
+import { createIntrospectionCount, type CountWithRead } from './provider/introspection-count.js';
+import { createRedisAdapter } from './provider/redis-adapter.js';
 import { withOutageErrors } from './provider/storage-outage.js';
 
 /** The auth server's open connections and its provider. */
@@ -23,8 +24,8 @@ export interface AuthRuntime {
   accounts: AccountStore;
   audit: AuditLog;
   provider: Provider;
-  /** See {@link createAccessTokenPrefetch}: for the app's introspection route. */
-  prefetchIntrospectedToken: (ctx: object, form: URLSearchParams) => void;
+  /** The introspection route's count-and-read (provider/introspection-count.ts). */
+  countIntrospection: CountWithRead;
   /** Closes Redis and MongoDB. */
   close(): Promise<void>;
 }
@@ -68,8 +69,8 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
     const keys = await loadOrCreateKeys(config.KEYS_FILE);
     const adapter = withOutageErrors(createRedisAdapter(redis, { prefix: config.REDIS_KEY_PREFIX }));
     const provider = buildProvider({ config, adapter, accounts, keys }, audit, logger);
-    const prefetchIntrospectedToken = createAccessTokenPrefetch(redis, { prefix: config.REDIS_KEY_PREFIX });
-    return { redis, mongo, accounts, audit, provider, prefetchIntrospectedToken, close };
+    const countIntrospection = createIntrospectionCount(redis, { prefix: config.REDIS_KEY_PREFIX });
+    return { redis, mongo, accounts, audit, provider, countIntrospection, close };
   } catch (err) {
     await close();
     throw err;

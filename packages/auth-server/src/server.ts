@@ -43,7 +43,7 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       readiness,
       redis: runtime.redis,
       audit: runtime.audit,
-      prefetchIntrospectedToken: runtime.prefetchIntrospectedToken,
+      countIntrospection: runtime.countIntrospection,
     });
     const server = createServer(app.callback());
     server.keepAliveTimeout = 65_000; // longer than clients' idle timeouts, to avoid reset races

@@ -1,7 +1,8 @@
 /**
- * The Redis reads behind one introspection (provider/request-reads.ts, createAccessTokenPrefetch):
- * the token and its grant come from one script started while the rate limiter counts the request, the
- * grant is not read again, and nothing read for one request is used by the next. Watched with MONITOR
+ * The Redis work behind one introspection (provider/introspection-count.ts, request-reads.ts): one
+ * script counts the request for the rate limiter and reads the token and its grant; nothing is read
+ * again, nothing read for one request is used by the next, and the count is the rate limiter's own
+ * (same key and window as the library's, so limits hold whichever path counted). Watched with MONITOR
  * on a private Redis, so every command seen is this server's.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -50,7 +51,7 @@ describe('an introspection reads storage once', () => {
   it.each([
     ['with token_type_hint=access_token', { token_type_hint: 'access_token' }],
     ['without a hint', {}],
-  ])('%s: one command reads the token and its grant, and the answer is the full one', async (_name, hint) => {
+  ])('%s: one command counts the request and reads the token and its grant', async (_name, hint) => {
     const { result, commands } = await commandsDuring(() =>
       postForm(`${auth.issuer}/api/oauth/introspect`, {
         token,
@@ -61,11 +62,9 @@ describe('an introspection reads storage once', () => {
     );
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ active: true, scope: 'openid courses:read', token_type: 'Bearer' });
-    expect(touching(commands, `AccessToken:${token}`)).toHaveLength(1);
-    // Started before the rate limiter's count, in the same tick: ioredis sends both in one write.
-    const read = commands.findIndex((args) => args.some((a) => a.includes(`AccessToken:${token}`)));
-    const count = commands.findIndex((args) => args.some((a) => a.includes(':rl:introspect:')));
-    expect(count).toBeGreaterThan(read);
+    const reads = touching(commands, `AccessToken:${token}`);
+    expect(reads).toHaveLength(1);
+    expect(touching(commands, ':rl:introspect:')).toEqual(reads);
     // The grant came with the token: no GET of it (nor of anything) follows.
     expect(commands.filter((args) => args[0]?.toLowerCase() === 'get')).toEqual([]);
   });
@@ -86,5 +85,27 @@ describe('an introspection reads storage once', () => {
     const { result, commands } = await commandsDuring(() => introspect(auth, odd));
     expect(result.body).toEqual({ active: false });
     expect(touching(commands, 'AccessToken:not a token')).toHaveLength(1); // oidc-provider's own lookup only
+  });
+});
+
+describe("the count of that script is the rate limiter's", () => {
+  it('shares one window with requests the library counts, and answers 429 with Retry-After past the limit', async () => {
+    const limited = await startTestAuthServer({ RATE_LIMIT_INTROSPECTION: '2' });
+    try {
+      const as = { client_id: INTROSPECTOR.clientId, client_secret: INTROSPECTOR.clientSecret };
+      const shaped = 'A'.repeat(43); // counted by the script (no such token: inactive)
+      expect((await introspect(limited, shaped, as)).body).toEqual({ active: false });
+      expect((await introspect(limited, 'not shaped', as)).body).toEqual({ active: false }); // by the library
+      const refused = await introspect(limited, shaped, as);
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.body).toEqual({ error: 'too_many_requests', error_description: expect.any(String) });
+      // A different client has its own window.
+      expect(
+        (await introspect(limited, shaped, { client_id: 'someone-else', client_secret: 'x' })).status,
+      ).toBe(401);
+    } finally {
+      await limited.stop();
+    }
   });
 });

@@ -14,6 +14,7 @@
 import type { Context, Middleware } from 'koa';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
+import type { Count, CountWithRead } from '../provider/introspection-count.js';
 
 /** One limit: `points` requests per `seconds`. */
 export interface Limit {
@@ -63,8 +64,11 @@ export function rateLimit(
   limits: RateLimits,
   routes: Record<'registration' | 'token' | 'introspection' | 'revocation', string>,
   onLimited: (ctx: Context, key: string) => void = () => undefined,
-  /** Called with each counted form request's body right before it is counted, in the same tick. */
-  onForm?: (ctx: Context, form: URLSearchParams) => void,
+  /**
+   * Per route path: counts a request together with that route's first storage read, in one script
+   * (provider/introspection-count.ts); where it declines (returns undefined) the library counts.
+   */
+  countWithRead: Record<string, CountWithRead> = {},
 ): Middleware {
   const limiter = (name: string, l: Limit) =>
     new RateLimiterRedis({
@@ -85,6 +89,7 @@ export function rateLimit(
     if (ctx.method !== 'POST') return next();
     let chosen: RateLimiterRedis | undefined;
     let key: string | undefined;
+    let counted: Promise<Count> | undefined;
     if (ctx.path === routes.registration) {
       chosen = registration;
       key = ctx.ip;
@@ -95,11 +100,16 @@ export function rateLimit(
       const clientId = form.get('client_id');
       chosen = clientId ? byRoute.get(ctx.path) : perAddress;
       key = clientId ? `client:${clientId}` : `ip:${ctx.ip}`;
-      onForm?.(ctx, form);
+      counted = countWithRead[ctx.path]?.(ctx, form, chosen!.getKey(key), chosen!.duration);
     }
     if (!chosen || !key) return next();
     try {
-      await chosen.consume(key);
+      if (counted) {
+        const { consumed, msBeforeNext }: Count = await counted;
+        if (consumed > chosen.points) throw Object.assign(new RateLimiterRes(), { msBeforeNext });
+      } else {
+        await chosen.consume(key);
+      }
     } catch (err) {
       if (err instanceof RateLimiterRes) {
         const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));

@@ -21,7 +21,7 @@
  * script and the grant is kept for the rest of that same request only (request-reads.ts), where the
  * following `Grant.find` takes it: the grant as it was when the token was read, microseconds before
  * a second GET would have seen it. A grant this request writes or deletes in between is dropped from
- * the keep first. {@link createAccessTokenPrefetch} goes one step further on the introspection route.
+ * the keep first. introspection-count.ts goes one step further on the introspection route.
  *
  * Every revocation is also published on `<prefix>revocations` as the SHA-256 hashes of the revoked
  * access tokens, so resource servers that cache introspection results can evict them at once.
@@ -36,14 +36,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
-import {
-  dropGrant,
-  keepGrant,
-  startRead,
-  takeGrant,
-  takeStartedRead,
-  type FoundWithGrant,
-} from './request-reads.js';
+import { dropGrant, keepGrant, takeGrant, takeStartedRead, type FoundWithGrant } from './request-reads.js';
 
 /** Models that carry a `grantId` and are revoked with their grant. */
 const GRANT_BOUND = new Set([
@@ -343,32 +336,5 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       dropGrant(currentRequest(), grantPrefix + grantId);
       await revokeGrantTokens(grantId);
     }
-  };
-}
-
-/** Opaque token values as oidc-provider mints them (base64url); anything else is not read early. */
-const TOKEN_SHAPE = /^[\w-]{20,128}$/;
-
-/**
- * For the introspection route: starts reading the presented access token and its grant for `ctx`'s
- * request, so the read travels in the same Redis round trip as the rate limiter's count (both are
- * issued in the same tick; ioredis pipelines them). The adapter's `AccessToken.find` for that token
- * in that request then takes this read instead of starting its own. Only for `token_type_hint`
- * absent or `access_token` (oidc-provider looks the access token up first then) and for values
- * shaped like our tokens.
- */
-export function createAccessTokenPrefetch(
-  redis: Redis,
-  options: Pick<RedisAdapterOptions, 'prefix'>,
-): (ctx: object, form: URLSearchParams) => void {
-  const r = withScripts(redis);
-  const grantPrefix = `${options.prefix}Grant:`;
-  return (ctx, form) => {
-    const token = form.get('token');
-    const hint = form.get('token_type_hint');
-    if (!token || !TOKEN_SHAPE.test(token)) return;
-    if (hint && hint !== 'access_token' && hint !== 'urn:ietf:params:oauth:token-type:access_token') return;
-    const key = `${options.prefix}AccessToken:${token}`;
-    startRead(ctx, key, r.oidcFindWithGrant(key, '0', grantPrefix));
   };
 }

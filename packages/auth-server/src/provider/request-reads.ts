@@ -15,29 +15,35 @@
 /** A grant-bound model as `oidcFindWithGrant` returns it: payload, consumed-at, grant id, grant JSON. */
 export type FoundWithGrant = [string, string | null, string | null, string | null];
 
-// Kept as a symbol-keyed property of the context object itself: it dies with the request, and a
+// Kept as symbol-keyed properties of the context object itself: they die with the request, and a
 // plain property costs less than a WeakMap entry (ephemeron bookkeeping in every GC) on the hot path.
-const READS = Symbol('request-reads');
+// One slot of each kind: a request reads one token early and keeps one grant; a second keep replaces
+// the first, which only costs the first its shortcut.
+const STARTED = Symbol('started-read');
+const GRANT = Symbol('kept-grant');
 
-interface Reads {
-  started?: Map<string, Promise<FoundWithGrant | null>>;
-  grants?: Map<string, string>;
+interface Slot<V> {
+  key: string;
+  value: V;
 }
+type Holder = { [STARTED]?: Slot<Promise<FoundWithGrant | null>>; [GRANT]?: Slot<string> };
 
-type Holder = { [READS]?: Reads };
-const readsOf = (ctx: object): Reads => ((ctx as Holder)[READS] ??= {});
-const readsIn = (ctx: object | undefined): Reads | undefined => (ctx ? (ctx as Holder)[READS] : undefined);
-
-function take<V>(m: Map<string, V> | undefined, key: string): V | undefined {
-  const value = m?.get(key);
-  if (value !== undefined) m!.delete(key);
-  return value;
+function take<K extends typeof STARTED | typeof GRANT>(
+  ctx: object | undefined,
+  kind: K,
+  key: string,
+): NonNullable<Holder[K]>['value'] | undefined {
+  const holder = ctx as Holder | undefined;
+  const slot = holder?.[kind];
+  if (!slot || slot.key !== key) return undefined;
+  holder![kind] = undefined;
+  return slot.value;
 }
 
 /** Records a read begun early for `ctx`'s request. A rejection not taken by anyone is ignored. */
 export function startRead(ctx: object, key: string, read: Promise<FoundWithGrant | null>): void {
   read.catch(() => undefined);
-  (readsOf(ctx).started ??= new Map()).set(key, read);
+  (ctx as Holder)[STARTED] = { key, value: read };
 }
 
 /** The read of `key` begun earlier in this request, once. */
@@ -45,20 +51,20 @@ export function takeStartedRead(
   ctx: object | undefined,
   key: string,
 ): Promise<FoundWithGrant | null> | undefined {
-  return take(readsIn(ctx)?.started, key);
+  return take(ctx, STARTED, key);
 }
 
 /** Keeps a grant's JSON, read along with one of its tokens, for the rest of this request. */
 export function keepGrant(ctx: object | undefined, key: string, json: string): void {
-  if (ctx) (readsOf(ctx).grants ??= new Map()).set(key, json);
+  if (ctx) (ctx as Holder)[GRANT] = { key, value: json };
 }
 
 /** The grant kept by this request, once. */
 export function takeGrant(ctx: object | undefined, key: string): string | undefined {
-  return take(readsIn(ctx)?.grants, key);
+  return take(ctx, GRANT, key);
 }
 
 /** Forgets a kept grant: this request is writing or deleting it. */
 export function dropGrant(ctx: object | undefined, key: string): void {
-  readsIn(ctx)?.grants?.delete(key);
+  take(ctx, GRANT, key);
 }
