@@ -5,18 +5,21 @@
  *
  * Environment: BENCH_ONLY=AS1,AS2 (subset), BENCH_RUN / BENCH_REF / BENCH_WARM (seconds per case,
  * reference and warm-up run; default 8, 4, 3), BENCH_POOL (introspection pool size, default 100000),
- * BENCH_PROFILE=1 (CPU profiles of the auth servers into .data/bench-profiles/), BENCH_LOG_LEVEL (the
- * auth server's LOG_LEVEL, default info as in production), BENCH_NODE_FLAGS (extra Node flags for the
- * servers), BENCH_MONGODB_URI (an external MongoDB). Run with --experimental-websocket (Node 20) for
- * MEM's inspector connection; scripts/bench does.
+ * BENCH_PROFILE=1 (CPU profiles of the auth servers and the resource API into .data/bench-profiles/),
+ * BENCH_LOG_LEVEL (the LOG_LEVEL of the auth server and the resource API, default info as in
+ * production), BENCH_NODE_FLAGS (extra Node flags for the servers), BENCH_MONGODB_URI (an external
+ * MongoDB). Run with --experimental-websocket (Node 20) for MEM's inspector connection; scripts/bench
+ * does.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { bootstrap } from '@school/auth-server/dist/bootstrap.js';
 import { loadConfig } from '@school/auth-server/dist/config.js';
 import { createLogger } from '@school/auth-server/dist/logger.js';
-import { writeRequests, type Bench, type Server, type Status } from './lib/bench.js';
+import { writeRequests, type Bench, type ResourceApiServer, type Server, type Status } from './lib/bench.js';
 import { freePort, killAllNow, stopAll } from './lib/processes.js';
 import { memoryAfterGc } from './lib/inspector.js';
 import { rssBytes } from './lib/proc.js';
@@ -30,6 +33,36 @@ const started = Date.now();
 const log = (m: string) =>
   process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${m}\n`);
 const out = (line: string) => process.stdout.write(`${line}\n`);
+
+/**
+ * The resource API's environment: production mode, in front of the bench's auth server (introspecting
+ * as its static client), Redis (the revocation feed, same key prefix) and MongoDB (the auth server's
+ * database, as in production: the account area reads its accounts). BASE_URL is the instance's own
+ * origin: the bench's tokens carry no `aud` (no resource indicator), and the API accepts an unbound
+ * token everywhere its scopes are. The API has no rate limits of its own to raise.
+ */
+function apiEnvironment(
+  authEnv: Record<string, string>,
+  authUrl: string,
+  redisUrl: string,
+  mongoUri: string,
+  port: number,
+): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    BASE_URL: `http://127.0.0.1:${port}`,
+    API_HOST: '127.0.0.1',
+    API_PORT: String(port),
+    TRUST_PROXY: 'false',
+    AUTH_INTERNAL_URL: authUrl,
+    INTROSPECTION_CLIENT_ID: authEnv.INTROSPECTION_CLIENT_ID!,
+    INTROSPECTION_CLIENT_SECRET: authEnv.INTROSPECTION_CLIENT_SECRET!,
+    REDIS_URL: redisUrl,
+    REDIS_KEY_PREFIX: authEnv.REDIS_KEY_PREFIX!,
+    MONGODB_URI: mongoUri,
+    LOG_LEVEL: authEnv.LOG_LEVEL!,
+  };
+}
 
 process.on('SIGINT', () => {
   killAllNow();
@@ -84,6 +117,29 @@ async function main(): Promise<number> {
 
   const memos = new Map<string, Promise<unknown>>();
   let memory: Promise<Server> | undefined;
+  let seeded: Promise<unknown> | undefined;
+  const apis = new Map<number, Promise<ResourceApiServer>>();
+  const startApi = async (instance: number): Promise<ResourceApiServer> => {
+    const [port, inspectPort] = [await freePort(), await freePort()];
+    const env = apiEnvironment(authEnv, auth.url, redis.url, mongo.uri, port);
+    // The demo school (`npm run seed` of the resource API), so its lists answer real JSON.
+    seeded ??= promisify(execFile)(process.execPath, [join(root, 'packages/resource-api/dist/seed.js')], {
+      env: { ...process.env, ...env },
+    }).then(({ stderr }) => log(stderr.trim()));
+    await seeded;
+    const name = instance === 0 ? 'resource-api' : `resource-api-${instance + 1}`;
+    const server = await startNodeServer(
+      name,
+      join(root, 'packages/resource-api/dist/main.js'),
+      [],
+      env,
+      dir,
+      env.BASE_URL!,
+      '/healthz',
+      [`--inspect=127.0.0.1:${inspectPort}`],
+    );
+    return { ...server, inspectPort, env };
+  };
   const bench: Bench = {
     root,
     dir,
@@ -116,6 +172,11 @@ async function main(): Promise<number> {
         ),
       );
       return memory;
+    },
+    resourceApi(instance = 0) {
+      let api = apis.get(instance);
+      if (!api) apis.set(instance, (api = startApi(instance)));
+      return api;
     },
     memo<T>(key: string, fn: () => Promise<T>): Promise<T> {
       if (!memos.has(key)) memos.set(key, fn());

@@ -34,6 +34,14 @@ export interface Server extends Started {
   url: string;
 }
 
+/** A resource API process started for the bench (see {@link Bench.resourceApi}). */
+export interface ResourceApiServer extends Server {
+  /** Its inspector port (for a full GC before MEM-API reads its memory). */
+  inspectPort: number;
+  /** The environment it was started with (its settings, e.g. INTROSPECTION_CACHE_SIZE, come from it). */
+  env: Record<string, string>;
+}
+
 /** The bench's state, shared by all measures. */
 export interface Bench {
   root: string;
@@ -63,6 +71,12 @@ export interface Bench {
   authShown(): ProcessSet;
   /** Starts (once) the auth server with oidc-provider's memory adapter (AS2's reference). */
   authMemory(): Promise<Server>;
+  /**
+   * Starts (once per `instance`, default 0) the resource API as the real process,
+   * `packages/resource-api/dist/main.js`, production mode, in front of the bench's auth server, Redis
+   * and MongoDB; the first start seeds the demo school. RS1–RS3 and MEM-API use instance 0; RV adds 1.
+   */
+  resourceApi(instance?: number): Promise<ResourceApiServer>;
   /** Runs `fn` once per key and shares its result (seeded clients, pools). */
   memo<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** Writes a request file for lua/bench.lua and returns its path. */
