@@ -1,78 +1,105 @@
 /**
- * The resource API's measures: PLACEHOLDERS until packages/resource-api lands (issue 3). Each prints
- * a TODO line and does not gate the run. To fill one in, replace its `run` with a real measure like
- * the auth server's (see as1-introspection.ts): start the resource API as a real process next to the
- * auth server (a `resourceApi()` starter on the Bench, like `authMemory()`, with API_PORT, BASE_URL,
- * AUTH_INTERNAL_URL = bench.auth.url, INTROSPECTION_CLIENT_ID/SECRET = bench.introspector, and its
- * own REDIS_URL/MONGODB_URI = the bench's), use tokens from lib/seed.ts (introspectionPool or
- * flowTokens with a `resource` if needed), and count CPU over every process on the path:
- * { api: <pid>, node: bench.auth.pid, redis: bench.redis.pid, mongo: bench.mongo?.pid }.
+ * What the resource API's measures share (RS1, RS2, RS3, RV, MEM-API). Every one of them reads the
+ * same list, `GET /api/v1/courses` (the demo school's first page, full view: the tokens carry
+ * `courses:read`), from the real API process (`bench.resourceApi()`), so the only thing that changes
+ * between a case and its reference is what the measure is about.
+ *
+ * - A hit: one real access token (a code exchange of the bench's public client), presented again and
+ *   again; after its first request the API answers from its introspection cache.
+ * - A miss: a token the API has never seen. The introspection pool's 100,000 tokens (lib/seed.ts) are
+ *   fresh to the API whatever AS1 and MEM-AS did with them at the auth server, so the API walks it
+ *   once with its own cursor: RS2, then RS3, then MEM-API goes through the rest. A run that went past
+ *   the end would present tokens again (hits), so the measures check the cursor and fail instead.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import type { Bench, Measure, Outcome } from '../lib/bench.js';
+import type { Bench, ResourceApiServer } from '../lib/bench.js';
+import { requestLine } from '../lib/bench.js';
+import type { LoadSpec, RunResult } from '../lib/load.js';
+import type { ProcessSet } from '../lib/proc.js';
+import { int } from '../lib/report.js';
+import { flowTokens, introspectionPool } from '../lib/seed.js';
+import { POOL_SIZE } from './as1-introspection.js';
 
-function placeholder(bench: Bench, how: string): Outcome {
-  const built = existsSync(join(bench.root, 'packages/resource-api/dist/main.js'));
+/** The read every API measure sends. */
+export const ROUTE = '/api/v1/courses';
+
+/** How far the API has walked the introspection pool, and the last 50-connection miss rate. */
+export const missCursor = { next: 0, rps: 0 };
+
+/** The API read with `token`, as a request line. */
+export function apiLine(token: string): string {
+  return requestLine('GET', ROUTE, '', [`Authorization: Bearer ${token}`, 'Accept: application/json']);
+}
+
+/** One API read with `token` at `origin`: its status and body. */
+export async function apiGet(origin: string, token: string): Promise<{ status: number; body: string }> {
+  const res = await fetch(`${origin}${ROUTE}`, {
+    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
+  });
+  return { status: res.status, body: await res.text() };
+}
+
+/** The CPU-counted processes of the API path: the API, the auth server and Redis. */
+export function apiProcesses(bench: Bench, api: ResourceApiServer): ProcessSet {
+  return { api: api.pid, ...bench.authProcesses() };
+}
+
+/** The hit side's token, checked once against the API (which then has it cached). */
+export function hitToken(bench: Bench): Promise<string> {
+  return bench.memo('api-hit-token', async () => {
+    const api = await bench.resourceApi();
+    const [token] = await flowTokens(bench, bench.auth.url, 1);
+    const res = await apiGet(api.url, token!);
+    if (res.status !== 200) throw new Error(`the API refused a fresh token: ${res.status} ${res.body}`);
+    return token!;
+  });
+}
+
+/** Hits: the same token on every request. */
+export async function hitSpec(bench: Bench, connections?: number): Promise<LoadSpec> {
+  const api = await bench.resourceApi();
+  const token = await hitToken(bench);
   return {
-    status: 'TODO',
-    text: `not measured yet (${built ? 'resource API is built' : 'resource API not built'}): ${how}`,
+    name: 'cache hit',
+    url: api.url,
+    requestsFile: await bench.memo('api-hit-file', async () => bench.requests('api-hit', [apiLine(token)])),
+    connections,
+    processes: apiProcesses(bench, api),
+    shown: bench.authShown(),
   };
 }
 
-/** RS1: a warm-cache API read against bare Express answering the same JSON on the same route. */
-export const rs1: Measure = {
-  id: 'RS1',
-  title: 'API read, warm introspection cache, vs bare Express 5',
-  goal: '≥ 95 % of bare Express throughput',
-  run: async (bench) =>
-    placeholder(
-      bench,
-      'GET /api/v1/<area> with one token (warm cache) vs servers/express-bare.js serving the same JSON on the same route; rpsRatio ≥ 0.95',
-    ),
-};
+/** The pool's request file for the API (written once). */
+function missFile(bench: Bench): Promise<string> {
+  return bench.memo('api-miss-file', async () => {
+    const tokens = await introspectionPool(bench, POOL_SIZE);
+    return bench.requests('api-miss', tokens.map(apiLine));
+  });
+}
 
-/** RS2: CPU of a cache miss (API + auth server + Redis) against a cache hit. */
-export const rs2: Measure = {
-  id: 'RS2',
-  title: 'API read, cache miss vs cache hit, CPU per request',
-  goal: '≤ 3× cpu/req',
-  run: async (bench) =>
-    placeholder(
-      bench,
-      'case: the introspection pool (every request a new token: a miss), ref: one token (hits); CPU over api+auth+redis; cpuRatio ≤ 3',
-    ),
-};
+/** Misses: each request a token of the pool the API has not seen, from the cursor on. */
+export async function missSpec(bench: Bench, connections?: number): Promise<LoadSpec> {
+  const api = await bench.resourceApi();
+  if (missCursor.next >= POOL_SIZE) throw new Error('the introspection pool is used up: raise BENCH_POOL');
+  return {
+    name: 'cache miss',
+    url: api.url,
+    requestsFile: await missFile(bench),
+    start: missCursor.next,
+    connections,
+    processes: apiProcesses(bench, api),
+    shown: bench.authShown(),
+  };
+}
 
-/** RS3: latency the introspection hop adds, one connection. */
-export const rs3: Measure = {
-  id: 'RS3',
-  title: 'introspection hop latency, 1 connection (miss − hit)',
-  goal: '≤ +1 ms p50, ≤ +5 ms p99',
-  run: async (bench) =>
-    placeholder(
-      bench,
-      'wrk -c1 (LoadSpec.connections = 1) for the miss and hit cases above; p50/p99 differences',
-    ),
-};
+/** Moves the cursor past a miss run; a 50-connection run also records its rate (MEM-API sizes by it). */
+export function afterMisses(r: RunResult, saturating = true): void {
+  missCursor.next += r.requests;
+  if (saturating) missCursor.rps = r.rps;
+}
 
-/** RV: revocation reaches every API instance before the next request. */
-export const rv: Measure = {
-  id: 'RV',
-  title: 'revoked token refused at once on every API instance',
-  goal: 'refused',
-  run: async (bench) =>
-    placeholder(
-      bench,
-      'two API processes, warm both caches with one token, POST /api/oauth/revoke, then the next request on each must be 401',
-    ),
-};
-
-/** MEM for the resource API. */
-export const memApi: Measure = {
-  id: 'MEM-API',
-  title: 'resource API resident memory after 100k distinct tokens',
-  goal: '≤ 200 MB, bounded by the cache size',
-  run: async (bench) =>
-    placeholder(bench, 'GET with each token of the introspection pool once, then rssBytes(api pid) ≤ 200 MB'),
-};
+/** Empty, or why the misses were not all misses (the pool ran out and wrk started over). */
+export function poolProblem(): string {
+  return missCursor.next > POOL_SIZE
+    ? `| POOL USED UP: ${int(missCursor.next - POOL_SIZE)} requests reused tokens (raise BENCH_POOL)`
+    : '';
+}

@@ -1,6 +1,8 @@
 /**
- * RS1's reference (placeholder until the resource API's measures are written): a bare Express 5 app
- * answering, on one route, the same JSON the resource API answers there, without any token check.
+ * RS1's reference: a bare Express 5 app answering, on one route, the same JSON the resource API
+ * answers there (measures/rs1-read.ts writes BODY_FILE from the API's own answer and checks that this
+ * server sends the same bytes), through `res.json` as the API does, without any token check,
+ * middleware or database.
  *
  *   BODY_FILE=<json file> ROUTE=/api/v1/courses node bench/dist/servers/express-bare.js PORT
  */

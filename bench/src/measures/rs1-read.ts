@@ -1,0 +1,69 @@
+/**
+ * RS1: what the API costs around its answer once a token is known. The case is the real resource API
+ * answering `GET /api/v1/courses` to one token whose introspection is cached (helmet, request id and
+ * log line, bearer check, scope, validation, the MongoDB read, `toApi`, `res.json`); the reference is
+ * a bare Express 5 app (servers/express-bare.ts) answering byte-identical JSON on the same route to
+ * the same requests, with no token check and no database. Both are one Node process; the CPU counted
+ * is that process's (the auth server is idle on hits). The MongoDB-protocol server's CPU for the read
+ * is printed, not counted (see PERFORMANCE.md, "Which CPU counts").
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Bench, Measure, Server } from '../lib/bench.js';
+import { freePort } from '../lib/processes.js';
+import { figuresText, sandwich } from '../lib/report.js';
+import { startNodeServer } from '../lib/stack.js';
+import { ROUTE, apiGet, hitSpec, hitToken } from './resource-api.js';
+
+const GOAL = 0.95;
+
+/** The bare Express reference, serving what the API answers on ROUTE (checked byte for byte). */
+function expressBare(bench: Bench): Promise<Server> {
+  return bench.memo('express-bare', async () => {
+    const api = await bench.resourceApi();
+    const answer = await apiGet(api.url, await hitToken(bench));
+    const items = (JSON.parse(answer.body) as { data?: unknown[] }).data?.length ?? 0;
+    if (answer.status !== 200 || items === 0) {
+      throw new Error(
+        `the API has nothing to list on ${ROUTE}: ${answer.status} ${answer.body.slice(0, 200)}`,
+      );
+    }
+    const file = join(bench.dir, 'express-bare-body.json');
+    writeFileSync(file, answer.body);
+    const port = await freePort();
+    const server = await startNodeServer(
+      'express-bare',
+      join(bench.root, 'bench/dist/servers/express-bare.js'),
+      [String(port)],
+      { NODE_ENV: 'production', BODY_FILE: file, ROUTE },
+      bench.dir,
+      `http://127.0.0.1:${port}`,
+      ROUTE,
+    );
+    const same = await apiGet(server.url, 'unused');
+    if (same.body !== answer.body) throw new Error('bare Express does not answer the same bytes as the API');
+    bench.log(`RS1: both answer ${Buffer.byteLength(answer.body)} bytes of JSON (${items} courses)`);
+    return server;
+  });
+}
+
+export const rs1: Measure = {
+  id: 'RS1',
+  title: 'API read, warm introspection cache, vs bare Express 5',
+  goal: `≥ ${GOAL * 100} % of bare Express throughput`,
+  async run(bench) {
+    const bare = await expressBare(bench);
+    const hits = await hitSpec(bench);
+    const s = await sandwich({
+      durations: bench.durations,
+      ref: { ...hits, name: 'bare Express 5', url: bare.url, processes: { node: bare.pid }, shown: {} },
+      caseSpec: () => ({ ...hits, name: 'resource API', processes: { api: hits.processes.api } }),
+    });
+    const f = s.figures;
+    const ok = f.rpsRatio >= GOAL && f.errors === 0 && s.refs.every((r) => r.errors === 0);
+    return {
+      status: ok ? 'PASS' : 'FAIL',
+      text: `${figuresText(f)}  | goal ≥ ${GOAL.toFixed(2)}× req/s of bare Express`,
+    };
+  },
+};

@@ -1,0 +1,68 @@
+/**
+ * RV: a revoked token is refused at once by every API instance, although each had it cached. Two API
+ * processes run side by side (same auth server, same Redis). Each round takes a fresh token (a real
+ * code exchange of a public client of RV's own), reads with it on each instance (200 on both: now it
+ * is in both caches, for up to 60 s), revokes it at the auth server as that client
+ * (`POST /api/oauth/revoke`, `client_id`, `token_type_hint=access_token`), and the moment the
+ * revocation answers, reads on each instance at once: both must answer 401. Only the Redis revocation
+ * feed can make that happen: neither cache would ask the auth server again for a minute.
+ *
+ * Its own client because oidc-provider revokes every access token of the grant along with the one
+ * presented, and one client's code exchanges for one account share a grant: revoking with the
+ * bench's shared public client would also kill the API measures' hit token and the pool's first
+ * token. Within RV that is harmless: each round's token is issued after the previous revocation.
+ * Not a load test: correctness of the real processes, timed as a client sees it.
+ */
+import type { Bench, Measure } from '../lib/bench.js';
+import { Browser, register, tokensFor, type Client } from '../lib/flow.js';
+import { SCOPE } from '../lib/seed.js';
+import { apiGet } from './resource-api.js';
+
+const ROUNDS = 20;
+
+/** Revokes `token` as `client`, the public client that got it; the endpoint's status. */
+async function revoke(bench: Bench, client: Client, token: string): Promise<number> {
+  const res = await fetch(`${bench.auth.url}/api/oauth/revoke`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ token, token_type_hint: 'access_token', client_id: client.client_id }),
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+export const rv: Measure = {
+  id: 'RV',
+  title: 'revoked token refused at once on every API instance',
+  goal: 'refused',
+  async run(bench) {
+    const apis = [await bench.resourceApi(0), await bench.resourceApi(1)];
+    bench.log(`RV: ${ROUNDS} rounds: a fresh token, a read on each instance, revoke, a read on each`);
+    const client = await register(bench.auth.url, 'bench RV', false);
+    const browser = new Browser(bench.auth.url);
+    let refused = 0;
+    const served: string[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      const token = (await tokensFor(browser, client, SCOPE, bench.account)).access_token;
+      const before = await Promise.all(apis.map((a) => apiGet(a.url, token)));
+      if (before.some((r) => r.status !== 200)) {
+        throw new Error(`a fresh token was not served: ${before.map((r) => r.status).join(', ')}`);
+      }
+      const status = await revoke(bench, client, token);
+      if (status !== 200) throw new Error(`the revocation answered ${status}`);
+      const after = await Promise.all(apis.map((a) => apiGet(a.url, token)));
+      const statuses = after.map((r) => r.status);
+      if (statuses.every((s) => s === 401)) refused++;
+      else served.push(statuses.join('/'));
+    }
+    const ok = refused === ROUNDS;
+    return {
+      status: ok ? 'PASS' : 'FAIL',
+      text:
+        `refused ${refused}/${ROUNDS} on ${apis.length} instances right after the revocation answered, ` +
+        `each having answered 200 with the token just before (so had it cached)` +
+        (served.length ? `  | NOT REFUSED: ${served.join(', ')}` : '') +
+        `  | goal: 401 on every instance at the next request`,
+    };
+  },
+};
