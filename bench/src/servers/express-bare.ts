@@ -1,22 +1,48 @@
 /**
- * RS1's reference: a bare Express 5 app answering, on one route, the same JSON the resource API
- * answers there (measures/rs1-read.ts writes BODY_FILE from the API's own answer and checks that this
- * server sends the same bytes), through `res.json` as the API does, without any token check,
- * middleware or database.
+ * RS1's reference: a bare Express 5 app answering the route the way the resource API's own operation
+ * does (the same handler over the same MongoDB database, its query defaults, `res.json`), without
+ * anything around it: no token check, no security headers, no request id or log line, no validation
+ * pipeline. What RS1 compares is then what the API adds around a read once the token is known — the
+ * auth check above all — and not the read itself, which both pay alike. (A reference answering a
+ * precomputed body would compare the API with no database at all; no API that reads MongoDB per
+ * request could come within 5 % of that, whatever its token check costs.)
  *
- *   BODY_FILE=<json file> ROUTE=/api/v1/courses node bench/dist/servers/express-bare.js PORT
+ *   <the resource API's environment> ROUTE=/api/v1/courses node bench/dist/servers/express-bare.js PORT
  */
-import { readFileSync } from 'node:fs';
 import express from 'express';
+import mongoose from 'mongoose';
+import { ANONYMOUS } from '@school/resource-api/dist/auth/principal.js';
+import { REGISTRY } from '@school/resource-api/dist/areas/index.js';
+import { loadConfig } from '@school/resource-api/dist/config.js';
+import { createLogger } from '@school/resource-api/dist/logger.js';
 
 const port = Number(process.argv[2]);
 const route = process.env.ROUTE ?? '/api/v1/courses';
-const body: unknown = process.env.BODY_FILE ? JSON.parse(readFileSync(process.env.BODY_FILE, 'utf8')) : {};
+const op = REGISTRY.flatMap((a) => a.operations).find((o) => o.method === 'get' && o.path === route);
+if (!op) throw new Error(`no GET operation at ${route}`);
+
+const config = loadConfig();
+const logger = createLogger('warn', 'express-bare');
+const connection = await mongoose
+  .createConnection(config.MONGODB_URI, { serverSelectionTimeoutMS: 5000, autoIndex: false })
+  .asPromise();
+const services = { config, connection, logger };
+const query = (op.query?.parse({}) ?? {}) as Record<string, unknown>;
 
 const app = express();
 app.set('etag', false);
 app.disable('x-powered-by');
-app.get(route, (_req, res) => {
-  res.json(body);
+app.get(route, async (req, res) => {
+  const result = await op.handle({
+    req,
+    res,
+    params: {},
+    query,
+    body: {},
+    principal: ANONYMOUS,
+    view: 'full',
+    services,
+  });
+  res.json(result.body);
 });
 app.listen(port, '127.0.0.1');
