@@ -15,14 +15,12 @@
  * read by the adapter as usual.
  */
 import type { Redis } from 'ioredis';
+import { luaGrantOfPayload } from './redis-adapter.js';
 import { startRead, type FoundWithGrant } from './request-reads.js';
 
 // KEYS[1] = the rate-limit counter, KEYS[2] = the access token's key. ARGV[1] = the window, seconds;
-// ARGV[2] = the grant key prefix (`<prefix>Grant:`); ARGV[3] = '0' to count only. Returns {count, ms left in the window, token
-// JSON or false, grant id or false, grant JSON or false}. The grant's key comes from the token, so it
-// is not in KEYS: fine on a single Redis (no cluster slots to respect). The id is taken by pattern
-// (cheaper than cjson.decode); a wrong match could only fetch some other grant under its own id,
-// which the adapter would then never be asked for.
+// ARGV[2] = the grant key prefix (`<prefix>Grant:`); ARGV[3] = '0' to count only. Returns {count, ms
+// left in the window, and false or the token as the adapter's oidcFindWithGrant returns it}.
 const COUNT_AND_READ_SCRIPT = `
 redis.call('SET', KEYS[1], 0, 'EX', ARGV[1], 'NX')
 local count = redis.call('INCR', KEYS[1])
@@ -31,15 +29,13 @@ if ttl == -1 then
   redis.call('EXPIRE', KEYS[1], ARGV[1])
   ttl = 1000 * ARGV[1]
 end
-if ARGV[3] == '0' then return {count, ttl, false, false, false} end
+if ARGV[3] == '0' then return {count, ttl, false} end
 local p = redis.call('GET', KEYS[2])
-if not p then return {count, ttl, false, false, false} end
-local gid = string.match(p, '"grantId":"([^"\\\\]+)"')
-local g = false
-if gid then g = redis.call('GET', ARGV[2] .. gid) end
-return {count, ttl, p, gid or false, g}`;
+if not p then return {count, ttl, false} end
+${luaGrantOfPayload('ARGV[2]')}
+return {count, ttl, {p, false, gid or false, g}}`;
 
-type CountAndRead = [number, number, string | null, string | null, string | null];
+type CountAndRead = [number, number, FoundWithGrant | null];
 type ScriptedRedis = Redis & {
   oidcCountAndRead(
     counterKey: string,
@@ -101,7 +97,7 @@ export function createIntrospectionCount(
       startRead(
         ctx,
         tokenKey,
-        reply.then(([, , p, gid, g]): FoundWithGrant | null => (p ? [p, null, gid, g] : null)),
+        reply.then(([, , found]) => found),
       );
     }
     return reply.then(([consumed, msBeforeNext]) => ({ consumed, msBeforeNext }));

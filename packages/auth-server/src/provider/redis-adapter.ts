@@ -124,12 +124,24 @@ end
 redis.call('DEL', KEYS[1])
 return keys`;
 
+/**
+ * Lua, shared by every script that reads a token with its grant: with `p` the token's payload JSON,
+ * sets `gid` to its grant id (or nil) and `g` to that grant's JSON (or false), reading the grant under
+ * `grantPrefix` (a Lua expression, e.g. `ARGV[2]`). The grant's key comes from the payload, so it is
+ * not in KEYS: fine on a single Redis (no cluster slots to respect). The id is taken by pattern
+ * (cheaper than cjson.decode); a wrong match could only fetch some other grant under its own id,
+ * which the caller then never asks for.
+ */
+export function luaGrantOfPayload(grantPrefix: string): string {
+  return `
+local gid = string.match(p, '"grantId":"([^"\\\\]+)"')
+local g = false
+if gid then g = redis.call('GET', ${grantPrefix} .. gid) end`;
+}
+
 // KEYS[1] = a grant-bound model's key; ARGV[1] = '1' for a consumable model (a hash {p, c});
 // ARGV[2] = the grant key prefix (`<prefix>Grant:`). Returns false when the key is gone, else
-// {payload, consumedAt or false, grantId or false, grant JSON or false}. The grant's key is derived from
-// the payload, so it is not in KEYS: fine on a single Redis (no cluster slots to respect). The id is
-// taken by pattern rather than cjson.decode (cheaper); a wrong match could only fetch some other
-// grant under its own id, which the caller then never asks for.
+// {payload, consumedAt or false, grantId or false, grant JSON or false}.
 const FIND_WITH_GRANT_SCRIPT = `
 local p, c
 if ARGV[1] == '1' then
@@ -139,9 +151,7 @@ else
   p = redis.call('GET', KEYS[1])
 end
 if not p then return false end
-local gid = string.match(p, '"grantId":"([^"\\\\]+)"')
-local g = false
-if gid then g = redis.call('GET', ARGV[2] .. gid) end
+${luaGrantOfPayload('ARGV[2]')}
 return {p, c or false, gid or false, g}`;
 
 function deepFreeze<T>(value: T): T {
