@@ -9,18 +9,19 @@ export function bareRef(bench: Bench): LoadSpec {
   return { name: 'bare http', url: bench.bare.url, processes: { node: bench.bare.pid } };
 }
 
-/** An introspection request as the resource API sends it (client_secret_post, access_token hint). */
+/** The form of an introspection as the resource API sends it (client_secret_post, access_token hint). */
+function introspectForm(bench: Bench, token: string): Record<string, string> {
+  return {
+    token,
+    token_type_hint: 'access_token',
+    client_id: bench.introspector.clientId,
+    client_secret: bench.introspector.clientSecret,
+  };
+}
+
+/** That introspection as a request line. */
 export function introspectLine(bench: Bench, token: string): string {
-  return formLine(
-    '/api/oauth/introspect',
-    {
-      token,
-      token_type_hint: 'access_token',
-      client_id: bench.introspector.clientId,
-      client_secret: bench.introspector.clientSecret,
-    },
-    ['Accept: application/json'],
-  );
+  return formLine('/api/oauth/introspect', introspectForm(bench, token), ['Accept: application/json']);
 }
 
 /** PASS when the figures reach `min` requests per core and nothing failed. */
@@ -41,12 +42,7 @@ export async function introspect(
   const res = await fetch(`${origin}/api/oauth/introspect`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-    body: new URLSearchParams({
-      token,
-      token_type_hint: 'access_token',
-      client_id: bench.introspector.clientId,
-      client_secret: bench.introspector.clientSecret,
-    }),
+    body: new URLSearchParams(introspectForm(bench, token)),
   });
   return (await res.json()) as Record<string, unknown>;
 }

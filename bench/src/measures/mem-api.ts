@@ -11,17 +11,12 @@
  */
 import { loadConfig } from '@school/resource-api/dist/config.js';
 import type { Measure } from '../lib/bench.js';
-import { runLoad } from '../lib/load.js';
-import { memoryAfterGc } from '../lib/inspector.js';
-import { rssBytes } from '../lib/proc.js';
 import { int } from '../lib/report.js';
-import { introspectionPool } from '../lib/seed.js';
 import { POOL_SIZE } from './as1-introspection.js';
+import { memoryAfterFullGc, presentRestOfPool } from './pool-memory.js';
 import { apiLine, apiProcesses, missCursor } from './resource-api.js';
 
 const LIMIT_MB = 200;
-/** Runs of at most this long, until the pool is covered (wrk runs its whole duration regardless). */
-const MAX_RUN_SECONDS = 120;
 
 export const memApi: Measure = {
   id: 'MEM-API',
@@ -30,42 +25,26 @@ export const memApi: Measure = {
   async run(bench) {
     const api = await bench.resourceApi();
     const cacheSize = loadConfig(api.env).INTROSPECTION_CACHE_SIZE;
-    const tokens = await introspectionPool(bench, POOL_SIZE);
-    for (let attempt = 0; missCursor.next < POOL_SIZE; attempt++) {
-      if (attempt === 10) throw new Error(`only ${int(missCursor.next)} of the pool's tokens were presented`);
-      // The rest of the pool, then 200 tokens again: wrk stops when the file is used up, and the
-      // requests in flight at that moment (≤ 50) are the repeated ones, not the pool's last.
-      const rest = [...tokens.slice(missCursor.next), ...tokens.slice(0, 200)];
-      const seconds = Math.min(
-        MAX_RUN_SECONDS,
-        Math.ceil((rest.length / Math.max(missCursor.rps || 1000, 100)) * 1.5) + 2,
-      );
-      bench.log(
-        `MEM-API: presenting the pool's last ${int(POOL_SIZE - missCursor.next)} tokens (${seconds} s)`,
-      );
-      const r = await runLoad(
-        {
-          name: 'cache miss',
-          url: api.url,
-          requestsFile: bench.requests('api-miss-rest', rest.map(apiLine)),
-          once: true,
-          processes: apiProcesses(bench, api),
-        },
-        seconds,
-      );
-      if (r.errors) throw new Error(`${r.errors} of ${r.requests} reads failed`);
-      missCursor.next = Math.min(POOL_SIZE, missCursor.next + r.requests);
-      missCursor.rps = r.rps;
+    const runs = await presentRestOfPool(bench, {
+      name: 'MEM-API',
+      file: 'api-miss-rest',
+      url: api.url,
+      line: apiLine,
+      cursor: missCursor,
+      rateIfUnknown: 1000,
+      rateFloor: 100,
+      processes: apiProcesses(bench, api),
+      attempts: 10,
+    });
+    for (const r of runs) if (r.errors) throw new Error(`${r.errors} of ${r.requests} reads failed`);
+    if (missCursor.next < POOL_SIZE) {
+      throw new Error(`only ${int(missCursor.next)} of the pool's tokens were presented`);
     }
-    const before = rssBytes(api.pid) / 2 ** 20;
-    const after = await memoryAfterGc(api.inspectPort);
-    const mb = after.rss / 2 ** 20;
-    const ok = mb <= LIMIT_MB;
+    const memory = await memoryAfterFullGc(api.pid, api.inspectPort);
     return {
-      status: ok ? 'PASS' : 'FAIL',
+      status: memory.mb <= LIMIT_MB ? 'PASS' : 'FAIL',
       text:
-        `rss ${mb.toFixed(0)} MB (heap used ${(after.heapUsed / 2 ** 20).toFixed(0)} MB) after a full GC; ` +
-        `${before.toFixed(0)} MB before it  | after ${int(POOL_SIZE)} distinct tokens, ` +
+        `${memory.text}  | after ${int(POOL_SIZE)} distinct tokens, ` +
         `INTROSPECTION_CACHE_SIZE ${int(cacheSize)}  | goal ≤ ${LIMIT_MB} MB`,
     };
   },

@@ -7,13 +7,10 @@
  * bounded, so memory must stay flat however many tokens pass through.
  */
 import type { Measure } from '../lib/bench.js';
-import { runLoad } from '../lib/load.js';
-import { memoryAfterGc } from '../lib/inspector.js';
-import { rssBytes } from '../lib/proc.js';
 import { int } from '../lib/report.js';
-import { introspectionPool } from '../lib/seed.js';
 import { introspectLine } from './common.js';
 import { POOL_SIZE, introspectionPoolFile, poolCursor } from './as1-introspection.js';
+import { memoryAfterFullGc, presentRestOfPool } from './pool-memory.js';
 
 const LIMIT_MB = 200;
 
@@ -23,40 +20,23 @@ export const memAuth: Measure = {
   goal: `≤ ${LIMIT_MB} MB`,
   async run(bench) {
     await introspectionPoolFile(bench);
-    if (poolCursor.next < POOL_SIZE) {
-      const tokens = await introspectionPool(bench, POOL_SIZE);
-      // The rest of the pool, then 200 tokens again: wrk stops when the file is used up, and the
-      // requests in flight at that moment (≤ 50) are the repeated ones, not the pool's last.
-      const rest = [...tokens.slice(poolCursor.next), ...tokens.slice(0, 200)];
-      // wrk runs for its whole duration even once the file is used up: size it from AS1's rate.
-      const seconds = Math.min(120, Math.ceil((rest.length / Math.max(poolCursor.rps, 2000)) * 1.5) + 2);
-      bench.log(
-        `MEM-AS: introspecting the pool's last ${(POOL_SIZE - poolCursor.next).toLocaleString('en-US')} tokens`,
-      );
-      const r = await runLoad(
-        {
-          name: 'introspection',
-          url: bench.auth.url,
-          requestsFile: bench.requests(
-            'introspection-rest',
-            rest.map((t) => introspectLine(bench, t)),
-          ),
-          once: true,
-          processes: bench.authProcesses(),
-        },
-        seconds,
-      );
-      poolCursor.next = Math.min(POOL_SIZE, poolCursor.next + r.requests);
-    }
-    const before = rssBytes(bench.auth.pid) / 2 ** 20;
-    const after = await memoryAfterGc(bench.authInspectPort);
-    const mb = after.rss / 2 ** 20;
-    const ok = mb <= LIMIT_MB && poolCursor.next >= POOL_SIZE;
+    await presentRestOfPool(bench, {
+      name: 'MEM-AS',
+      file: 'introspection-rest',
+      url: bench.auth.url,
+      line: (t) => introspectLine(bench, t),
+      cursor: poolCursor,
+      rateIfUnknown: 2000,
+      rateFloor: 2000,
+      processes: bench.authProcesses(),
+      attempts: 1,
+    });
+    const memory = await memoryAfterFullGc(bench.auth.pid, bench.authInspectPort);
+    const ok = memory.mb <= LIMIT_MB && poolCursor.next >= POOL_SIZE;
     return {
       status: ok ? 'PASS' : 'FAIL',
       text:
-        `rss ${mb.toFixed(0)} MB (heap used ${(after.heapUsed / 2 ** 20).toFixed(0)} MB) after a full GC; ` +
-        `${before.toFixed(0)} MB before it  | after ${int(poolCursor.next)} introspections of ${int(POOL_SIZE)} distinct tokens` +
+        `${memory.text}  | after ${int(poolCursor.next)} introspections of ${int(POOL_SIZE)} distinct tokens` +
         `  | goal ≤ ${LIMIT_MB} MB`,
     };
   },
