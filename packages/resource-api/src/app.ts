@@ -3,7 +3,6 @@
  * documents for clients (protected-resource metadata, OpenAPI, auth.md), every registry operation
  * under `/api/v1`, then a JSON 404 and the one error handler.
  */
-import { randomUUID } from 'node:crypto';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
 import type { Redis } from 'ioredis';
@@ -15,6 +14,7 @@ import { prmUrl, type ApiConfig } from './config.js';
 import { docsRouter } from './http/docs.js';
 import { errorHandler, notFound } from './http/error-handler.js';
 import { healthRouter } from './http/health.js';
+import { requestLog } from './http/request-log.js';
 import { checkRequestTarget } from './http/request-target.js';
 import { operationsRouter } from './http/operations-router.js';
 import type { AreaModule } from './lib/operation.js';
@@ -59,25 +59,7 @@ export function createApp({ config, connection, redis, verifier, registry, logge
   app.set('query parser', 'simple');
 
   app.use(securityHeaders(config));
-  // One log line per request with the edge's request id (or a new one), echoed on the response.
-  // Only the path is logged: queries and bodies can carry personal data.
-  app.use((req, res, next) => {
-    const given = req.get('x-request-id') ?? '';
-    const id = /^[\w.:-]{1,128}$/.test(given) ? given : randomUUID();
-    const started = process.hrtime.bigint();
-    const ip = req.ip; // read now: after a failed upload the socket may already be gone at 'finish'
-    res.locals.requestId = id;
-    res.set('X-Request-Id', id);
-    res.once('finish', () => {
-      if (req.path === '/healthz' || req.path === '/readyz') return;
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info(
-        { requestId: id, method: req.method, path: req.path, status: res.statusCode, ms, ip },
-        'request',
-      );
-    });
-    next();
-  });
+  app.use(requestLog(logger));
   app.use(checkRequestTarget);
 
   app.use(healthRouter({ connection, redis }));
