@@ -47,12 +47,47 @@ export interface TokenVerifierOptions {
 
 const INACTIVE = 'the access token is invalid, expired or revoked';
 
+/** An introspection answer as the cache keeps it: its expiry and what it decides. */
+interface Checked {
+  /** Seconds since the epoch. */
+  exp?: number;
+  verdict: Verdict;
+}
+
+/**
+ * Everything about an introspection answer that cannot change while it is cached, decided once (the
+ * principal with its parsed scopes included), so a cache hit costs a lookup and an expiry check.
+ */
+function check(info: Introspection, resource: string): Checked {
+  const verdict = ((): Verdict => {
+    if (!info.active) return { ok: false, reason: INACTIVE };
+    if (info.token_type !== undefined && info.token_type.toLowerCase() !== 'bearer') {
+      return { ok: false, reason: `a ${info.token_type} token is not a bearer access token` };
+    }
+    if (info.token_type === undefined) {
+      return { ok: false, reason: 'only access tokens are accepted (this looks like a refresh token)' };
+    }
+    if (!audienceAccepts(info.aud, resource)) {
+      return { ok: false, reason: 'the access token is bound to another resource (aud)' };
+    }
+    const principal: TokenPrincipal = Object.freeze({
+      kind: 'token',
+      sub: info.sub,
+      clientId: info.client_id,
+      scopes: parseScope(info.scope),
+      exp: info.exp,
+    });
+    return { ok: true, principal };
+  })();
+  return { exp: info.active ? info.exp : undefined, verdict };
+}
+
 /** Token checking with the caches described above. */
 export class TokenVerifier {
-  private readonly positive: LRUCache<string, Introspection>;
+  private readonly positive: LRUCache<string, Checked>;
   private readonly negative: LRUCache<string, true>;
   private readonly revoked: LRUCache<string, true>;
-  private readonly inflight = new Map<string, Promise<Introspection>>();
+  private readonly inflight = new Map<string, Promise<Checked>>();
 
   constructor(
     private readonly introspector: Introspector,
@@ -80,44 +115,27 @@ export class TokenVerifier {
     return this.judge(key, await pending);
   }
 
-  private async lookup(key: string, token: string): Promise<Introspection> {
+  private async lookup(key: string, token: string): Promise<Checked> {
     const result = await this.introspector.introspect(token);
-    if (this.revoked.has(key)) return { active: false };
+    if (this.revoked.has(key)) return check({ active: false }, this.options.resource);
+    const checked = check(result, this.options.resource);
     if (!result.active) {
       this.negative.set(key, true);
-      return result;
+      return checked;
     }
     const remainingMs = result.exp === undefined ? Infinity : result.exp * 1000 - Date.now();
     const ttl = Math.min(remainingMs, this.options.ttlSeconds * 1000);
-    if (ttl > 0) this.positive.set(key, result, { ttl: Math.floor(ttl) });
-    return result;
+    if (ttl > 0) this.positive.set(key, checked, { ttl: Math.floor(ttl) });
+    return checked;
   }
 
-  private judge(key: string, info: Introspection): Verdict {
-    if (!info.active) return { ok: false, reason: INACTIVE };
-    if (info.exp !== undefined && info.exp * 1000 <= Date.now()) {
+  /** The verdict on a cached or fresh answer; only its expiry is checked again on every use. */
+  private judge(key: string, checked: Checked): Verdict {
+    if (checked.exp !== undefined && checked.exp * 1000 <= Date.now()) {
       this.positive.delete(key);
       return { ok: false, reason: 'the access token has expired' };
     }
-    if (info.token_type !== undefined && info.token_type.toLowerCase() !== 'bearer') {
-      return { ok: false, reason: `a ${info.token_type} token is not a bearer access token` };
-    }
-    if (info.token_type === undefined) {
-      return { ok: false, reason: 'only access tokens are accepted (this looks like a refresh token)' };
-    }
-    if (!audienceAccepts(info.aud, this.options.resource)) {
-      return { ok: false, reason: 'the access token is bound to another resource (aud)' };
-    }
-    return {
-      ok: true,
-      principal: {
-        kind: 'token',
-        sub: info.sub,
-        clientId: info.client_id,
-        scopes: parseScope(info.scope),
-        exp: info.exp,
-      },
-    };
+    return checked.verdict;
   }
 
   /** Drops revoked tokens (by SHA-256 hex) and refuses them from now on. */
