@@ -73,6 +73,20 @@ export class IntrospectionClient implements Introspector {
       client_id: this.options.clientId,
       client_secret: this.options.clientSecret,
     }).toString();
+    // The deadline covers the whole call (a wait for a free connection included) and is cleared as
+    // soon as the answer is read. Not `AbortSignal.timeout`: its timer outlives the call, and when it
+    // fires seconds later it still builds a DOMException and dispatches an abort for every call
+    // (~10 % of a cache miss's CPU in a profile).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new Error('timed out')), this.options.timeoutMs);
+    try {
+      return await this.call(body, deadline.signal);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async call(body: string, signal: AbortSignal): Promise<Introspection> {
     let res;
     try {
       res = await this.pool.request({
@@ -80,7 +94,7 @@ export class IntrospectionClient implements Introspector {
         path: this.path,
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
+        signal,
       });
     } catch (err) {
       throw new AuthServerUnavailableError(`introspection request failed: ${(err as Error).message}`, {
