@@ -15,6 +15,7 @@ async function main(): Promise<void> {
     { url: running.url, resource: config.BASE_URL, auth: config.AUTH_INTERNAL_URL },
     'resource API listening',
   );
+  logger.flush(); // log lines are written in batches; this one should show at once
   stopOnSignals(() => running.close(), logger);
 }
 

@@ -1,2 +1,3 @@
 export * from './scopes.js';
 export * from './process.js';
+export * from './log-destination.js';
