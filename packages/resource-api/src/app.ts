@@ -1,7 +1,7 @@
 /**
- * The resource API's Express application: security headers and request ids, the health routes, the
- * documents for clients (protected-resource metadata, OpenAPI, auth.md), every registry operation
- * under `/api/v1`, then a JSON 404 and the one error handler.
+ * The resource API's Express application: security headers and request ids, every registry operation
+ * under `/api/v1`, the health routes, the documents for clients (protected-resource metadata,
+ * OpenAPI, auth.md), then a JSON 404 and the one error handler.
  */
 import express, { type Express } from 'express';
 import helmet from 'helmet';
@@ -62,9 +62,8 @@ export function createApp({ config, connection, redis, verifier, registry, logge
   app.use(requestLog(logger));
   app.use(checkRequestTarget);
 
-  app.use(healthRouter({ connection, redis }));
-  app.use(docsRouter(config, registry));
-
+  // The operations first: they are nearly all the traffic, and their paths (all under /api/v1) and
+  // those of the health and document routes never overlap, so the order changes no answer.
   const challenge = challenges(prmUrl(config));
   app.use(
     operationsRouter(registry, {
@@ -73,6 +72,8 @@ export function createApp({ config, connection, redis, verifier, registry, logge
       challenges: challenge,
     }),
   );
+  app.use(healthRouter({ connection, redis }));
+  app.use(docsRouter(config, registry));
 
   app.use(notFound);
   app.use(errorHandler(logger));
