@@ -73,11 +73,11 @@ const schema = z
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
     /** Registrations per minute from one address. */
     RATE_LIMIT_REGISTRATION: perMinute(60),
-    /** Token requests per minute per client. */
+    /** Token requests per minute per client and address. */
     RATE_LIMIT_TOKEN: perMinute(600),
-    /** Introspection requests per minute per client (the resource API introspects for every user). */
+    /** Introspection requests per minute per client and address (the resource API introspects for every user). */
     RATE_LIMIT_INTROSPECTION: perMinute(600_000),
-    /** Revocation requests per minute per client. */
+    /** Revocation requests per minute per client and address. */
     RATE_LIMIT_REVOCATION: perMinute(600),
     /** Token/introspection/revocation requests per minute from one address that name no client. */
     RATE_LIMIT_PER_ADDRESS: perMinute(1200),

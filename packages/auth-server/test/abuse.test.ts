@@ -1,12 +1,14 @@
 /**
  * Floods and guessing: Redis-backed rate limits answer 429 with Retry-After and an RFC 6749-shaped
- * body, keyed per client so one noisy client does not block others, and login brute force is slowed
+ * body, keyed per client and address so one noisy client does not block others (nor can anyone spend
+ * a client's budget from elsewhere), and login brute force is slowed
  * and then stopped per account without revealing whether the account exists.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { FormBrowser, formAction, inputValue, type Page } from '../../../test-support/form-browser.js';
 import { createHash, randomBytes } from 'node:crypto';
+import { request } from 'node:http';
 
 const REDIRECT = 'http://127.0.0.1:40404/cb';
 let auth: TestAuthServer;
@@ -30,6 +32,40 @@ afterAll(() => auth.stop());
 
 const post = (path: string, body: string, type = 'application/x-www-form-urlencoded') =>
   fetch(`${auth.issuer}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
+
+/** A form POST sent from a given loopback address (Linux routes all of 127.0.0.0/8 to lo). */
+async function postFrom(localAddress: string, path: string, body: string): Promise<Response> {
+  const url = new URL(`${auth.issuer}${path}`);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        localAddress,
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          'content-length': Buffer.byteLength(body),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () =>
+          resolve(
+            new Response(Buffer.concat(chunks), {
+              status: res.statusCode,
+              headers: res.headers as Record<string, string>,
+            }),
+          ),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
 
 async function expectLimited(res: Response): Promise<void> {
   expect(res.status).toBe(429);
@@ -59,6 +95,15 @@ describe('rate limits', () => {
     expect((await token('noisy')).status).not.toBe(429);
     await expectLimited(await token('noisy'));
     expect((await token('quiet')).status).not.toBe(429);
+  });
+
+  it('counts a named client per address: a flood naming it from elsewhere leaves its budget alone', async () => {
+    const token = (from: string) =>
+      postFrom(from, '/api/oauth/token', 'grant_type=refresh_token&refresh_token=x&client_id=victim');
+    expect((await token('127.0.0.2')).status).not.toBe(429);
+    expect((await token('127.0.0.2')).status).not.toBe(429);
+    await expectLimited(await token('127.0.0.2'));
+    expect((await token('127.0.0.1')).status).not.toBe(429);
   });
 
   it('limits requests that name no client per address', async () => {

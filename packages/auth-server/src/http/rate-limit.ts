@@ -2,8 +2,12 @@
  * Rate limits on the endpoints anybody can call (registration, token, introspection, revocation),
  * counted in Redis with rate-limiter-flexible so they hold across every auth-server instance.
  *
- * Keys: per client id where the request names one (so many users behind one shared address are not
- * all blocked by one noisy client), per address with a more generous bound otherwise. The client id
+ * Keys: per client id and address where the request names a client (so many users behind one shared
+ * address are not all blocked by one noisy client), per address with a more generous bound otherwise.
+ * Not per client id alone: the limit is counted before oidc-provider authenticates the client, and
+ * client ids are public (they travel in URLs), so a bucket shared by every address would let anyone
+ * spend a client's budget without its secret — flooding `client_id=resource-api` at the introspection
+ * endpoint would have turned the API's token checks into 429s, i.e. 503s for its users. The client id
  * is read from the form body, which this middleware therefore reads (bounded) before oidc-provider;
  * the provider then takes the already-read body (`req.body`).
  *
@@ -99,7 +103,7 @@ export function rateLimit(
         return refuse(ctx, 413, 'invalid_request', `request bodies are limited to ${FORM_LIMIT} bytes`);
       const clientId = form.get('client_id');
       chosen = clientId ? byRoute.get(ctx.path) : perAddress;
-      key = clientId ? `client:${clientId}` : `ip:${ctx.ip}`;
+      key = clientId ? `client:${clientId}:ip:${ctx.ip}` : `ip:${ctx.ip}`;
       counted = countWithRead[ctx.path]?.(ctx, form, chosen!.getKey(key), chosen!.duration);
     }
     if (!chosen || !key) return next();
