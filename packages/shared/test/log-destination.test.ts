@@ -4,6 +4,7 @@
  * out at once, and nothing gathered is lost when the process ends by `process.exit`, by SIGTERM
  * through `stopOnSignals`, or by an uncaught exception.
  */
+import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
