@@ -217,10 +217,10 @@ describe('the services’ logs', () => {
     expect(leaked).toEqual([]);
     const requestLines = ['auth-server', 'resource-api']
       .flatMap((name) => stack.logs[name]!.join('').split('\n'))
-      .filter((l) => l.includes('"msg":"request"'))
-      // TODO(request-id propagation): the API's own introspection calls bypass the edge and carry
-      // an id of their own; only requests that came through the edge are checked here.
-      .filter((l) => !l.includes('"path":"/api/oauth/introspect"'));
+      .filter((l) => l.includes('"msg":"request"'));
+    // The API's own introspection calls go straight to the auth server, under the edge's id of the
+    // request that caused them.
+    expect(requestLines.some((l) => l.includes('"path":"/api/oauth/introspect"'))).toBe(true);
     expect(requestLines.some((l) => l.includes('"name":"resource-api"'))).toBe(true);
     expect(requestLines.length).toBeGreaterThan(0);
     const withoutEdgeId = requestLines.filter((l) => !/"requestId":"[0-9a-f]{32}"/.test(l)); // nginx's $request_id

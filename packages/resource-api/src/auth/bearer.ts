@@ -38,7 +38,7 @@ export function bearer(verifier: TokenVerifier, challenge: Challenges, logger: L
   const strategy = new BearerStrategy(
     { passReqToCallback: true },
     (req: Request, token: string, done: (error: unknown, user?: TokenPrincipal | false) => void) => {
-      verifier.verify(token).then(
+      verifier.verify(token, req.res?.locals.requestId as string | undefined).then(
         (verdict) => {
           if (verdict.ok) return done(null, verdict.principal);
           reasons.set(req, verdict.reason);

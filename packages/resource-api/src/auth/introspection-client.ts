@@ -29,7 +29,8 @@ export type Introspection = z.output<typeof introspectionSchema>;
 
 /** Anything that can introspect a token. */
 export interface Introspector {
-  introspect(token: string): Promise<Introspection>;
+  /** `requestId`: the id of the request that needs the answer, passed on for the logs. */
+  introspect(token: string, requestId?: string): Promise<Introspection>;
 }
 
 /** The auth server could not give an answer. */
@@ -66,7 +67,7 @@ export class IntrospectionClient implements Introspector {
     });
   }
 
-  async introspect(token: string): Promise<Introspection> {
+  async introspect(token: string, requestId?: string): Promise<Introspection> {
     const body = new URLSearchParams({
       token,
       token_type_hint: 'access_token',
@@ -80,19 +81,24 @@ export class IntrospectionClient implements Introspector {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Error('timed out')), this.options.timeoutMs);
     try {
-      return await this.call(body, deadline.signal);
+      return await this.call(body, deadline.signal, requestId);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private async call(body: string, signal: AbortSignal): Promise<Introspection> {
+  private async call(body: string, signal: AbortSignal, requestId?: string): Promise<Introspection> {
     let res;
     try {
       res = await this.pool.request({
         method: 'POST',
         path: this.path,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          // The auth server logs its line for this call under the id of the request that caused it.
+          ...(requestId ? { 'x-request-id': requestId } : {}),
+        },
         body,
         signal,
       });

@@ -98,8 +98,12 @@ export class TokenVerifier {
     this.revoked = new LRUCache({ max: Math.max(options.size, 1000), ttl: options.ttlSeconds * 1000 });
   }
 
-  /** Checks a token; throws only when the auth server cannot answer (AuthServerUnavailableError). */
-  async verify(token: string): Promise<Verdict> {
+  /**
+   * Checks a token; throws only when the auth server cannot answer (AuthServerUnavailableError).
+   * `requestId` goes with an introspection this check makes (concurrent checks of one token share
+   * the first one's call, and so its id).
+   */
+  async verify(token: string, requestId?: string): Promise<Verdict> {
     const key = tokenHash(token);
     if (this.revoked.has(key)) return { ok: false, reason: 'the access token has been revoked' };
     const cached = this.positive.get(key);
@@ -107,7 +111,7 @@ export class TokenVerifier {
     if (this.negative.has(key)) return { ok: false, reason: INACTIVE };
     let pending = this.inflight.get(key);
     if (!pending) {
-      pending = this.lookup(key, token);
+      pending = this.lookup(key, token, requestId);
       this.inflight.set(key, pending);
       const done = () => this.inflight.delete(key);
       pending.then(done, done);
@@ -115,8 +119,8 @@ export class TokenVerifier {
     return this.judge(key, await pending);
   }
 
-  private async lookup(key: string, token: string): Promise<Checked> {
-    const result = await this.introspector.introspect(token);
+  private async lookup(key: string, token: string, requestId?: string): Promise<Checked> {
+    const result = await this.introspector.introspect(token, requestId);
     if (this.revoked.has(key)) return check({ active: false }, this.options.resource);
     const checked = check(result, this.options.resource);
     if (!result.active) {
