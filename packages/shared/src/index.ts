@@ -1,3 +1,4 @@
 export * from './scopes.js';
 export * from './process.js';
 export * from './log-destination.js';
+export * from './request-id.js';

@@ -3,11 +3,9 @@
  * new one, which is also echoed on the response so a client report can be matched to the logs. Only
  * the path is logged, never the query string or body (they can hold codes, tokens and passwords).
  */
-import { randomUUID } from 'node:crypto';
+import { requestIdFrom } from '@school/shared';
 import type { Middleware } from 'koa';
 import type { Logger } from '../logger.js';
-
-const SAFE_ID = /^[\w.:-]{1,128}$/;
 
 /** Koa middleware logging each request and setting `ctx.state.requestId`. */
 export function requestLog(logger: Logger): Middleware {
@@ -15,8 +13,7 @@ export function requestLog(logger: Logger): Middleware {
   // logger's redaction (which copies every logged object, ~7 µs per line) has nothing to do on them.
   const lines = logger.child({}, { redact: [] });
   return async (ctx, next) => {
-    const given = ctx.get('x-request-id');
-    const requestId = SAFE_ID.test(given) ? given : randomUUID();
+    const requestId = requestIdFrom(ctx.get('x-request-id'));
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();

@@ -3,11 +3,9 @@
  * new one, which is also echoed on the response so a client report can be matched to the logs. Only
  * the path is logged, never the query string or body (they can carry personal data).
  */
-import { randomUUID } from 'node:crypto';
+import { requestIdFrom } from '@school/shared';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../logger.js';
-
-const SAFE_ID = /^[\w.:-]{1,128}$/;
 
 /** Express middleware logging each request (health probes excepted) and setting `res.locals.requestId`. */
 export function requestLog(logger: Logger): RequestHandler {
@@ -16,8 +14,7 @@ export function requestLog(logger: Logger): RequestHandler {
   // to do on them.
   const lines = logger.child({}, { redact: [] });
   return function logRequest(req: Request, res: Response, next: NextFunction) {
-    const given = req.headers['x-request-id'];
-    const requestId = typeof given === 'string' && SAFE_ID.test(given) ? given : randomUUID();
+    const requestId = requestIdFrom(req.get('x-request-id'));
     const started = process.hrtime.bigint();
     const ip = req.ip; // read now: after a failed upload the socket may already be gone at 'finish'
     res.locals.requestId = requestId;
