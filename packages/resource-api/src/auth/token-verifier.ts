@@ -58,29 +58,29 @@ interface Checked {
  * Everything about an introspection answer that cannot change while it is cached, decided once (the
  * principal with its parsed scopes included), so a cache hit costs a lookup and an expiry check.
  */
-function check(info: Introspection, resource: string): Checked {
-  const verdict = ((): Verdict => {
-    if (!info.active) return { ok: false, reason: INACTIVE };
-    if (info.token_type !== undefined && info.token_type.toLowerCase() !== 'bearer') {
-      return { ok: false, reason: `a ${info.token_type} token is not a bearer access token` };
-    }
-    if (info.token_type === undefined) {
-      return { ok: false, reason: 'only access tokens are accepted (this looks like a refresh token)' };
-    }
-    if (!audienceAccepts(info.aud, resource)) {
-      return { ok: false, reason: 'the access token is bound to another resource (aud)' };
-    }
-    const principal: TokenPrincipal = Object.freeze({
-      kind: 'token',
-      sub: info.sub,
-      clientId: info.client_id,
-      scopes: parseScope(info.scope),
-      exp: info.exp,
-    });
-    return { ok: true, principal };
-  })();
-  return { exp: info.active ? info.exp : undefined, verdict };
+function verdictOf(info: Introspection, resource: string): Verdict {
+  if (!info.active) return { ok: false, reason: INACTIVE };
+  if (info.token_type !== undefined && info.token_type.toLowerCase() !== 'bearer') {
+    return { ok: false, reason: `a ${info.token_type} token is not a bearer access token` };
+  }
+  if (info.token_type === undefined) {
+    return { ok: false, reason: 'only access tokens are accepted (this looks like a refresh token)' };
+  }
+  if (!audienceAccepts(info.aud, resource)) {
+    return { ok: false, reason: 'the access token is bound to another resource (aud)' };
+  }
+  const principal: TokenPrincipal = Object.freeze({
+    kind: 'token',
+    sub: info.sub,
+    clientId: info.client_id,
+    scopes: parseScope(info.scope),
+    exp: info.exp,
+  });
+  return { ok: true, principal };
 }
+
+/** An answer that arrived after its token was revoked: refused, whatever it said. */
+const REVOKED_MEANWHILE: Checked = { verdict: { ok: false, reason: INACTIVE } };
 
 /** Token checking with the caches described above. */
 export class TokenVerifier {
@@ -121,8 +121,11 @@ export class TokenVerifier {
 
   private async lookup(key: string, token: string, requestId?: string): Promise<Checked> {
     const result = await this.introspector.introspect(token, requestId);
-    if (this.revoked.has(key)) return check({ active: false }, this.options.resource);
-    const checked = check(result, this.options.resource);
+    if (this.revoked.has(key)) return REVOKED_MEANWHILE;
+    const checked: Checked = {
+      exp: result.active ? result.exp : undefined,
+      verdict: verdictOf(result, this.options.resource),
+    };
     if (!result.active) {
       this.negative.set(key, true);
       return checked;
