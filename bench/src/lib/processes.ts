@@ -46,17 +46,7 @@ export function start(
   if (!child.pid) throw new Error(`could not start ${name} (${command})`);
   children.add(child);
   child.once('exit', () => children.delete(child));
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      child.kill('SIGTERM');
-    });
-  return { name, pid: child.pid, log: opts.log, child, stop };
+  return { name, pid: child.pid, log: opts.log, child, stop: () => stopChild(child) };
 }
 
 function tail(file: string): string {
@@ -105,22 +95,22 @@ export function waitHttp(p: Started, url: string): Promise<void> {
   return waitFor(p, probe, url);
 }
 
+/** Stops one child: SIGTERM, then SIGKILL after 10 s; resolves once it has exited. */
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
 /** Stops every child still running (SIGTERM, then SIGKILL after 10 s). */
 export async function stopAll(): Promise<void> {
-  await Promise.all(
-    [...children].map(
-      (child) =>
-        new Promise<void>((resolve) => {
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-          child.once('exit', () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          child.kill('SIGTERM');
-        }),
-    ),
-  );
+  await Promise.all([...children].map(stopChild));
 }
 
 /** Synchronous last resort for process exit: SIGKILL whatever is left. */
