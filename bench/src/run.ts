@@ -119,15 +119,15 @@ async function main(): Promise<number> {
   let memory: Promise<Server> | undefined;
   let seeded: Promise<unknown> | undefined;
   const apis = new Map<number, Promise<ResourceApiServer>>();
-  const startApi = async (instance: number): Promise<ResourceApiServer> => {
+  let bareHop: Promise<{ api: ResourceApiServer; introspection: Server }> | undefined;
+  const startApi = async (name: string, authUrl = auth.url): Promise<ResourceApiServer> => {
     const [port, inspectPort] = [await freePort(), await freePort()];
-    const env = apiEnvironment(authEnv, auth.url, redis.url, mongo.uri, port);
+    const env = apiEnvironment(authEnv, authUrl, redis.url, mongo.uri, port);
     // The demo school (`npm run seed` of the resource API), so its lists answer real JSON.
     seeded ??= promisify(execFile)(process.execPath, [join(root, 'packages/resource-api/dist/seed.js')], {
       env: { ...process.env, ...env },
     }).then(({ stderr }) => log(stderr.trim()));
     await seeded;
-    const name = instance === 0 ? 'resource-api' : `resource-api-${instance + 1}`;
     const server = await startNodeServer(
       name,
       join(root, 'packages/resource-api/dist/main.js'),
@@ -175,8 +175,28 @@ async function main(): Promise<number> {
     },
     resourceApi(instance = 0) {
       let api = apis.get(instance);
-      if (!api) apis.set(instance, (api = startApi(instance)));
+      if (!api) {
+        apis.set(
+          instance,
+          (api = startApi(instance === 0 ? 'resource-api' : `resource-api-${instance + 1}`)),
+        );
+      }
       return api;
+    },
+    bareHopApi() {
+      bareHop ??= freePort().then(async (port) => {
+        const introspection = await startNodeServer(
+          'bare-introspection',
+          join(root, 'bench/dist/servers/bare-introspection.js'),
+          [String(port)],
+          { REDIS_URL: redis.url, REDIS_KEY_PREFIX: authEnv.REDIS_KEY_PREFIX! },
+          dir,
+          `http://127.0.0.1:${port}`,
+          '/',
+        );
+        return { api: await startApi('resource-api-bare-hop', introspection.url), introspection };
+      });
+      return bareHop;
     },
     memo<T>(key: string, fn: () => Promise<T>): Promise<T> {
       if (!memos.has(key)) memos.set(key, fn());

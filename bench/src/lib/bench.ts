@@ -77,6 +77,11 @@ export interface Bench {
    * and MongoDB; the first start seeds the demo school. RS1–RS3 and MEM-API use instance 0; RV adds 1.
    */
   resourceApi(instance?: number): Promise<ResourceApiServer>;
+  /**
+   * Starts (once) RS3's floor: a resource API like instance 0 but introspecting at
+   * servers/bare-introspection.ts (one Redis read, nothing else), which it also starts.
+   */
+  bareHopApi(): Promise<{ api: ResourceApiServer; introspection: Server }>;
   /** Runs `fn` once per key and shares its result (seeded clients, pools). */
   memo<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** Writes a request file for lua/bench.lua and returns its path. */

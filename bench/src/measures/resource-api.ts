@@ -54,16 +54,31 @@ export function hitToken(bench: Bench): Promise<string> {
   });
 }
 
-/** Hits: the same token on every request. */
-export async function hitSpec(bench: Bench, connections?: number): Promise<LoadSpec> {
-  const api = await bench.resourceApi();
+/**
+ * Another API process to load instead of instance 0 (RS3's floor, `Bench.bareHopApi`): its CPU-counted
+ * processes, and its own cursor through the introspection pool (every token of it is new to this
+ * process, whatever instance 0 has seen).
+ */
+export interface ApiTarget {
+  api: ResourceApiServer;
+  processes: ProcessSet;
+  cursor: { next: number };
+}
+
+/** Hits: the same token on every request (to `target`'s API, which must accept it, or instance 0). */
+export async function hitSpec(bench: Bench, connections?: number, target?: ApiTarget): Promise<LoadSpec> {
+  const api = target?.api ?? (await bench.resourceApi());
   const token = await hitToken(bench);
+  if (target) {
+    const res = await apiGet(api.url, token);
+    if (res.status !== 200) throw new Error(`${api.name} refused the hit token: ${res.status} ${res.body}`);
+  }
   return {
     name: 'cache hit',
     url: api.url,
     requestsFile: await bench.memo('api-hit-file', async () => bench.requests('api-hit', [apiLine(token)])),
     connections,
-    processes: apiProcesses(bench, api),
+    processes: target?.processes ?? apiProcesses(bench, api),
     shown: bench.authShown(),
   };
 }
@@ -77,16 +92,17 @@ function missFile(bench: Bench): Promise<string> {
 }
 
 /** Misses: each request a token of the pool the API has not seen, from the cursor on. */
-export async function missSpec(bench: Bench, connections?: number): Promise<LoadSpec> {
-  const api = await bench.resourceApi();
-  if (missCursor.next >= POOL_SIZE) throw new Error('the introspection pool is used up: raise BENCH_POOL');
+export async function missSpec(bench: Bench, connections?: number, target?: ApiTarget): Promise<LoadSpec> {
+  const api = target?.api ?? (await bench.resourceApi());
+  const cursor = target?.cursor ?? missCursor;
+  if (cursor.next >= POOL_SIZE) throw new Error('the introspection pool is used up: raise BENCH_POOL');
   return {
     name: 'cache miss',
     url: api.url,
     requestsFile: await missFile(bench),
-    start: missCursor.next,
+    start: cursor.next,
     connections,
-    processes: apiProcesses(bench, api),
+    processes: target?.processes ?? apiProcesses(bench, api),
     shown: bench.authShown(),
   };
 }

@@ -1,0 +1,64 @@
+/**
+ * RS3's floor: the least an introspection endpoint can do, on bare `node:http`. It reads the
+ * presented token from the auth server's Redis (one `GET` of the key oidc-provider's adapter writes,
+ * over ioredis with auto-pipelining, as the auth server reads it) and answers its claims, or
+ * `{"active":false}`. No client authentication, no grant check, no rate limit, no log line: nothing
+ * a real authorization server may leave out. A resource API pointed at it (AUTH_INTERNAL_URL) pays
+ * the hop itself (its introspection call, a second process woken, a Redis round trip) and nothing
+ * of ours, so RS3 can tell how much of a miss this machine imposes on any introspection hop.
+ *
+ *   REDIS_URL=… REDIS_KEY_PREFIX=… node bench/dist/servers/bare-introspection.js PORT
+ */
+import { createServer } from 'node:http';
+import { Redis } from 'ioredis';
+
+const port = Number(process.argv[2]);
+const prefix = process.env.REDIS_KEY_PREFIX ?? '';
+const redis = new Redis(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', { enableAutoPipelining: true });
+
+interface StoredAccessToken {
+  accountId?: string;
+  clientId?: string;
+  scope?: string;
+  exp?: number;
+  iat?: number;
+  aud?: string | string[];
+}
+
+async function answer(form: URLSearchParams): Promise<object> {
+  const token = form.get('token');
+  const json = token ? await redis.get(`${prefix}AccessToken:${token}`) : null;
+  if (!json) return { active: false };
+  const t = JSON.parse(json) as StoredAccessToken;
+  return {
+    active: true,
+    sub: t.accountId,
+    client_id: t.clientId,
+    scope: t.scope,
+    exp: t.exp,
+    iat: t.iat,
+    aud: t.aud,
+    token_type: 'Bearer',
+  };
+}
+
+createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    const form = new URLSearchParams(Buffer.concat(chunks).toString('utf8'));
+    // Anything but a POST (the bench's readiness probe) answers an empty object.
+    const reply = req.method === 'POST' ? answer(form) : Promise.resolve({});
+    reply.then(
+      (body) => {
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(JSON.stringify(body));
+      },
+      () => {
+        res.writeHead(503, { 'content-type': 'application/json' });
+        res.end('{"error":"temporarily_unavailable","error_description":"storage unreachable"}');
+      },
+    );
+  });
+}).listen(port, '127.0.0.1');
+process.on('SIGTERM', () => process.exit(0)); // exits cleanly, so BENCH_PROFILE=1 gets its profile
