@@ -33,6 +33,17 @@ describe('POST /api/oauth/register refuses redirect URIs that are not loopback',
   it('refuses a registration without redirect_uris with 400 invalid_redirect_uri', async () => {
     expectOAuthError(await register(auth, { client_name: 'No callback' }), 400, 'invalid_redirect_uri');
   });
+
+  it.each([
+    ['no redirect_uris', {}],
+    ['an empty redirect_uris', { redirect_uris: [] }],
+  ])(
+    'refuses %s with 400 invalid_redirect_uri also when the client asks for no grant types',
+    async (_what, metadata) => {
+      const res = await register(auth, { ...metadata, grant_types: [], response_types: [] });
+      expectOAuthError(res, 400, 'invalid_redirect_uri');
+    },
+  );
 });
 
 describe('POST /api/oauth/register refuses other bad metadata with invalid_client_metadata', () => {
@@ -57,6 +68,7 @@ describe('POST /api/oauth/register refuses other bad metadata with invalid_clien
     ['grant_types with password', { grant_types: ['password'] }],
     ['response_types ["token"]', { response_types: ['token'] }],
     ['response_types ["code id_token"]', { response_types: ['code id_token'] }],
+    ['an application_type other than native or web', { application_type: 'desktop' }],
     ['the reserved client_role property', { client_role: 'introspector' }],
     ['the reserved client_role property set to integration', { client_role: 'integration' }],
   ])('refuses %s with 400 invalid_client_metadata', async (_what, metadata) => {

@@ -1,10 +1,11 @@
 /**
  * Who may register, and what a registered client may be (DESIGN.md §3).
  *
- * Open registration accepts only loopback redirect URIs (`http` on 127.0.0.1, [::1] or localhost, any
- * port at authorization time, RFC 8252 §7.3); everything else, `https` included, is refused with
- * `invalid_redirect_uri`. Fixed HTTPS callbacks belong to registered integrations, which operators
- * create with the `school-auth clients` command, never through open registration.
+ * Open registration needs at least one redirect URI and accepts only loopback ones (`http` on
+ * 127.0.0.1, [::1] or localhost, any port at authorization time, RFC 8252 §7.3); everything else,
+ * `https` included, is refused with `invalid_redirect_uri`. Fixed HTTPS callbacks belong to
+ * registered integrations, which operators create with the `school-auth clients` command, never
+ * through open registration.
  *
  * oidc-provider runs `extraClientMetadata.validator` for every declared extra property, before its
  * own validation, and also when it loads any client from storage (then without a request context).
@@ -56,12 +57,19 @@ export function validateClientMetadata(
     throw new errors.InvalidClientMetadata(`${CLIENT_ROLE} is reserved for clients created by the operator`);
   }
   const uris = metadata.redirect_uris;
-  if (Array.isArray(uris)) {
-    const problems = uris.map(loopbackRedirectProblem).filter(Boolean);
-    if (problems.length) throw new errors.InvalidClientMetadata(`redirect_uris ${problems.join('; ')}`);
-    // Loopback clients are native apps: this also turns on any-port matching (RFC 8252 §7.3).
-    metadata.application_type = 'native';
+  // oidc-provider asks for redirect URIs only of clients with a redirect-based grant; open
+  // registration is for the code flow, so a client without any is refused whatever it asks for.
+  if (!Array.isArray(uris) || uris.length === 0) {
+    throw new errors.InvalidRedirectUri('redirect_uris must list at least one loopback redirect URI');
   }
+  const problems = uris.map(loopbackRedirectProblem).filter(Boolean);
+  if (problems.length) throw new errors.InvalidClientMetadata(`redirect_uris ${problems.join('; ')}`);
+  // Loopback clients are native apps, even those that say web: this also turns on any-port matching
+  // (RFC 8252 §7.3). Overriding the value skips oidc-provider's own check of it, so it is done here.
+  if (!['native', 'web', undefined].includes(metadata.application_type)) {
+    throw new errors.InvalidClientMetadata('application_type must be native or web');
+  }
+  metadata.application_type = 'native';
   if (metadata.token_endpoint_auth_method === undefined || metadata.token_endpoint_auth_method === 'none') {
     // oidc-provider decides to issue a secret from the raw body: a public client must get none.
     delete metadata.client_secret;
