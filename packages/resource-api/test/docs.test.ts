@@ -1,12 +1,14 @@
 /**
  * The documents for clients: the OpenAPI 3.1 document (validated with a real validator, and checked
  * against the registry operation by operation), the protected-resource metadata, auth.md, and the
- * README tables — all as the running app serves them. No auth server is needed here.
+ * README tables — all as the running app serves them. A test auth server answers only where the
+ * document describes its behaviour (what open registration accepts).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { z } from 'zod';
 import { ALL_SCOPES, API_SCOPE_NAMES } from '@school/shared';
 import { REGISTRY } from '../src/areas/index.js';
 import { loadConfig } from '../src/config.js';
@@ -15,7 +17,7 @@ import { buildOpenApi } from '../src/lib/openapi.js';
 import { scopeOf } from '../src/lib/operation.js';
 import { createLogger } from '../src/logger.js';
 import { startResourceApi, type RunningResourceApi } from '../src/server.js';
-import { SERVICES } from '../../../test-support/auth-server.js';
+import { SERVICES, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { call } from '../../../test-support/resource-api.js';
 
 const BASE = 'https://school.example';
@@ -102,6 +104,59 @@ describe('/openapi.json', () => {
       const [, kind, name] = /#\/components\/(\w+)\/([^"]+)/.exec(ref)!;
       expect(d.components[kind!]![name!]).toBeDefined();
     }
+  });
+});
+
+describe('/openapi.json on the auth server’s endpoints (a test auth server answers)', () => {
+  let auth: TestAuthServer;
+  beforeAll(async () => {
+    auth = await startTestAuthServer();
+  });
+  afterAll(() => auth?.stop());
+
+  const post = (path: string, body: string, contentType: string) =>
+    fetch(`${auth.issuer}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+  const schema = (name: string) =>
+    z.fromJSONSchema(doc.components.schemas[name] as z.core.JSONSchema.JSONSchema);
+
+  it('admits exactly the registrations the auth server accepts (redirect URIs, name, application type)', async () => {
+    const documented = schema('ClientRegistrationRequest');
+    for (const [body, accepted] of [
+      [{ redirect_uris: ['http://127.0.0.1:53682/callback'] }, true],
+      [{ redirect_uris: ['http://[::1]:8080/cb?from=cli'], client_name: 'CLI' }, true],
+      [{ redirect_uris: ['http://localhost:65535'] }, true],
+      [{ redirect_uris: [''] }, false],
+      [{ redirect_uris: ['https://app.example.com/callback'] }, false],
+      [{ redirect_uris: ['http://example.com/cb'] }, false],
+      [{ redirect_uris: ['http://127.0.0.1:5000/cb#frag'] }, false],
+      [{ redirect_uris: ['http://user:pw@127.0.0.1:5000/cb'] }, false],
+      [{ redirect_uris: ['http://localhost:65536/cb'] }, false],
+      [{ redirect_uris: ['http://127.0.0.1:53682/callback'], client_name: '' }, false],
+      [{ redirect_uris: ['http://127.0.0.1:53682/callback'], application_type: 'web' }, true],
+      [{ redirect_uris: ['http://127.0.0.1:53682/callback'], application_type: 'desktop' }, false],
+    ] as const) {
+      const res = await post('/api/oauth/register', JSON.stringify(body), 'application/json');
+      const verdicts = [JSON.stringify(body), res.status, documented.safeParse(body).success];
+      expect(verdicts).toEqual([JSON.stringify(body), accepted ? 201 : 400, accepted]);
+    }
+  });
+
+  it('says that introspection needs a token and answers 400 invalid_request without one', async () => {
+    const registered = await post(
+      '/api/oauth/register',
+      JSON.stringify({ redirect_uris: ['http://127.0.0.1:53682/callback'] }),
+      'application/json',
+    );
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const form = { client_id, client_secret: '', token: '' };
+    const res = await post(
+      '/api/oauth/introspect',
+      new URLSearchParams(form).toString(),
+      'application/x-www-form-urlencoded',
+    );
+    expect([res.status, ((await res.json()) as { error: string }).error]).toEqual([400, 'invalid_request']);
+    expect(Object.keys(doc.paths['/api/oauth/introspect']?.post?.responses ?? {})).toContain('400');
+    expect(schema('IntrospectionRequest').safeParse(form).success).toBe(false);
   });
 });
 

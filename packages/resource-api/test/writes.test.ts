@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import mongoose from 'mongoose';
+import { z } from 'zod';
 import { call } from '../../../test-support/resource-api.js';
 import { ADMIN } from '../../../test-support/auth-server.js';
 import { items, problemPaths, startSchool, type School } from './helpers.js';
@@ -91,6 +92,27 @@ describe('validation', () => {
       'body.currency',
       'body.percent_off',
     ]);
+  });
+
+  it('documents in CouponCreate which amount fields each discount type takes, as the API checks them', async () => {
+    const doc = (await s.anon('/openapi.json')).body as {
+      components: { schemas: Record<string, z.core.JSONSchema.JSONSchema> };
+    };
+    const documented = z.fromJSONSchema(doc.components.schemas.CouponCreate!);
+    const bodies: [Record<string, unknown>, boolean][] = [
+      [{ discount_type: 'percent' }, false],
+      [{ discount_type: 'percent', percent_off: 10, amount_off_cents: 100 }, false],
+      [{ discount_type: 'percent', percent_off: 10, currency: 'EUR' }, true],
+      [{ discount_type: 'amount', amount_off_cents: 500 }, false],
+      [{ discount_type: 'amount', amount_off_cents: 500, currency: 'EUR', percent_off: 5 }, false],
+      [{ discount_type: 'amount', amount_off_cents: 500, currency: 'EUR', percent_off: null }, true],
+    ];
+    for (const [i, [fields, valid]] of bodies.entries()) {
+      const body = { code: `KIND${i}`, ...fields };
+      const res = await post('coupons:write', '/api/v1/coupons', body);
+      const verdicts = [JSON.stringify(body), res.status, documented.safeParse(body).success];
+      expect(verdicts).toEqual([JSON.stringify(body), valid ? 201 : 400, valid]);
+    }
   });
 
   it('refuses references to things that do not exist', async () => {

@@ -33,13 +33,23 @@ const OAuthError: NamedSchema = {
   }),
 };
 
+/**
+ * The redirect URIs open registration accepts (auth-server provider/client-policy.ts), in their plain
+ * form: http on 127.0.0.1, [::1] or localhost, an optional port (up to 65535), no fragment.
+ */
+const LOOPBACK_REDIRECT_URI =
+  /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(:([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(\/[^#]*)?$/;
+
 const RegistrationRequest: NamedSchema = {
   name: 'ClientRegistrationRequest',
   schema: z.object({
-    client_name: z.string().optional().describe('Display name, shown to the user as self-declared'),
-    application_type: z.enum(['native']).optional().describe('"native" for loopback clients (the default)'),
+    client_name: z.string().min(1).optional().describe('Display name, shown to the user as self-declared'),
+    application_type: z
+      .enum(['native', 'web'])
+      .optional()
+      .describe('Registered as "native" either way: loopback clients are native apps'),
     redirect_uris: z
-      .array(z.string())
+      .array(z.string().regex(LOOPBACK_REDIRECT_URI, 'must be an http loopback URI'))
       .min(1)
       .describe(
         'Loopback only: http://127.0.0.1:<port>/<path>, http://[::1]:<port>/<path> or http://localhost:<port>/<path>',
@@ -99,6 +109,7 @@ const RevocationRequest: NamedSchema = {
   schema: z.object({
     token: z
       .string()
+      .min(1)
       .describe('An access token or a refresh token (revoking a refresh token ends its grant)'),
     token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
     client_id: z.string(),
@@ -109,7 +120,7 @@ const RevocationRequest: NamedSchema = {
 const IntrospectionRequest: NamedSchema = {
   name: 'IntrospectionRequest',
   schema: z.object({
-    token: z.string(),
+    token: z.string().min(1),
     token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
     client_id: z.string(),
     client_secret: z.string(),
@@ -288,6 +299,10 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
     responses: guarded(
       {
         '200': { description: 'Token state', schema: IntrospectionResponse },
+        '400': {
+          description: 'invalid_request: no token, or more than one client authentication mechanism',
+          schema: OAuthError,
+        },
         '401': { description: 'invalid_client', schema: OAuthError },
       },
       { limited: true, body: true },

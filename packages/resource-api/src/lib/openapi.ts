@@ -113,9 +113,12 @@ function queryParameters(query: z.ZodObject | undefined): Json[] {
   });
 }
 
+/** The id the document's examples show where they name another item (it names nothing anywhere). */
+export const SAMPLE_ID = '65f1a2b3c4d5e6f708192a3b';
+
 /** Examples name other items as `{ref:<area>}` (the contract test fills in real ones); show a sample id. */
 function withSampleIds(value: unknown): unknown {
-  if (typeof value === 'string') return /^\{ref:\w+\}$/.test(value) ? '65f1a2b3c4d5e6f708192a3b' : value;
+  if (typeof value === 'string') return /^\{ref:\w+\}$/.test(value) ? SAMPLE_ID : value;
   if (Array.isArray(value)) return value.map(withSampleIds);
   if (value && typeof value === 'object')
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, withSampleIds(v)]));
