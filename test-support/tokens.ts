@@ -10,7 +10,8 @@ import { ADMIN, type TestAuthServer } from './auth-server.js';
 import { authorizeInBrowser, FormBrowser } from './form-browser.js';
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
-const REDIRECT = 'http://127.0.0.1:53682/callback';
+/** The redirect URI the test client registers (scripts/fuzz aims the authorization endpoint at it). */
+export const REDIRECT = 'http://127.0.0.1:53682/callback';
 
 /** Options of one token request. */
 export interface TokenOptions {

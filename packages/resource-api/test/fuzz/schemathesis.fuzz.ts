@@ -15,8 +15,11 @@
  *
  * Checks: schemathesis' own (no 5xx, status codes, content types, response headers and bodies
  * against the document, negative data refused, auth not ignored, 405 with Allow for undocumented
- * methods) plus `checks.py` (RFC 6749 error bodies, the API's security headers). The run is bounded
- * by `FUZZ_MAX_EXAMPLES` per operation and phase; any finding fails it (schemathesis exits non-zero).
+ * methods) plus `checks.py` (RFC 6749 error bodies, the API's security headers). Where no generated
+ * value can be right, the harness hands over real ones (schemathesis.toml, checks.py): a seeded form,
+ * seeded items for the ids the document's examples only show as a sample, and its registered client
+ * for the authorization endpoint. The run is bounded by `FUZZ_MAX_EXAMPLES` per operation and
+ * phase; any finding fails it (schemathesis exits non-zero).
  * Not part of `npm test` (its name does not match `*.test.ts`); `scripts/fuzz` runs it.
  */
 import { spawn } from 'node:child_process';
@@ -24,8 +27,10 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { API_SCOPE_NAMES } from '@school/shared';
+import { REGISTRY } from '../../src/areas/index.js';
+import { SAMPLE_ID } from '../../src/lib/openapi.js';
 import { E2E_ADMIN, startStack, type Stack } from '../../../../test-e2e/support/stack.js';
-import { TokenSource } from '../../../../test-support/tokens.js';
+import { REDIRECT, TokenSource } from '../../../../test-support/tokens.js';
 
 const ROOT = resolve(import.meta.dirname, '../../../..');
 const HERE = resolve(ROOT, 'packages/resource-api/test/fuzz');
@@ -39,17 +44,42 @@ const API_PATHS = '^/(api/v1/|openapi\\.json$|auth\\.md$|\\.well-known/oauth-pro
 
 let stack: Stack;
 let token: string;
-let formId: string;
+/** What schemathesis.toml and checks.py read, beyond the token: seeded ids and the test client. */
+let data: Record<string, string>;
+
+/** The id of a seeded item of `area`. */
+async function firstId(area: string): Promise<string> {
+  const res = await fetch(`${stack.apiUrl}/api/v1/${area}?limit=1`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
+  return ((await res.json()) as { data: { id: string }[] }).data[0]!.id;
+}
+
+/**
+ * For each body field an example names another item in (`{ref:<area>}`, shown as SAMPLE_ID in the
+ * document), a seeded id of that area: checks.py puts it in place of the sample id.
+ */
+async function exampleReferences(): Promise<Record<string, string>> {
+  const fields: Record<string, string> = {};
+  for (const op of REGISTRY.flatMap((area) => area.operations))
+    for (const [field, value] of Object.entries((op.example?.body ?? {}) as Record<string, unknown>)) {
+      const area = /^\{ref:(\w+)\}$/.exec(String(value))?.[1];
+      if (area) fields[field] = await firstId(area);
+    }
+  return fields;
+}
 
 beforeAll(async () => {
   mkdirSync(REPORTS, { recursive: true });
   stack = await startStack({ LOG_LEVEL: 'warn' });
   const tokens = new TokenSource({ issuer: stack.baseUrl }, E2E_ADMIN);
   token = await tokens.token(['openid', 'profile', 'email', ...API_SCOPE_NAMES]);
-  const forms = await fetch(`${stack.apiUrl}/api/v1/forms?limit=1`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  formId = ((await forms.json()) as { data: { id: string }[] }).data[0]!.id;
+  data = {
+    FUZZ_FORM_ID: await firstId('forms'),
+    FUZZ_EXAMPLE_REFERENCES: JSON.stringify({ sample: SAMPLE_ID, fields: await exampleReferences() }),
+    FUZZ_CLIENT_ID: (await tokens.config()).clientMetadata().client_id,
+    FUZZ_REDIRECT_URI: REDIRECT,
+  };
 }, 120_000);
 
 afterAll(async () => {
@@ -98,7 +128,7 @@ function fuzz(name: string, url: string, filter: string[], budgetMs: number): Pr
       '--report-junit-path',
       resolve(REPORTS, `${name}.junit.xml`),
     ],
-    { FUZZ_TOKEN: token, FUZZ_FORM_ID: formId },
+    { FUZZ_TOKEN: token, ...data },
     budgetMs,
   );
 }
