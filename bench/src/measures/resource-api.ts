@@ -55,9 +55,9 @@ export function hitToken(bench: Bench): Promise<string> {
 }
 
 /**
- * Another API process to load instead of instance 0 (RS3's floor, `Bench.bareHopApi`): its CPU-counted
- * processes, and its own cursor through the introspection pool (every token of it is new to this
- * process, whatever instance 0 has seen).
+ * An API process to load: its CPU-counted processes and its cursor through the introspection pool.
+ * Instance 0 behind the auth server walks the shared `missCursor`; another process (RS3's floor,
+ * `Bench.bareHopApi`) walks its own, since every token of the pool is new to it.
  */
 export interface ApiTarget {
   api: ResourceApiServer;
@@ -65,20 +65,22 @@ export interface ApiTarget {
   cursor: { next: number };
 }
 
-/** Hits: the same token on every request (to `target`'s API, which must accept it, or instance 0). */
+/** Instance 0, behind the auth server. */
+async function instanceZero(bench: Bench): Promise<ApiTarget> {
+  const api = await bench.resourceApi();
+  return { api, processes: apiProcesses(bench, api), cursor: missCursor };
+}
+
+/** Hits: the same token on every request (to `target`'s API, default instance 0). */
 export async function hitSpec(bench: Bench, connections?: number, target?: ApiTarget): Promise<LoadSpec> {
-  const api = target?.api ?? (await bench.resourceApi());
+  const { api, processes } = target ?? (await instanceZero(bench));
   const token = await hitToken(bench);
-  if (target) {
-    const res = await apiGet(api.url, token);
-    if (res.status !== 200) throw new Error(`${api.name} refused the hit token: ${res.status} ${res.body}`);
-  }
   return {
     name: 'cache hit',
     url: api.url,
     requestsFile: await bench.memo('api-hit-file', async () => bench.requests('api-hit', [apiLine(token)])),
     connections,
-    processes: target?.processes ?? apiProcesses(bench, api),
+    processes,
     shown: bench.authShown(),
   };
 }
@@ -91,10 +93,9 @@ function missFile(bench: Bench): Promise<string> {
   });
 }
 
-/** Misses: each request a token of the pool the API has not seen, from the cursor on. */
+/** Misses: each request a token of the pool `target`'s API (default instance 0) has not seen. */
 export async function missSpec(bench: Bench, connections?: number, target?: ApiTarget): Promise<LoadSpec> {
-  const api = target?.api ?? (await bench.resourceApi());
-  const cursor = target?.cursor ?? missCursor;
+  const { api, processes, cursor } = target ?? (await instanceZero(bench));
   if (cursor.next >= POOL_SIZE) throw new Error('the introspection pool is used up: raise BENCH_POOL');
   return {
     name: 'cache miss',
@@ -102,14 +103,14 @@ export async function missSpec(bench: Bench, connections?: number, target?: ApiT
     requestsFile: await missFile(bench),
     start: cursor.next,
     connections,
-    processes: target?.processes ?? apiProcesses(bench, api),
+    processes,
     shown: bench.authShown(),
   };
 }
 
 /** Moves the cursor past a miss run; a 50-connection run also records its rate (MEM-API sizes by it). */
-export function afterMisses(r: RunResult, saturating = true): void {
-  missCursor.next += r.requests;
+export function afterMisses(r: RunResult, saturating = true, cursor: { next: number } = missCursor): void {
+  cursor.next += r.requests;
   if (saturating) missCursor.rps = r.rps;
 }
 

@@ -23,7 +23,15 @@ import type { Measure } from '../lib/bench.js';
 import { cpuText, figuresText, ms, sandwich } from '../lib/report.js';
 import type { RunResult } from '../lib/load.js';
 import type { Bench } from '../lib/bench.js';
-import { afterMisses, hitSpec, missSpec, poolProblem, type ApiTarget } from './resource-api.js';
+import {
+  afterMisses,
+  apiGet,
+  hitSpec,
+  hitToken,
+  missSpec,
+  poolProblem,
+  type ApiTarget,
+} from './resource-api.js';
 
 const CPU_GOAL = 3;
 const P50_GOAL_MS = 1;
@@ -63,7 +71,7 @@ async function hopSandwich(bench: Bench, target?: ApiTarget) {
     durations: bench.durations,
     ref: await hitSpec(bench, 1, target),
     caseSpec: () => missSpec(bench, 1, target),
-    after: (r) => (target ? (target.cursor.next += r.requests) : afterMisses(r, false)),
+    after: (r) => afterMisses(r, false, target?.cursor),
   });
   return {
     ...s,
@@ -81,6 +89,8 @@ async function floorText(bench: Bench): Promise<string> {
     processes: { api: api.pid, node: introspection.pid, redis: bench.redis.pid },
     cursor: { next: 0 },
   };
+  const hit = await apiGet(api.url, await hitToken(bench));
+  if (hit.status !== 200) throw new Error(`${api.name} refused the hit token: ${hit.status} ${hit.body}`);
   const h = await hopSandwich(bench, target);
   return (
     `| the machine's floor, same run (the API against a bare node:http introspection server, one ` +

@@ -61,10 +61,13 @@ async function firstId(area: string): Promise<string> {
  */
 async function exampleReferences(): Promise<Record<string, string>> {
   const fields: Record<string, string> = {};
+  const ids = new Map<string, string>(); // one list request per area, however many fields name it
   for (const op of REGISTRY.flatMap((area) => area.operations))
     for (const [field, value] of Object.entries((op.example?.body ?? {}) as Record<string, unknown>)) {
       const area = /^\{ref:(\w+)\}$/.exec(String(value))?.[1];
-      if (area) fields[field] = await firstId(area);
+      if (!area) continue;
+      if (!ids.has(area)) ids.set(area, await firstId(area));
+      fields[field] = ids.get(area)!;
     }
   return fields;
 }
