@@ -6,15 +6,16 @@
  * revoked-hash and negative caches, bounded likewise), so memory must stay flat once the cache is
  * full however many tokens pass through; the line prints that setting.
  *
- * The misses of RS2 and RS3 count (they walked the same pool with the same cursor); this measure
- * presents the rest, in runs sized from the last miss rate, until the cursor has covered the pool.
+ * The misses of RS2 and RS3 count (they walked the same pool with the same cursor, reading the same
+ * course); this measure presents the rest, in runs sized from the last miss rate, until the cursor
+ * has covered the pool.
  */
 import { loadConfig } from '@school/resource-api/dist/config.js';
 import type { Measure } from '../lib/bench.js';
 import { int } from '../lib/report.js';
 import { POOL_SIZE } from './as1-introspection.js';
 import { memoryAfterFullGc, presentRestOfPool } from './pool-memory.js';
-import { apiLine, apiProcesses, missCursor } from './resource-api.js';
+import { apiLine, apiProcesses, courseRoute, missCursor } from './resource-api.js';
 
 const LIMIT_MB = 200;
 
@@ -25,11 +26,12 @@ export const memApi: Measure = {
   async run(bench) {
     const api = await bench.resourceApi();
     const cacheSize = loadConfig(api.env).INTROSPECTION_CACHE_SIZE;
+    const route = await courseRoute(bench);
     const runs = await presentRestOfPool(bench, {
       name: 'MEM-API',
       file: 'api-miss-rest',
       url: api.url,
-      line: apiLine,
+      line: (token) => apiLine(token, route),
       cursor: missCursor,
       rateIfUnknown: 1000,
       rateFloor: 100,

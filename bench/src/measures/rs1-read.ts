@@ -13,11 +13,11 @@ import type { Bench, Measure, Server } from '../lib/bench.js';
 import { freePort } from '../lib/processes.js';
 import { figuresText, sandwich } from '../lib/report.js';
 import { startNodeServer } from '../lib/stack.js';
-import { ROUTE, apiGet, hitSpec, hitToken } from './resource-api.js';
+import { LIST_ROUTE, apiGet, hitSpec, hitToken } from './resource-api.js';
 
 const GOAL = 0.95;
 
-/** The bare Express reference, serving what the API answers on ROUTE (checked byte for byte). */
+/** The bare Express reference, serving what the API answers on LIST_ROUTE (checked byte for byte). */
 function expressBare(bench: Bench): Promise<Server> {
   return bench.memo('express-bare', async () => {
     const api = await bench.resourceApi();
@@ -25,7 +25,7 @@ function expressBare(bench: Bench): Promise<Server> {
     const items = (JSON.parse(answer.body) as { data?: unknown[] }).data?.length ?? 0;
     if (answer.status !== 200 || items === 0) {
       throw new Error(
-        `the API has nothing to list on ${ROUTE}: ${answer.status} ${answer.body.slice(0, 200)}`,
+        `the API has nothing to list on ${LIST_ROUTE}: ${answer.status} ${answer.body.slice(0, 200)}`,
       );
     }
     const port = await freePort();
@@ -33,10 +33,10 @@ function expressBare(bench: Bench): Promise<Server> {
       'express-bare',
       join(bench.root, 'bench/dist/servers/express-bare.js'),
       [String(port)],
-      { ...api.env, ROUTE },
+      { ...api.env, ROUTE: LIST_ROUTE },
       bench.dir,
       `http://127.0.0.1:${port}`,
-      ROUTE,
+      LIST_ROUTE,
     );
     const same = await apiGet(server.url, 'unused');
     if (same.body !== answer.body) throw new Error('bare Express does not answer the same bytes as the API');
@@ -51,7 +51,7 @@ export const rs1: Measure = {
   goal: `≥ ${GOAL * 100} % of bare Express throughput`,
   async run(bench) {
     const bare = await expressBare(bench);
-    const hits = await hitSpec(bench);
+    const hits = await hitSpec(bench, LIST_ROUTE);
     const s = await sandwich({
       durations: bench.durations,
       ref: { ...hits, name: 'bare Express 5', url: bare.url, processes: { node: bare.pid } },

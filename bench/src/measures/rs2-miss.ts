@@ -1,5 +1,6 @@
 /**
- * RS2 and RS3: what a cache miss costs the API path against a cache hit, on the same read.
+ * RS2 and RS3: what a cache miss costs the API path against a cache hit, on the same read (one
+ * course by id, `courseRoute`; resource-api.ts says why that read).
  *
  * A miss is the whole hop: the API's bearer check finds nothing cached, POSTs the token to the auth
  * server's introspection endpoint over its undici pool, the auth server reads the token and its
@@ -26,6 +27,7 @@ import type { Bench } from '../lib/bench.js';
 import {
   afterMisses,
   apiGet,
+  courseRoute,
   hitSpec,
   hitToken,
   missSpec,
@@ -44,7 +46,7 @@ export const rs2: Measure = {
   async run(bench) {
     const s = await sandwich({
       durations: bench.durations,
-      ref: await hitSpec(bench),
+      ref: await hitSpec(bench, await courseRoute(bench)),
       caseSpec: () => missSpec(bench),
       after: (r) => afterMisses(r),
     });
@@ -69,7 +71,7 @@ const sign = (n: number) => `${n < 0 ? '−' : '+'}${ms(Math.abs(n))}`;
 async function hopSandwich(bench: Bench, target?: ApiTarget) {
   const s = await sandwich({
     durations: bench.durations,
-    ref: await hitSpec(bench, 1, target),
+    ref: await hitSpec(bench, await courseRoute(bench), 1, target),
     caseSpec: () => missSpec(bench, 1, target),
     after: (r) => afterMisses(r, false, target?.cursor),
   });
