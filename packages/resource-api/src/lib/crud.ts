@@ -20,7 +20,7 @@ import type { Connection, Schema } from 'mongoose';
 import { z } from 'zod';
 import type { SortSpec } from './cursor.js';
 import { ConflictError, InvalidRequestError, NotFoundError, type Problem } from './errors.js';
-import { searchFilter, type FilterSpec } from './filters.js';
+import { allOf, searchFilter, type FilterSpec } from './filters.js';
 import { pathId } from './ids.js';
 import { cursorParam, limitParam, listOf, listPage } from './lists.js';
 import { isDuplicateKey, modelOn, type Stored } from './models.js';
@@ -158,12 +158,9 @@ export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModu
       errors: [404],
       async handle(ctx) {
         const id = pathId(ctx.params.id, spec.noun);
-        // A bare `{_id}` when nothing else applies (the full view): the same answer, and a filter
-        // every MongoDB-protocol server answers from its `_id` index (FerretDB's SQLite backend
-        // only pushes `_id` down at the top level, and scans the collection for an `$and`).
-        const only = visible(ctx);
-        const filter = Object.keys(only).length ? { $and: [{ _id: id }, only] } : { _id: id };
-        const doc = (await model(ctx).findOne(filter).lean()) as Stored<TDoc> | null;
+        const doc = (await model(ctx)
+          .findOne(allOf([{ _id: id }, visible(ctx)]))
+          .lean()) as Stored<TDoc> | null;
         if (!doc) throw new NotFoundError(`no ${spec.noun} with this id`);
         return { status: 200, body: present(ctx, doc) };
       },

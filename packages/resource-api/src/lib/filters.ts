@@ -6,6 +6,18 @@
 import { z } from 'zod';
 import { objectIdSchema, oid } from './ids.js';
 
+/**
+ * Conditions that must all hold, as one filter: empty ones dropped, a single one as itself, several
+ * under `$and`. It matches what `{$and: parts}` matches, in the form MongoDB-protocol servers answer
+ * best: FerretDB's SQLite backend pushes conditions (the `_id` index above all) down to SQL only at
+ * the top level of a filter, and scans the whole collection for an `$and`.
+ */
+export function allOf(parts: Record<string, unknown>[]): Record<string, unknown> {
+  const some = parts.filter((p) => Object.keys(p).length > 0);
+  if (some.length === 0) return {};
+  return some.length === 1 ? some[0]! : { $and: some };
+}
+
 /** One query parameter of a list and the condition it adds. */
 export interface FilterSpec {
   param: string;

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { afterCursor, encodeCursor, sortDocument, type SortSpec } from './cursor.js';
+import { allOf } from './filters.js';
 import type { LooseModel } from './models.js';
 
 /** The limit every list takes. */
@@ -43,7 +44,7 @@ export async function listPage<T>(
   const filter = typeof query.cursor === 'string' ? [...parts, afterCursor(sort, query.cursor)] : parts;
   const limit = (query.limit as number | undefined) ?? 20;
   const docs = (await model
-    .find({ $and: filter })
+    .find(allOf(filter))
     .sort(sortDocument(sort))
     .limit(limit + 1)
     .lean()) as T[];
