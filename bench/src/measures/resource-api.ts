@@ -109,11 +109,11 @@ export async function hitSpec(
 ): Promise<LoadSpec> {
   const { api, processes } = target ?? (await instanceZero(bench));
   const token = await hitToken(bench);
-  const name = route === LIST_ROUTE ? 'api-hit-list' : 'api-hit-course';
+  const file = `api-hit${route.replace(/[^a-z0-9]+/gi, '-')}`;
   return {
     name: 'cache hit',
     url: api.url,
-    requestsFile: await bench.memo(name, async () => bench.requests(name, [apiLine(token, route)])),
+    requestsFile: await bench.memo(file, async () => bench.requests(file, [apiLine(token, route)])),
     connections,
     processes,
     shown: bench.authShown(),
