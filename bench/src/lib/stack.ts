@@ -95,6 +95,7 @@ export function authEnvironment(dir: string, redisUrl: string, mongoUri: string,
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
     // Rate limits stay in the path (each request still counts in Redis) but so high that the load
     // of one bench client never reaches them: the bench measures capacity, not the policy.
+    RATE_LIMIT_AUTHORIZATION: '1000000000',
     RATE_LIMIT_REGISTRATION: '1000000000',
     RATE_LIMIT_TOKEN: '1000000000',
     RATE_LIMIT_INTROSPECTION: '1000000000',

@@ -147,6 +147,7 @@ export function createApp({
       redis,
       config.REDIS_KEY_PREFIX,
       {
+        authorizationPerAddress: minute(config.RATE_LIMIT_AUTHORIZATION),
         registrationPerAddress: minute(config.RATE_LIMIT_REGISTRATION),
         tokenPerClient: minute(config.RATE_LIMIT_TOKEN),
         introspectionPerClient: minute(config.RATE_LIMIT_INTROSPECTION),

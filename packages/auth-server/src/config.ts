@@ -71,6 +71,8 @@ const schema = z
     /** How long a login/consent page may stay open. */
     INTERACTION_TTL: seconds(30 * 60),
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    /** Authorization requests starting a flow, per minute from one address (each stores an interaction). */
+    RATE_LIMIT_AUTHORIZATION: perMinute(300),
     /** Registrations per minute from one address. */
     RATE_LIMIT_REGISTRATION: perMinute(60),
     /** Token requests per minute per client and address. */

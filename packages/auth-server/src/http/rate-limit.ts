@@ -1,6 +1,12 @@
 /**
- * Rate limits on the endpoints anybody can call (registration, token, introspection, revocation),
- * counted in Redis with rate-limiter-flexible so they hold across every auth-server instance.
+ * Rate limits on the endpoints anybody can call (authorization, registration, token, introspection,
+ * revocation), counted in Redis with rate-limiter-flexible so they hold across every auth-server
+ * instance. Addresses are counted by `addressKey` (an IPv6 client by its /64).
+ *
+ * The authorization endpoint is limited per address because every valid request there writes an
+ * Interaction to Redis for INTERACTION_TTL: unlimited, anyone holding a registered client id could
+ * fill Redis from one address. Only the request that starts a flow counts, not its resumption
+ * (`/oauth/authorize/<uid>`) after login and consent.
  *
  * Keys: per client id and address where the request names a client (so many users behind one shared
  * address are not all blocked by one noisy client), per address with a more generous bound otherwise.
@@ -19,6 +25,9 @@ import type { Context, Middleware } from 'koa';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Count, CountWithRead } from '../provider/introspection-count.js';
+import { addressKey } from './client-address.js';
+import { pageCsp } from '../interactions/html.js';
+import { errorPage } from '../interactions/views.js';
 
 /** One limit: `points` requests per `seconds`. */
 export interface Limit {
@@ -28,6 +37,8 @@ export interface Limit {
 
 /** The limits of each endpoint. */
 export interface RateLimits {
+  /** Authorization requests that start a flow (GET or POST), per address. */
+  authorizationPerAddress: Limit;
   registrationPerAddress: Limit;
   tokenPerClient: Limit;
   introspectionPerClient: Limit;
@@ -54,10 +65,21 @@ async function peekForm(ctx: Context): Promise<URLSearchParams | 'too_large'> {
   return new URLSearchParams(body.toString('utf8'));
 }
 
+/** Answers a refusal: the RFC 6749 JSON body, or the error page on the browser routes (`/oauth/`). */
 function refuse(ctx: Context, status: number, error: string, description: string, retryAfter?: number): void {
   ctx.status = status;
   ctx.set('Cache-Control', 'no-store');
   if (retryAfter !== undefined) ctx.set('Retry-After', String(retryAfter));
+  if (ctx.path.startsWith('/oauth/')) {
+    ctx.type = 'text/html';
+    ctx.set('Content-Security-Policy', pageCsp());
+    ctx.body = errorPage({
+      title: 'Too many sign-in attempts from this network',
+      message: `Please wait ${retryAfter ?? 60} seconds, then start again from the app you were connecting.`,
+      code: error,
+    });
+    return;
+  }
   ctx.body = { error, error_description: description };
 }
 
@@ -66,7 +88,7 @@ export function rateLimit(
   redis: Redis,
   prefix: string,
   limits: RateLimits,
-  routes: Record<'registration' | 'token' | 'introspection' | 'revocation', string>,
+  routes: Record<'authorization' | 'registration' | 'token' | 'introspection' | 'revocation', string>,
   onLimited: (ctx: Context, key: string) => void = () => undefined,
   /**
    * Per route path: counts a request together with that route's first storage read, in one script
@@ -87,26 +109,42 @@ export function rateLimit(
     [routes.revocation, limiter('revoke', limits.revocationPerClient)],
   ]);
   const registration = limiter('register', limits.registrationPerAddress);
+  const authorization = limiter('authorize', limits.authorizationPerAddress);
   const perAddress = limiter('addr', limits.perAddress);
 
   return async (ctx, next) => {
+    if (ctx.path === routes.authorization && (ctx.method === 'GET' || ctx.method === 'POST')) {
+      return limited(ctx, authorization, addressKey(ctx.ip), undefined, next);
+    }
     if (ctx.method !== 'POST') return next();
     let chosen: RateLimiterRedis | undefined;
     let key: string | undefined;
     let counted: Promise<Count> | undefined;
+    const address = addressKey(ctx.ip);
     if (ctx.path === routes.registration) {
       chosen = registration;
-      key = ctx.ip;
+      key = address;
     } else if (byRoute.has(ctx.path) && ctx.is('application/x-www-form-urlencoded')) {
       const form = await peekForm(ctx);
       if (form === 'too_large')
         return refuse(ctx, 413, 'invalid_request', `request bodies are limited to ${FORM_LIMIT} bytes`);
       const clientId = form.get('client_id');
       chosen = clientId ? byRoute.get(ctx.path) : perAddress;
-      key = clientId ? `client:${clientId}:ip:${ctx.ip}` : `ip:${ctx.ip}`;
+      key = clientId ? `client:${clientId}:ip:${address}` : `ip:${address}`;
       counted = countWithRead[ctx.path]?.(ctx, form, chosen!.getKey(key), chosen!.duration);
     }
     if (!chosen || !key) return next();
+    return limited(ctx, chosen, key, counted, next);
+  };
+
+  /** Counts the request under `key` (or takes the count already made) and refuses it when over. */
+  async function limited(
+    ctx: Context,
+    chosen: RateLimiterRedis,
+    key: string,
+    counted: Promise<Count> | undefined,
+    next: () => Promise<unknown>,
+  ): Promise<unknown> {
     try {
       if (counted) {
         const { consumed, msBeforeNext }: Count = await counted;
@@ -129,5 +167,5 @@ export function rateLimit(
       // Redis unreachable: let the endpoint answer (it reports the outage itself).
     }
     return next();
-  };
+  }
 }
