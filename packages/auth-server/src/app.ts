@@ -66,6 +66,9 @@ export function createApp({
 }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = config.TRUST_PROXY;
+  // Behind the edge, exactly one hop is trusted: the right-most X-Forwarded-For entry is the address
+  // the edge saw (it overwrites the header anyway); anything to its left is the client's own claim.
+  app.maxIpsCount = 1;
   app.silent = true;
   // Mounted, oidc-provider sets its cookies through this app's context, so this app must sign them
   // with the same keys the provider verifies them with.

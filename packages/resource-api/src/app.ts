@@ -55,7 +55,9 @@ export function createApp({ config, connection, redis, verifier, registry, logge
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.set('trust proxy', config.TRUST_PROXY);
+  // Behind the edge, exactly one hop is trusted (a number, not `true`): req.ip is the right-most
+  // X-Forwarded-For entry, the address the edge saw; the client's own entries are never read.
+  app.set('trust proxy', config.TRUST_PROXY ? 1 : false);
   app.set('query parser', 'simple');
 
   app.use(securityHeaders(config));
