@@ -12,6 +12,7 @@ import { allOrProblems, attempt, redactUrl } from '@school/shared';
 import mongoose, { type Connection } from 'mongoose';
 import { createApp } from './app.js';
 import { IntrospectionClient, type Introspector } from './auth/introspection-client.js';
+import { introspectionReadiness } from './auth/introspection-readiness.js';
 import { listenForRevocations } from './auth/revocation-listener.js';
 import { TokenVerifier } from './auth/token-verifier.js';
 import { REGISTRY } from './areas/index.js';
@@ -89,7 +90,15 @@ export async function startResourceApi(
     const [, feed] = await allOrProblems([attempt(mongoAt, () => connection.asPromise()), feeding] as const);
     await attempt(mongoAt, () => initAreas(connection, registry));
 
-    const app = createApp({ config, connection, redis: feed.redis, verifier, registry, logger });
+    const app = createApp({
+      config,
+      connection,
+      redis: feed.redis,
+      verifier,
+      introspectionReady: introspectionReadiness(introspector),
+      registry,
+      logger,
+    });
     const server = createServer(
       {
         maxHeaderSize: MAX_HEADER_SIZE,
