@@ -16,6 +16,16 @@ export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
   'e2e-introspection-secret-0123456789abcdef',
 ]);
 
+/**
+ * Admin passwords published in this repository (the seed default of earlier versions, the test
+ * harnesses' admins). `seed-admin` refuses them in production.
+ */
+export const PUBLISHED_ADMIN_PASSWORDS: ReadonlySet<string> = new Set([
+  'school-admin-password',
+  'correct horse battery staple',
+  'e2e admin password 123',
+]);
+
 /** How to make a secret, for the messages. */
 export const SECRET_HINT =
   'generate one with `openssl rand -hex 32` (scripts/start keeps one per installation in .data/secrets.env)';
