@@ -76,7 +76,9 @@ describe('the compose file', () => {
       const env = compose.services[name]!.environment!;
       const readers = [
         `packages/${name}/src/config.ts`,
-        ...(name === 'auth-server' ? ['packages/auth-server/src/cli/main.ts'] : []),
+        ...(name === 'auth-server'
+          ? ['packages/auth-server/src/cli/main.ts', 'packages/auth-server/src/cli/seed-config.ts']
+          : []),
       ]
         .map(read)
         .join('\n');

@@ -1,7 +1,12 @@
 /**
  * Opens what the auth server runs on (Redis, MongoDB, the signing keys) and builds the provider.
  * Shared by the HTTP server and the operator command, so both see the same clients and accounts.
+ *
+ * The three are opened together and a failure names its setting and where it points (the URL with
+ * any password redacted, the file path), every failure at once (`@school/shared` startup-errors.ts):
+ * "REDIS_URL: cannot connect to redis://…: connect ECONNREFUSED …", not "Connection is closed.".
  */
+import { allOrProblems, attempt, redactUrl } from '@school/shared';
 import { Redis } from 'ioredis';
 import mongoose, { type Connection } from 'mongoose';
 import type { Provider } from 'oidc-provider';
@@ -51,22 +56,35 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
   });
-  redis.on('error', (err) => logger.warn({ err: err.message }, 'redis connection error'));
-  let mongo: Connection | undefined;
+  // ioredis rejects a failed connect with "Connection is closed."; the reason is in its last error.
+  let redisError: Error | undefined;
+  redis.on('error', (err) => {
+    redisError = err;
+    logger.warn({ err: err.message }, 'redis connection error');
+  });
+  const mongo: Connection = mongoose.createConnection(config.MONGODB_URI, {
+    serverSelectionTimeoutMS: 3000,
+    bufferCommands: false,
+  });
   let audit: AuditLog | undefined;
   const close = async () => {
     await audit?.close();
-    await Promise.allSettled([redis.quit(), mongo?.close()]);
+    await Promise.allSettled([redis.quit(), mongo.close()]);
   };
+  const mongoAt = `MONGODB_URI: cannot use ${redactUrl(config.MONGODB_URI)}`;
   try {
-    await redis.connect();
-    mongo = await mongoose
-      .createConnection(config.MONGODB_URI, { serverSelectionTimeoutMS: 3000, bufferCommands: false })
-      .asPromise();
+    const [, , keys] = await allOrProblems([
+      attempt(`REDIS_URL: cannot connect to ${redactUrl(config.REDIS_URL)}`, () =>
+        redis.connect().catch((err: unknown) => {
+          throw redisError ?? err;
+        }),
+      ),
+      attempt(mongoAt, () => mongo.asPromise()),
+      attempt('KEYS_FILE', () => loadOrCreateKeys(config.KEYS_FILE)),
+    ] as const);
     const accounts = new AccountStore(mongo);
     audit = new AuditLog(mongo, logger, config.AUDIT_RETENTION_DAYS);
-    await Promise.all([accounts.init(), audit.init()]);
-    const keys = await loadOrCreateKeys(config.KEYS_FILE);
+    await attempt(mongoAt, () => Promise.all([accounts.init(), audit!.init()]));
     const adapter = withOutageErrors(createRedisAdapter(redis, { prefix: config.REDIS_KEY_PREFIX }));
     const provider = buildProvider({ config, adapter, accounts, keys }, audit, logger);
     const countIntrospection = createIntrospectionCount(redis, { prefix: config.REDIS_KEY_PREFIX });

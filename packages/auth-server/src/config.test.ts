@@ -1,9 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
+import { PUBLISHED_SECRETS } from '@school/shared';
 import { ConfigError, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
-  it('starts on working local defaults with nothing set', () => {
-    const config = loadConfig({});
+  it('starts on working local defaults with nothing but NODE_ENV=test set', () => {
+    const config = loadConfig({ NODE_ENV: 'test' });
     expect(config.BASE_URL).toBe('http://127.0.0.1:8080');
     expect(config.port).toBe(8080);
     expect(config.REDIS_URL).toMatch(/^redis:\/\/127\.0\.0\.1:/);
@@ -30,16 +31,62 @@ describe('loadConfig', () => {
     expect(problems).toMatch(/COOKIE_SECRETS/);
   });
 
-  it('refuses the development secrets in production', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production', BASE_URL: 'https://school.example' })).toThrow(
-      /COOKIE_SECRETS: must be set in production[\s\S]*INTROSPECTION_CLIENT_SECRET: must be set in production/,
-    );
+  it.each(['development', 'production', undefined])(
+    'requires both secrets under NODE_ENV=%s, naming each and how to make one',
+    (NODE_ENV) => {
+      expect(() => loadConfig({ NODE_ENV, BASE_URL: 'https://school.example' })).toThrow(
+        /COOKIE_SECRETS: is required unless NODE_ENV=test; generate one with `openssl rand -hex 32`[\s\S]*INTROSPECTION_CLIENT_SECRET: is required/,
+      );
+    },
+  );
+
+  it.each(['development', 'production'])(
+    'refuses the secrets published in the repository under NODE_ENV=%s',
+    (NODE_ENV) => {
+      for (const published of PUBLISHED_SECRETS) {
+        expect(() =>
+          loadConfig({
+            NODE_ENV,
+            COOKIE_SECRETS: `${'k'.repeat(40)},${published}`,
+            INTROSPECTION_CLIENT_SECRET: published,
+          }),
+        ).toThrow(
+          /COOKIE_SECRETS: is a value published in the source code[\s\S]*INTROSPECTION_CLIENT_SECRET: is a value published/,
+        );
+      }
+    },
+  );
+
+  it('starts outside test with secrets of its own', () => {
+    const config = loadConfig({
+      NODE_ENV: 'production',
+      COOKIE_SECRETS: 'c'.repeat(64),
+      INTROSPECTION_CLIENT_SECRET: 'i'.repeat(64),
+    });
+    expect(config.COOKIE_SECRETS).toEqual(['c'.repeat(64)]);
+  });
+
+  it('names BASE_URL and every other problem when BASE_URL is not a URL at all', () => {
+    let error: unknown;
+    try {
+      loadConfig({ NODE_ENV: 'test', BASE_URL: 'notaurl', REDIS_URL: 'nope', LOG_LEVEL: 'loud' });
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems;
+    expect(problems).toEqual([
+      expect.stringMatching(/^BASE_URL: must be an absolute http\(s\) URL/),
+      expect.stringMatching(/^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/),
+      expect.stringMatching(/^LOG_LEVEL: /),
+    ]);
   });
 
   it('takes the port from BASE_URL unless AUTH_PORT is given, and splits cookie secrets', () => {
     const secret = 'x'.repeat(32);
-    expect(loadConfig({ BASE_URL: 'https://school.example' }).port).toBe(443);
+    expect(loadConfig({ NODE_ENV: 'test', BASE_URL: 'https://school.example' }).port).toBe(443);
     const config = loadConfig({
+      NODE_ENV: 'test',
       BASE_URL: 'https://school.example',
       AUTH_PORT: '8082',
       COOKIE_SECRETS: `${secret}, ${secret}y`,

@@ -1,15 +1,24 @@
 /**
  * The auth server's deployment settings, read from the environment once, in `main.ts`.
  *
- * Every value has a working local default so `scripts/start` needs no set-up; in production
- * (`NODE_ENV=production`) the secrets must be given explicitly. A bad value stops the process with a
+ * Every address and lifetime has a working local default. A bad value stops the process with a
  * message naming every problem at once, not the first one. Provider behaviour is code, not config:
  * only deployment values (addresses, secrets, lifetimes) live here.
+ *
+ * Secrets (issue 13, finding 9): there is no default secret outside the test suites. A value written
+ * in the source is known to everyone who has read it, so a server started on one is a server whose
+ * cookies and introspection anyone can forge. Outside `NODE_ENV=test` COOKIE_SECRETS and
+ * INTROSPECTION_CLIENT_SECRET must be given, and the values ever published in this repository are
+ * refused; the message names the variable and how to make one. `scripts/start` generates them per
+ * installation into `.data/secrets.env` (mode 0600). Under `NODE_ENV=test` (the suites' in-process
+ * servers and the images' smoke test) a missing secret falls back to a test-only value.
  */
 import { z } from 'zod';
+import { secretProblems } from '@school/shared';
 
-const DEV_COOKIE_SECRET = 'dev-only-cookie-secret-change-me-0123456789';
-const DEV_INTROSPECTION_SECRET = 'dev-only-resource-api-secret-change-me-0123456789';
+/** Used only when NODE_ENV=test and none is given; refused everywhere else. */
+const TEST_COOKIE_SECRET = 'dev-only-cookie-secret-change-me-0123456789';
+const TEST_INTROSPECTION_SECRET = 'dev-only-resource-api-secret-change-me-0123456789';
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const perMinute = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -23,10 +32,13 @@ const csv = z.string().transform((s) =>
 
 const origin = z
   .string()
-  .url()
-  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http(s) URL')
+  .refine(
+    (u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol),
+    'must be an absolute http(s) URL, e.g. https://school.example',
+  )
   .refine((u) => !u.endsWith('/'), 'must have no trailing slash (it is the issuer, byte for byte)')
   .refine((u) => {
+    if (!URL.canParse(u)) return true; // said above
     const url = new URL(u);
     return !url.search && !url.hash;
   }, 'must have no query or fragment');
@@ -44,7 +56,10 @@ const schema = z
       .enum(['true', 'false', '1', '0'])
       .default('false')
       .transform((v) => v === 'true' || v === '1'),
-    REDIS_URL: z.string().url().default('redis://127.0.0.1:6390'),
+    REDIS_URL: z
+      .string()
+      .refine((u) => /^rediss?:\/\/./.test(u) && URL.canParse(u), 'must be a redis:// or rediss:// URL')
+      .default('redis://127.0.0.1:6390'),
     /** Prefix of every Redis key this service writes; lets several deployments share a Redis. */
     REDIS_KEY_PREFIX: z.string().default('oidc:'),
     MONGODB_URI: z
@@ -54,12 +69,12 @@ const schema = z
     /** Cookie signing keys, comma separated, newest first (prepend to rotate). */
     COOKIE_SECRETS: csv
       .pipe(z.array(z.string().min(32, 'each secret needs 32+ characters')).min(1))
-      .default([DEV_COOKIE_SECRET]),
+      .optional(),
     /** Where the signing keys (JWKS with private keys) are kept; created on first start. */
     KEYS_FILE: z.string().default('.data/keys/jwks.json'),
     /** The resource API's static introspection client. */
     INTROSPECTION_CLIENT_ID: z.string().min(1).default('resource-api'),
-    INTROSPECTION_CLIENT_SECRET: z.string().min(32, 'needs 32+ characters').default(DEV_INTROSPECTION_SECRET),
+    INTROSPECTION_CLIENT_SECRET: z.string().min(32, 'needs 32+ characters').optional(),
     ACCESS_TOKEN_TTL: seconds(3600),
     AUTHORIZATION_CODE_TTL: seconds(60),
     /** Idle lifetime of a refresh token: each rotation issues a fresh one. */
@@ -92,16 +107,17 @@ const schema = z
     AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(90),
   })
   .superRefine((env, ctx) => {
-    if (env.NODE_ENV !== 'production') return;
-    if (env.COOKIE_SECRETS.includes(DEV_COOKIE_SECRET))
-      ctx.addIssue({ code: 'custom', path: ['COOKIE_SECRETS'], message: 'must be set in production' });
-    if (env.INTROSPECTION_CLIENT_SECRET === DEV_INTROSPECTION_SECRET)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['INTROSPECTION_CLIENT_SECRET'],
-        message: 'must be set in production',
-      });
-  });
+    for (const problem of secretProblems(env.NODE_ENV, {
+      COOKIE_SECRETS: env.COOKIE_SECRETS,
+      INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET,
+    }))
+      ctx.addIssue({ code: 'custom', ...problem });
+  })
+  .transform((env) => ({
+    ...env,
+    COOKIE_SECRETS: env.COOKIE_SECRETS ?? [TEST_COOKIE_SECRET],
+    INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET ?? TEST_INTROSPECTION_SECRET,
+  }));
 
 /** The auth server's validated settings. */
 export type AuthConfig = z.output<typeof schema> & {

@@ -3,6 +3,7 @@
  * process; the integration tests call it to boot the same server in-process on a random port.
  */
 import { createServer, type Server } from 'node:http';
+import { attempt } from '@school/shared';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { bootstrap, type AuthRuntime } from './bootstrap.js';
@@ -24,14 +25,9 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
   const runtime = await bootstrap(config, logger);
   try {
     const readiness = async () => {
-      const check = (p: Promise<unknown>) =>
-        Promise.race([
-          p.then(() => 'ok'),
-          new Promise<string>((r) => setTimeout(() => r('timeout'), 1000)),
-        ]).catch((err: unknown) => (err instanceof Error ? err.message : 'failed'));
       const [redis, mongodb] = await Promise.all([
-        check(runtime.redis.ping()),
-        check(runtime.mongo.db!.admin().ping()),
+        probe(() => runtime.redis.ping()),
+        probe(() => runtime.mongo.db!.admin().ping()),
       ]);
       return { redis, mongodb };
     };
@@ -47,10 +43,14 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
     });
     const server = createServer(app.callback());
     server.keepAliveTimeout = 65_000; // longer than clients' idle timeouts, to avoid reset races
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.AUTH_HOST, resolve);
-    });
+    await attempt(
+      `AUTH_HOST/AUTH_PORT: cannot listen on ${config.AUTH_HOST}:${config.port}`,
+      () =>
+        new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(config.port, config.AUTH_HOST, resolve);
+        }),
+    );
     const { port } = server.address() as AddressInfo;
     const host = config.AUTH_HOST.includes(':') ? `[${config.AUTH_HOST}]` : config.AUTH_HOST;
     return {
@@ -69,5 +69,26 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
   } catch (err) {
     await runtime.close();
     throw err;
+  }
+}
+
+/**
+ * One readiness check: `ok`, or what is wrong (`timed out after 1000 ms`, the driver's message).
+ * The timer is cleared as soon as the check settles, so probes leave nothing behind.
+ */
+async function probe(check: () => Promise<unknown>, timeoutMs = 1000): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([
+      check(),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out after ${timeoutMs} ms`)), timeoutMs);
+      }),
+    ]);
+    return 'ok';
+  } catch (err) {
+    return err instanceof Error ? err.message : 'failed';
+  } finally {
+    clearTimeout(timer);
   }
 }

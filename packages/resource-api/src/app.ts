@@ -9,6 +9,7 @@ import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
 import { bearer } from './auth/bearer.js';
 import { challenges } from './auth/challenges.js';
+import type { IntrospectionReadiness } from './auth/introspection-readiness.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import { prmUrl, type ApiConfig } from './config.js';
 import { docsRouter } from './http/docs.js';
@@ -27,6 +28,8 @@ export interface AppDeps {
   /** Any live Redis connection, for readiness. */
   redis: Redis;
   verifier: TokenVerifier;
+  /** Whether introspection works with this API's credentials, for readiness. */
+  introspectionReady: IntrospectionReadiness;
   registry: readonly AreaModule[];
   logger: Logger;
 }
@@ -51,7 +54,15 @@ export function securityHeaders(config: Pick<ApiConfig, 'BASE_URL'>) {
 }
 
 /** Builds the Express application (not yet listening). */
-export function createApp({ config, connection, redis, verifier, registry, logger }: AppDeps): Express {
+export function createApp({
+  config,
+  connection,
+  redis,
+  verifier,
+  introspectionReady,
+  registry,
+  logger,
+}: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -74,7 +85,7 @@ export function createApp({ config, connection, redis, verifier, registry, logge
       challenges: challenge,
     }),
   );
-  app.use(healthRouter({ connection, redis }));
+  app.use(healthRouter({ connection, redis, introspection: introspectionReady }));
   app.use(docsRouter(config, registry));
 
   app.use(notFound);

@@ -1,9 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
+import { PUBLISHED_SECRETS } from '@school/shared';
 import { CONFIG_DEFAULTS, CONFIG_DOCS, CONFIG_KEYS, ConfigError, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
-  it('works with no environment at all', () => {
-    const config = loadConfig({});
+  it('works with nothing but NODE_ENV=test', () => {
+    const config = loadConfig({ NODE_ENV: 'test' });
     expect(config).toMatchObject({
       BASE_URL: 'http://127.0.0.1:8080',
       API_PORT: 8081,
@@ -20,6 +21,7 @@ describe('loadConfig', () => {
     let error: ConfigError | undefined;
     try {
       loadConfig({
+        NODE_ENV: 'test',
         BASE_URL: 'http://school.example/',
         API_PORT: 'eighty',
         AUTH_INTERNAL_URL: 'ftp://auth',
@@ -41,10 +43,39 @@ describe('loadConfig', () => {
     ]);
   });
 
-  it('requires a real introspection secret in production', () => {
-    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(
-      /INTROSPECTION_CLIENT_SECRET: must be set in production/,
-    );
+  it.each(['development', 'production', undefined])(
+    'requires an introspection secret under NODE_ENV=%s, naming it and how to make one',
+    (NODE_ENV) => {
+      expect(() => loadConfig({ NODE_ENV })).toThrow(
+        /INTROSPECTION_CLIENT_SECRET: is required unless NODE_ENV=test; generate one with `openssl rand -hex 32`/,
+      );
+    },
+  );
+
+  it.each(['development', 'production'])(
+    'refuses every introspection secret published in the repository under NODE_ENV=%s',
+    (NODE_ENV) => {
+      for (const published of PUBLISHED_SECRETS)
+        expect(() => loadConfig({ NODE_ENV, INTROSPECTION_CLIENT_SECRET: published })).toThrow(
+          /INTROSPECTION_CLIENT_SECRET: is a value published in the source code/,
+        );
+      expect(loadConfig({ NODE_ENV, INTROSPECTION_CLIENT_SECRET: 's'.repeat(64) }).NODE_ENV).toBe(NODE_ENV);
+    },
+  );
+
+  it('names BASE_URL and every other problem when BASE_URL is not a URL at all', () => {
+    let error: ConfigError | undefined;
+    try {
+      loadConfig({ NODE_ENV: 'test', BASE_URL: 'notaurl', AUTH_INTERNAL_URL: '::', REDIS_URL: 'x' });
+    } catch (err) {
+      error = err as ConfigError;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.problems).toEqual([
+      expect.stringMatching(/^BASE_URL: must be an absolute http\(s\) URL/),
+      expect.stringMatching(/^AUTH_INTERNAL_URL: must be an absolute http\(s\) URL/),
+      expect.stringMatching(/^REDIS_URL: must be a redis:\/\/ or rediss:\/\/ URL/),
+    ]);
   });
 
   it('keeps the negative cache shorter than the positive bound', () => {
@@ -56,10 +87,10 @@ describe('loadConfig', () => {
   it('documents every variable with its real default', () => {
     expect(Object.keys(CONFIG_DOCS).sort()).toEqual([...CONFIG_KEYS].sort());
     expect(Object.keys(CONFIG_DEFAULTS).sort()).toEqual([...CONFIG_KEYS].sort());
-    const defaults = loadConfig({});
+    const defaults = loadConfig({ NODE_ENV: 'test' });
     for (const key of CONFIG_KEYS) {
-      if (key === 'INTROSPECTION_CLIENT_SECRET') continue;
-      expect(loadConfig({ [key]: CONFIG_DEFAULTS[key] })[key]).toEqual(defaults[key]);
+      if (key === 'INTROSPECTION_CLIENT_SECRET' || key === 'NODE_ENV') continue;
+      expect(loadConfig({ NODE_ENV: 'test', [key]: CONFIG_DEFAULTS[key] })[key]).toEqual(defaults[key]);
     }
   });
 });

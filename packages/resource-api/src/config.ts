@@ -1,13 +1,21 @@
 /**
  * The resource API's deployment settings, read from the environment once, in `main.ts`.
  *
- * Same approach as the auth server's: one zod schema, a working local default for every value (so
- * `scripts/start` needs no set-up), secrets required in production, and a bad environment stops the
- * process with every problem listed at once. Nothing else in the package reads `process.env`.
+ * Same approach as the auth server's: one zod schema, a working local default for every address and
+ * limit, and a bad environment stops the process with every problem listed at once. Nothing else in
+ * the package reads `process.env`.
+ *
+ * The introspection secret has no default outside the test suites (issue 13, finding 9): a value
+ * written in the source lets anyone who read it introspect every token as this API. Unless
+ * `NODE_ENV=test` it must be given and must not be one of the values ever published in the
+ * repository (`@school/shared` secrets.ts); `scripts/start` generates one per installation into
+ * `.data/secrets.env`. Under `NODE_ENV=test` a missing one falls back to a test-only value.
  */
+import { secretProblems } from '@school/shared';
 import { z } from 'zod';
 
-const DEV_INTROSPECTION_SECRET = 'dev-only-resource-api-secret-change-me-0123456789';
+/** Used only when NODE_ENV=test and none is given; refused everywhere else. */
+const TEST_INTROSPECTION_SECRET = 'dev-only-resource-api-secret-change-me-0123456789';
 
 const seconds = (fallback: number, max?: number) => {
   const n = z.coerce.number().int().positive();
@@ -33,10 +41,13 @@ const byteSize = (fallback: string) =>
 const origin = (what: string) =>
   z
     .string()
-    .url()
-    .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http(s) URL')
+    .refine(
+      (u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol),
+      'must be an absolute http(s) URL, e.g. https://school.example',
+    )
     .refine((u) => !u.endsWith('/'), `must have no trailing slash (${what})`)
     .refine((u) => {
+      if (!URL.canParse(u)) return true; // said above
       const url = new URL(u);
       return !url.search && !url.hash && (url.pathname === '/' || url.pathname === '');
     }, 'must be an origin: no path, query or fragment');
@@ -60,7 +71,7 @@ const schema = z
     AUTH_INTERNAL_URL: origin('the auth server origin').default('http://127.0.0.1:8082'),
     /** This API's static confidential client at the auth server (client_secret_post). */
     INTROSPECTION_CLIENT_ID: z.string().min(1).default('resource-api'),
-    INTROSPECTION_CLIENT_SECRET: z.string().min(32, 'needs 32+ characters').default(DEV_INTROSPECTION_SECRET),
+    INTROSPECTION_CLIENT_SECRET: z.string().min(32, 'needs 32+ characters').optional(),
     /** How long one introspection call may take before the API answers 503. */
     INTROSPECTION_TIMEOUT_MS: z.coerce.number().int().positive().max(60_000).default(3000),
     /** Upper bound (seconds) on caching an active introspection result: the revocation-delay budget. */
@@ -74,7 +85,10 @@ const schema = z
       .string()
       .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URI')
       .default('mongodb://127.0.0.1:27027/school'),
-    REDIS_URL: z.string().url().default('redis://127.0.0.1:6390'),
+    REDIS_URL: z
+      .string()
+      .refine((u) => /^rediss?:\/\/./.test(u) && URL.canParse(u), 'must be a redis:// or rediss:// URL')
+      .default('redis://127.0.0.1:6390'),
     /** The auth server's key prefix; revocations arrive on `<prefix>revocations`. */
     REDIS_KEY_PREFIX: z.string().default('oidc:'),
     /** Largest JSON request body. */
@@ -86,12 +100,10 @@ const schema = z
     LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
-    if (env.NODE_ENV === 'production' && env.INTROSPECTION_CLIENT_SECRET === DEV_INTROSPECTION_SECRET)
-      ctx.addIssue({
-        code: 'custom',
-        path: ['INTROSPECTION_CLIENT_SECRET'],
-        message: 'must be set in production',
-      });
+    for (const problem of secretProblems(env.NODE_ENV, {
+      INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET,
+    }))
+      ctx.addIssue({ code: 'custom', ...problem });
     if (env.NEGATIVE_CACHE_TTL > env.INTROSPECTION_CACHE_TTL)
       ctx.addIssue({
         code: 'custom',
@@ -101,11 +113,14 @@ const schema = z
   });
 
 /** The resource API's validated settings. */
-export type ApiConfig = z.output<typeof schema>;
+export type ApiConfig = Omit<z.output<typeof schema>, 'INTROSPECTION_CLIENT_SECRET'> & {
+  INTROSPECTION_CLIENT_SECRET: string;
+};
 
 /** What each environment variable means (the README's table is generated from this). */
 export const CONFIG_DOCS: Record<keyof ApiConfig, string> = {
-  NODE_ENV: '`development`, `test` or `production` (production requires a real INTROSPECTION_CLIENT_SECRET).',
+  NODE_ENV:
+    '`development`, `test` or `production`; outside `test` a real INTROSPECTION_CLIENT_SECRET is required.',
   BASE_URL:
     'Public origin, no trailing slash: the resource identifier, the issuer and the base of every documented URL.',
   API_HOST: 'Interface to listen on.',
@@ -114,7 +129,7 @@ export const CONFIG_DOCS: Record<keyof ApiConfig, string> = {
   AUTH_INTERNAL_URL: 'The auth server’s own origin, for introspection (not through the edge).',
   INTROSPECTION_CLIENT_ID: 'This API’s static client at the auth server.',
   INTROSPECTION_CLIENT_SECRET:
-    'Its secret (client_secret_post), 32+ characters; must equal the auth server’s.',
+    'Its secret (client_secret_post), 32+ characters; must equal the auth server’s. Required unless NODE_ENV=test (`scripts/start` generates one into `.data/secrets.env`); values published in the repository are refused.',
   INTROSPECTION_TIMEOUT_MS: 'Deadline of one introspection call; past it the API answers 503.',
   INTROSPECTION_CACHE_TTL:
     'Seconds an active introspection result may be cached at most (also bounded by the token’s `exp`).',
@@ -144,7 +159,7 @@ export const CONFIG_DEFAULTS: Record<string, string> = {
   TRUST_PROXY: 'false',
   AUTH_INTERNAL_URL: 'http://127.0.0.1:8082',
   INTROSPECTION_CLIENT_ID: 'resource-api',
-  INTROSPECTION_CLIENT_SECRET: '(a development-only value)',
+  INTROSPECTION_CLIENT_SECRET: '(required; a test-only value under NODE_ENV=test)',
   INTROSPECTION_TIMEOUT_MS: '3000',
   INTROSPECTION_CACHE_TTL: '60',
   INTROSPECTION_CACHE_SIZE: '10000',
@@ -176,7 +191,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`),
     );
   }
-  return parsed.data;
+  return {
+    ...parsed.data,
+    INTROSPECTION_CLIENT_SECRET: parsed.data.INTROSPECTION_CLIENT_SECRET ?? TEST_INTROSPECTION_SECRET,
+  };
 }
 
 /** The URL of this API's Protected Resource Metadata (RFC 9728). */

@@ -2,12 +2,17 @@
  * Starts the resource API: MongoDB, the introspection client and its cache, the Redis revocation
  * feed, the app and its listener. `main.ts` calls it for the real process; the tests call it to boot
  * the same server in-process (two of them for the revocation test) on random ports.
+ *
+ * MongoDB and Redis are opened together; a failure names its variable and the address it points at
+ * (password redacted), every failure at once (`@school/shared` startup-errors.ts).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { allOrProblems, attempt, redactUrl } from '@school/shared';
 import mongoose, { type Connection } from 'mongoose';
 import { createApp } from './app.js';
 import { IntrospectionClient, type Introspector } from './auth/introspection-client.js';
+import { introspectionReadiness } from './auth/introspection-readiness.js';
 import { listenForRevocations } from './auth/revocation-listener.js';
 import { TokenVerifier } from './auth/token-verifier.js';
 import { REGISTRY } from './areas/index.js';
@@ -57,12 +62,11 @@ export async function startResourceApi(
     for (const close of closers.reverse()) await close().catch(() => undefined);
   };
   try {
-    const connection = await mongoose
-      .createConnection(config.MONGODB_URI, { serverSelectionTimeoutMS: 5000, autoIndex: false })
-      .asPromise();
+    const connection = mongoose.createConnection(config.MONGODB_URI, {
+      serverSelectionTimeoutMS: 5000,
+      autoIndex: false,
+    });
     closers.push(() => connection.close());
-    await initAreas(connection, registry);
-
     const introspector = new IntrospectionClient({
       authUrl: config.AUTH_INTERNAL_URL,
       clientId: config.INTROSPECTION_CLIENT_ID,
@@ -77,10 +81,24 @@ export async function startResourceApi(
       negativeTtlSeconds: config.NEGATIVE_CACHE_TTL,
       negativeSize: config.NEGATIVE_CACHE_SIZE,
     });
-    const feed = await listenForRevocations(config.REDIS_URL, config.REDIS_KEY_PREFIX, verifier, logger);
-    closers.push(() => feed.close());
+    const mongoAt = `MONGODB_URI: cannot use ${redactUrl(config.MONGODB_URI)}`;
+    const feeding = attempt(`REDIS_URL: cannot subscribe at ${redactUrl(config.REDIS_URL)}`, () =>
+      listenForRevocations(config.REDIS_URL, config.REDIS_KEY_PREFIX, verifier, logger),
+    );
+    // Whichever way the start goes, a feed that came up is closed with the rest.
+    closers.push(() => feeding.then((f) => f.close()));
+    const [, feed] = await allOrProblems([attempt(mongoAt, () => connection.asPromise()), feeding] as const);
+    await attempt(mongoAt, () => initAreas(connection, registry));
 
-    const app = createApp({ config, connection, redis: feed.redis, verifier, registry, logger });
+    const app = createApp({
+      config,
+      connection,
+      redis: feed.redis,
+      verifier,
+      introspectionReady: introspectionReadiness(introspector),
+      registry,
+      logger,
+    });
     const server = createServer(
       {
         maxHeaderSize: MAX_HEADER_SIZE,
@@ -97,10 +115,14 @@ export async function startResourceApi(
       hsts: config.BASE_URL.startsWith('https:'),
       logger,
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.API_PORT, config.API_HOST, resolve);
-    });
+    await attempt(
+      `API_HOST/API_PORT: cannot listen on ${config.API_HOST}:${config.API_PORT}`,
+      () =>
+        new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(config.API_PORT, config.API_HOST, resolve);
+        }),
+    );
     const { port } = server.address() as AddressInfo;
     const host = config.API_HOST.includes(':') ? `[${config.API_HOST}]` : config.API_HOST;
     return {

@@ -36,6 +36,7 @@ let doc: Doc;
 
 beforeAll(async () => {
   const config = loadConfig({
+    NODE_ENV: 'test',
     BASE_URL: BASE,
     API_PORT: '0',
     MONGODB_URI: `${SERVICES.mongoBase}/docs_${randomBytes(4).toString('hex')}`,

@@ -5,9 +5,12 @@
  * hanging) and coming back: 503 for what is not cached, cached tokens served until their bound and no
  * longer, and never a 200 on private data for a token nobody vouched for.
  */
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
+import { SignJWT, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '../../auth-server/src/logger.js';
+import { createLogger as createApiLogger } from '../src/logger.js';
 import { startAuthServer } from '../../auth-server/src/server.js';
 import { freePort, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
@@ -112,6 +115,134 @@ describe('answers', () => {
       ).toBe(200);
     } finally {
       await other.stop();
+    }
+  });
+});
+
+describe('tokens of every shape (issue 13, finding 3)', () => {
+  const jwt = async (issuer: string) => {
+    const { privateKey } = await generateKeyPair('ES256');
+    return new SignJWT({ sub: 'someone', scope: 'students:read' })
+      .setProtectedHeader({ alg: 'ES256' })
+      .setIssuer(issuer)
+      .setAudience(auth.issuer)
+      .setExpirationTime('10m')
+      .sign(privateKey);
+  };
+  const shapes: [string, () => Promise<string>][] = [
+    [
+      'an ID token of this auth server',
+      async () => (await tokens.fresh(['openid', 'students:read'])).id_token!,
+    ],
+    ['a JWT of another issuer', () => jwt('https://other-issuer.example')],
+    ['an unsigned JWT (alg none)', async () => 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.'],
+    ['a huge token (12,000 characters)', async () => 'A'.repeat(12_000)],
+    ['a token of every b64token character', async () => 'abc-._~+/XYZ019=='],
+    ['a token padded with spaces', async () => '  spaced-token-0123456789  '],
+    ['a refresh token', async () => (await tokens.fresh(['students:read'])).refresh_token!],
+  ];
+
+  it.each(shapes)(
+    'answers %s 401 invalid_token with the challenge, and remembers it (no second introspection)',
+    async (_name, make) => {
+      const token = await make();
+      const authorization = `Bearer ${token}`;
+      const first = await call(api.url, '/api/v1/students', { authorization });
+      expectInvalidToken(first);
+      const calls = counter.count;
+      expectInvalidToken(await call(api.url, '/api/v1/students', { authorization }));
+      expect(counter.count).toBe(calls);
+    },
+  );
+
+  it('gets {"active": false} from the auth server itself for a JWT-shaped token, and only for an authenticated client', async () => {
+    const token = await jwt(auth.issuer);
+    const introspect = (form: Record<string, string>) =>
+      fetch(`${auth.issuer}/api/oauth/introspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+      });
+    const answer = await introspect({
+      token,
+      client_id: api.config.INTROSPECTION_CLIENT_ID,
+      client_secret: api.config.INTROSPECTION_CLIENT_SECRET,
+    });
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ active: false });
+    const anonymous = await introspect({ token });
+    expect(anonymous.status).toBe(401);
+    expect(((await anonymous.json()) as { error: string }).error).toBe('invalid_client');
+  });
+});
+
+describe('an auth server that refuses or fails (issue 13, finding 3)', () => {
+  async function answering(status: number, body: object) {
+    const server = createHttpServer((req, res) => {
+      req.resume();
+      req.on('end', () =>
+        res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body)),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const lines: string[] = [];
+    const logger = createApiLogger('info', 'resource-api', {
+      write: (line: string) => void lines.push(line),
+    });
+    const failing = await startTestResourceApi(
+      auth,
+      { AUTH_INTERNAL_URL: `http://127.0.0.1:${port}` },
+      { logger },
+    );
+    return {
+      failing,
+      lines,
+      async close() {
+        await failing.stop();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  }
+
+  it.each([
+    [500, { error: 'server_error' }],
+    [502, {}],
+    [503, { error: 'temporarily_unavailable' }],
+    [429, { error: 'too_many_requests' }],
+  ])('answers 503 temporarily_unavailable when introspection answers %i', async (status, body) => {
+    const { failing, close } = await answering(status, body);
+    try {
+      const res = await call(failing.url, '/api/v1/students', { token: 'some-token-0123456789abcdef' });
+      expect(res.status).toBe(503);
+      expect((res.body as { error: string }).error).toBe('temporarily_unavailable');
+    } finally {
+      await close();
+    }
+  });
+
+  it('answers 503 and logs an error naming the credentials when the auth server refuses the API’s own client', async () => {
+    const { failing, lines, close } = await answering(401, { error: 'invalid_client' });
+    try {
+      const res = await call(failing.url, '/api/v1/students', { token: 'some-token-0123456789abcdef' });
+      expect(res.status).toBe(503);
+      expect((res.body as { error: string }).error).toBe('temporarily_unavailable');
+      const errors = lines
+        .map((l) => JSON.parse(l) as { level: number; err?: string })
+        .filter((l) => l.level >= 50);
+      expect(errors.map((l) => l.err).join('\n')).toMatch(/INTROSPECTION_CLIENT_SECRET/);
+    } finally {
+      await close();
+    }
+  });
+
+  it('answers 503 with a real auth server when the API’s introspection secret is wrong', async () => {
+    const wrong = await startTestResourceApi(auth, { INTROSPECTION_CLIENT_SECRET: 'w'.repeat(40) });
+    try {
+      const res = await call(wrong.url, '/api/v1/students', { token: 'some-token-0123456789abcdef' });
+      expect(res.status).toBe(503);
+    } finally {
+      await wrong.stop();
     }
   });
 });

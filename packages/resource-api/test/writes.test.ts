@@ -360,7 +360,10 @@ describe('health', () => {
     expect((await call(s.api.url, '/healthz')).body).toEqual({ status: 'ok' });
     const ready = await call(s.api.url, '/readyz');
     expect(ready.status).toBe(200);
-    expect(ready.body).toEqual({ status: 'ok', checks: { mongodb: 'ok', redis: 'ok' } });
+    expect(ready.body).toEqual({
+      status: 'ok',
+      checks: { mongodb: 'ok', redis: 'ok', introspection: 'ok' },
+    });
   });
 
   it('lists what it found in the school', async () => {

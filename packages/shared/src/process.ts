@@ -43,10 +43,18 @@ export function stopOnSignals(close: () => Promise<void>, logger: LifecycleLogge
   process.on('SIGINT', () => stop('SIGINT'));
 }
 
-/** Exits 1 with a one-line reason when `main` fails to start. */
+/**
+ * Exits 1 when `main` fails to start: every problem on its own line when the error lists them
+ * (startup-errors.ts), else the error's one-line message; never a stack trace.
+ */
 export function exitOnStartFailure(name: string, main: Promise<void>): void {
   main.catch((err: unknown) => {
-    console.error(`${name}: failed to start:`, err instanceof Error ? err.message : err);
+    const problems = (err as { problems?: unknown } | undefined)?.problems;
+    if (Array.isArray(problems)) {
+      console.error(`${name}: failed to start:\n${problems.map((p) => `  - ${String(p)}`).join('\n')}`);
+    } else {
+      console.error(`${name}: failed to start:`, err instanceof Error ? err.message : err);
+    }
     process.exit(1);
   });
 }

@@ -56,6 +56,12 @@ export class AccountStore {
     return ok && account ? account._id : undefined;
   }
 
+  /** The id of the account with this email, if there is one. */
+  async idOf(email: string): Promise<string | undefined> {
+    const account = await this.model.findOne({ email: email.trim().toLowerCase() }, { _id: 1 }).lean();
+    return account?._id;
+  }
+
   /** Creates an account, or updates the password and name of the one with that email. */
   async upsert(input: NewAccount): Promise<string> {
     const email = input.email.trim().toLowerCase();

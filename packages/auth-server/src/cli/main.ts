@@ -3,6 +3,8 @@
  * The operator command, `school-auth` (run as `npm run auth -- <command>` from the repository):
  *
  *   seed-admin                                   create or update the admin from SEED_ADMIN_EMAIL/PASSWORD
+ *                                                (no password outside production: one is generated
+ *                                                for a new admin and printed once; cli/seed-admin.ts)
  *   clients create-integration --name N --redirect-uri https://… [--redirect-uri …]
  *   clients create-introspector --name N         a service allowed to introspect every token
  *   clients list                                 the operator-created clients
@@ -13,11 +15,12 @@
  * Reads the same environment as the server (REDIS_URL, MONGODB_URI, …). Prints JSON.
  */
 import { parseArgs } from 'node:util';
-import { z } from 'zod';
-import { ConfigError, loadConfig } from '../config.js';
+import { loadConfig } from '../config.js';
 import { bootstrap } from '../bootstrap.js';
 import { AUDIT_EVENT_TYPES, type AuditEventType } from '../audit/audit-log.js';
 import { createLogger } from '../logger.js';
+import { seedAdmin } from './seed-admin.js';
+import { loadSeedConfig } from './seed-config.js';
 import {
   createIntegration,
   createIntrospector,
@@ -32,12 +35,6 @@ const USAGE = `usage:
   school-auth clients list
   school-auth clients delete <client_id>
   school-auth audit [--type <event type>] [--client <id>] [--account <id>] [--since <ISO date>] [--until <ISO date>] [--limit <n>]`;
-
-const seedSchema = z.object({
-  SEED_ADMIN_EMAIL: z.string().email().default('admin@school.test'),
-  SEED_ADMIN_PASSWORD: z.string().min(12, 'needs 12+ characters').default('school-admin-password'),
-  SEED_ADMIN_NAME: z.string().min(1).default('Ada Admin'),
-});
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -56,24 +53,13 @@ async function main(argv: string[]): Promise<number> {
   });
   const [command, sub, arg] = positionals;
   const config = loadConfig();
+  // Checked before anything is opened, so a refused password stops the command at once.
+  const seed = command === 'seed-admin' ? loadSeedConfig() : undefined;
   const runtime = await bootstrap(config, createLogger('warn', 'school-auth'));
   try {
     const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
-    if (command === 'seed-admin') {
-      const env = seedSchema.safeParse(Object.fromEntries(Object.entries(process.env).filter(([, v]) => v)));
-      if (!env.success)
-        throw new ConfigError(env.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
-      const { SEED_ADMIN_EMAIL: email, SEED_ADMIN_PASSWORD: password, SEED_ADMIN_NAME: name } = env.data;
-      const [givenName, ...rest] = name.split(' ');
-      const id = await runtime.accounts.upsert({
-        email,
-        password,
-        name,
-        givenName,
-        familyName: rest.join(' ') || undefined,
-        role: 'admin',
-      });
-      print({ account_id: id, email, password });
+    if (command === 'seed-admin' && seed) {
+      print(await seedAdmin(runtime.accounts, seed));
     } else if (command === 'audit') {
       const date = (v: string | undefined) => (v ? new Date(v) : undefined);
       const type = values.type as AuditEventType | undefined;

@@ -1,6 +1,7 @@
 import { Provider } from 'oidc-provider';
 import type { Logger } from '../logger.js';
 import { buildConfiguration, type ProviderDeps } from './configuration.js';
+import { inactiveForUnsupportedTokens } from './introspection-shapes.js';
 import { providerCorrections } from './post-middleware.js';
 
 /** Builds the oidc-provider instance; bad configuration throws here, at start-up. */
@@ -8,6 +9,7 @@ export function createProvider(deps: ProviderDeps, logger: Logger): Provider {
   const provider = new Provider(deps.config.BASE_URL, buildConfiguration(deps));
   provider.proxy = deps.config.TRUST_PROXY;
   provider.use(providerCorrections);
+  provider.use(inactiveForUnsupportedTokens);
   provider.on('server_error', (ctx, err) => {
     logger.error({ err, path: ctx.path, method: ctx.method }, 'oidc-provider server_error');
   });

@@ -24,7 +24,13 @@ async function generate(alg: 'ES256' | 'RS256'): Promise<SigningJwk> {
 }
 
 function parse(text: string, file: string): SigningJwk[] {
-  const doc = JSON.parse(text) as { keys?: SigningJwk[] };
+  let doc: { keys?: SigningJwk[] };
+  try {
+    doc = JSON.parse(text) as { keys?: SigningJwk[] };
+  } catch (err) {
+    throw new Error(`${file}: not a JSON key set (${(err as Error).message})`);
+  }
+  if (typeof doc !== 'object' || doc === null) throw new Error(`${file}: not a JSON key set`);
   if (!Array.isArray(doc.keys) || doc.keys.length === 0) throw new Error(`${file}: no "keys" array`);
   for (const k of doc.keys) {
     if (!k.kid || !k.alg || !('d' in k))

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { loadConfig } from '../config.js';
 import { isApiResource } from './configuration.js';
 
-const config = loadConfig({ BASE_URL: 'https://school.example' });
+const config = loadConfig({ NODE_ENV: 'test', BASE_URL: 'https://school.example' });
 
 describe('isApiResource (properties)', () => {
   it('accepts exactly BASE_URL and BASE_URL/', () => {

@@ -9,7 +9,8 @@
  * - Any `Authorization` header is a token attempt. It is first read strictly
  *   (`authorization-header.ts`, RFC 6750 b64token): a malformed one is 401 `invalid_token` at once.
  *   A well-formed one is checked by passport-http-bearer with {@link TokenVerifier}: a bad token is
- *   401 `invalid_token` with the challenge; an unreachable auth server is 503.
+ *   401 `invalid_token` with the challenge (a token the auth server refuses to look at included); an
+ *   unreachable auth server, or one refusing this API's own credentials (logged as an error), is 503.
  *
  * The strategy is passport-http-bearer's, run the way Passport's `authenticate` middleware runs a
  * strategy (an object made from it, given `success`, `fail` and `error` for this one request), but
@@ -26,7 +27,7 @@ import { InvalidRequestError, TemporarilyUnavailableError } from '../lib/errors.
 import type { Logger } from '../logger.js';
 import type { Challenges } from './challenges.js';
 import { parseAuthorization } from './authorization-header.js';
-import { AuthServerUnavailableError } from './introspection-client.js';
+import { AuthServerUnavailableError, IntrospectionCredentialsError } from './introspection-client.js';
 import { ANONYMOUS, setPrincipal } from './principal.js';
 import type { TokenPrincipal, TokenVerifier } from './token-verifier.js';
 
@@ -66,6 +67,10 @@ export function bearer(verifier: TokenVerifier, challenge: Challenges, logger: L
     req.headers.authorization = `Bearer ${parsed.token}`;
     runStrategy(strategy, req, {
       error(err) {
+        if (err instanceof IntrospectionCredentialsError) {
+          logger.error({ err: err.message }, 'introspection credentials refused: every token check fails');
+          return next(new TemporarilyUnavailableError());
+        }
         if (err instanceof AuthServerUnavailableError) {
           logger.warn({ err: err.message }, 'introspection failed');
           return next(new TemporarilyUnavailableError());

@@ -5,11 +5,14 @@
  * connection per call doubles it again (shared/notes/performance-baselines.md, RS5/RS6). The pool's
  * idle timeout (4 s) is below the auth server's keep-alive timeout, so an idle socket is never reused
  * just as the server closes it. Every call has a deadline; any failure to get a well-formed answer
- * (network error, timeout, non-200, bad JSON) is {@link AuthServerUnavailableError}: the API then
- * answers 503, never 401, because it does not know whether the token is good.
+ * (network error, timeout, 5xx, bad JSON) is {@link AuthServerUnavailableError}: the API then
+ * answers 503, never 401, because it does not know whether the token is good. A refusal that can
+ * only be about the token (a JWT-shaped or oversized one, introspection-answers.ts) is an inactive
+ * token; a refusal of our own credentials is {@link IntrospectionCredentialsError}, 503 too.
  */
 import { Pool } from 'undici';
 import { z } from 'zod';
+import { refusalOf } from './introspection-answers.js';
 
 /** The introspection response fields the API relies on (others are kept but ignored). */
 export const introspectionSchema = z.looseObject({
@@ -38,6 +41,27 @@ export class AuthServerUnavailableError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'AuthServerUnavailableError';
+  }
+}
+
+/** The auth server refused this API's own client credentials: an outage of ours, for the operator. */
+export class IntrospectionCredentialsError extends AuthServerUnavailableError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'IntrospectionCredentialsError';
+  }
+}
+
+/** What the API makes of a token the auth server refused to look at. */
+const REFUSED_TOKEN: Introspection = Object.freeze({ active: false });
+
+/** The OAuth `error` of an error answer's body, if it has one (the body is read up to 4 KiB). */
+async function oauthErrorOf(body: { text(): Promise<string> }): Promise<string | undefined> {
+  try {
+    const parsed = JSON.parse((await body.text()).slice(0, 4096)) as { error?: unknown };
+    return typeof parsed.error === 'string' ? parsed.error.slice(0, 100) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -108,8 +132,17 @@ export class IntrospectionClient implements Introspector {
       });
     }
     if (res.statusCode !== 200) {
+      const error = res.statusCode < 500 ? await oauthErrorOf(res.body) : undefined;
       await res.body.dump().catch(() => undefined);
-      throw new AuthServerUnavailableError(`introspection answered HTTP ${res.statusCode}`);
+      const answer = `introspection answered HTTP ${res.statusCode}${error ? ` ${error}` : ''}`;
+      const refusal = refusalOf(res.statusCode, error);
+      if (refusal === 'token') return REFUSED_TOKEN;
+      if (refusal === 'credentials') {
+        throw new IntrospectionCredentialsError(
+          `${answer}: the auth server refuses this API's client (INTROSPECTION_CLIENT_ID/INTROSPECTION_CLIENT_SECRET)`,
+        );
+      }
+      throw new AuthServerUnavailableError(answer);
     }
     let json: unknown;
     try {

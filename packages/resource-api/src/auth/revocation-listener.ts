@@ -28,7 +28,12 @@ export async function listenForRevocations(
   const channel = revocationChannel(prefix);
   const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
   let ready = false;
-  redis.on('error', (err: Error) => logger.warn({ err: err.message }, 'revocation subscriber error'));
+  // ioredis rejects a failed connect with "Connection is closed."; the reason is in its last error.
+  let lastError: Error | undefined;
+  redis.on('error', (err: Error) => {
+    lastError = err;
+    logger.warn({ err: err.message }, 'revocation subscriber error');
+  });
   redis.on('close', () => {
     ready = false;
   });
@@ -55,8 +60,13 @@ export async function listenForRevocations(
     logger.debug({ count: parsed.data.tokens.length }, 'revoked tokens evicted');
   });
   let subscribed = false;
-  await redis.connect();
-  await redis.subscribe(channel);
+  try {
+    await redis.connect();
+    await redis.subscribe(channel);
+  } catch (err) {
+    redis.disconnect();
+    throw lastError ?? err;
+  }
   subscribed = true;
   ready = true;
   return {

@@ -1,9 +1,15 @@
 /**
- * `/healthz` (liveness: the process answers) and `/readyz` (readiness: MongoDB and the Redis
- * revocation feed answer). The auth server is deliberately not part of readiness: when it is down the
- * API still serves anonymous requests and cached tokens, and answers 503 only where it must.
+ * `/healthz` (liveness: the process answers; no dependency is consulted, so it stays cheap and an
+ * outage elsewhere never gets this process restarted) and `/readyz` (readiness: what serving needs
+ * answers: MongoDB, the Redis revocation feed, and introspection with this API's own credentials).
+ *
+ * Introspection is part of readiness (issue 13, finding 15): with a wrong secret or an unreachable
+ * auth server every token check is a 503, so an instance in that state is not ready, even though it
+ * could still serve anonymous requests and cached tokens. The introspection check is cached for a
+ * few seconds (auth/introspection-readiness.ts), so probes cannot amplify load on the auth server.
  */
 import { Router } from 'express';
+import type { IntrospectionReadiness } from '../auth/introspection-readiness.js';
 import { MethodNotAllowedError } from '../lib/errors.js';
 import type { Redis } from 'ioredis';
 import type { Connection } from 'mongoose';
@@ -26,21 +32,26 @@ async function probe(check: () => Promise<unknown>, timeoutMs = 2000): Promise<'
 }
 
 /** The two health routes. */
-export function healthRouter(deps: { connection: Connection; redis: Redis }): Router {
+export function healthRouter(deps: {
+  connection: Connection;
+  redis: Redis;
+  introspection: IntrospectionReadiness;
+}): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const [mongodb, redis] = await Promise.all([
+    const [mongodb, redis, introspection] = await Promise.all([
       probe(() => deps.connection.db!.command({ ping: 1 })),
       probe(() => deps.redis.ping()),
+      deps.introspection(),
     ]);
-    const ok = mongodb === 'ok' && redis === 'ok';
+    const ok = mongodb === 'ok' && redis === 'ok' && introspection === 'ok';
     res
       .status(ok ? 200 : 503)
       .set('Cache-Control', 'no-store')
-      .json({ status: ok ? 'ok' : 'unavailable', checks: { mongodb, redis } });
+      .json({ status: ok ? 'ok' : 'unavailable', checks: { mongodb, redis, introspection } });
   });
   router.all(['/healthz', '/readyz'], (_req, _res, next) => next(new MethodNotAllowedError(['GET', 'HEAD'])));
   return router;

@@ -1,0 +1,53 @@
+/**
+ * The settings of `school-auth seed-admin`, read from the environment through one schema (the
+ * server's own settings are in config.ts).
+ *
+ * The admin password (issue 13, finding 14): there is no default password. In production
+ * (`NODE_ENV=production`) SEED_ADMIN_PASSWORD must be given and must not be one published in this
+ * repository. Elsewhere, when it is not given, seed-admin generates one for a new admin and prints it
+ * once (seed-admin.ts); `scripts/start` instead passes the one it keeps in `.data/secrets.env`.
+ */
+import { PUBLISHED_ADMIN_PASSWORDS } from '@school/shared';
+import { z } from 'zod';
+import { ConfigError } from '../config.js';
+
+const schema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    /** The admin's email (the sign-in name). */
+    SEED_ADMIN_EMAIL: z.string().email().default('admin@school.test'),
+    /** The admin's password, 12+ characters; absent outside production: generated for a new admin. */
+    SEED_ADMIN_PASSWORD: z.string().min(12, 'needs 12+ characters').optional(),
+    /** The admin's display name. */
+    SEED_ADMIN_NAME: z.string().min(1).default('Ada Admin'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== 'production') return;
+    const hint = 'choose one of 12+ characters, e.g. `openssl rand -base64 18`';
+    if (env.SEED_ADMIN_PASSWORD === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SEED_ADMIN_PASSWORD'],
+        message: `is required in production; ${hint}`,
+      });
+    else if (PUBLISHED_ADMIN_PASSWORDS.has(env.SEED_ADMIN_PASSWORD))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['SEED_ADMIN_PASSWORD'],
+        message: `is a password published in the source code, refused in production; ${hint}`,
+      });
+  });
+
+/** The validated settings of seed-admin. */
+export type SeedConfig = z.output<typeof schema>;
+
+/** Parses the environment (default: `process.env`) into a {@link SeedConfig}, or throws {@link ConfigError}. */
+export function loadSeedConfig(env: Record<string, string | undefined> = process.env): SeedConfig {
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success)
+    throw new ConfigError(
+      parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`),
+    );
+  return parsed.data;
+}
