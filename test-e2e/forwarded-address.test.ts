@@ -136,7 +136,7 @@ describe('the logs', () => {
 
     const conn = await mongoose.createConnection(stack.env.MONGODB_URI!).asPromise();
     try {
-      let event: { ip?: string } | null = null;
+      let event: { ip?: unknown } | null = null;
       for (let i = 0; i < 50 && !event; i++) {
         event = await conn
           .collection('audit_events')

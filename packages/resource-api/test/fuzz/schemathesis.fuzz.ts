@@ -76,7 +76,11 @@ beforeAll(async () => {
   mkdirSync(REPORTS, { recursive: true });
   // Open registration's limit (60 a minute per address) would answer nearly every generated
   // registration 429 and leave the endpoint's validation unfuzzed; the limit has its own tests.
-  stack = await startStack({ LOG_LEVEL: 'warn', RATE_LIMIT_REGISTRATION: '1000000', RATE_LIMIT_AUTHORIZATION: '1000000' });
+  stack = await startStack({
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_REGISTRATION: '1000000',
+    RATE_LIMIT_AUTHORIZATION: '1000000',
+  });
   const tokens = new TokenSource({ issuer: stack.baseUrl }, E2E_ADMIN);
   token = await tokens.token(['openid', 'profile', 'email', ...API_SCOPE_NAMES]);
   data = {
