@@ -136,10 +136,10 @@ describe('the logs', () => {
 
     const conn = await mongoose.createConnection(stack.env.MONGODB_URI!).asPromise();
     try {
-      let event: { ip?: unknown } | null = null;
+      let event: Record<string, unknown> | null = null;
       for (let i = 0; i < 50 && !event; i++) {
         event = await conn
-          .collection('audit_events')
+          .collection<Record<string, unknown>>('audit_events')
           .findOne({ type: 'client_registered', clientId: registered });
         if (!event) await new Promise((r) => setTimeout(r, 100));
       }
