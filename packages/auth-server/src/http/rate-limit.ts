@@ -37,7 +37,7 @@ export interface Limit {
 
 /** The limits of each endpoint. */
 export interface RateLimits {
-  /** Authorization requests that start a flow (GET or POST), per address. */
+  /** Authorization requests that start a flow (any method but a CORS preflight), per address. */
   authorizationPerAddress: Limit;
   registrationPerAddress: Limit;
   tokenPerClient: Limit;
@@ -113,7 +113,7 @@ export function rateLimit(
   const perAddress = limiter('addr', limits.perAddress);
 
   return async (ctx, next) => {
-    if (ctx.path === routes.authorization && (ctx.method === 'GET' || ctx.method === 'POST')) {
+    if (ctx.path === routes.authorization && ctx.method !== 'OPTIONS') {
       return limited(ctx, authorization, addressKey(ctx.ip), undefined, next);
     }
     if (ctx.method !== 'POST') return next();
