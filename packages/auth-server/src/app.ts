@@ -14,6 +14,7 @@ import { errorPage } from './interactions/views.js';
 import { pageCsp } from './interactions/html.js';
 import type { Logger } from './logger.js';
 import { requestLog } from './http/request-log.js';
+import { publicOrigin } from './http/public-origin.js';
 import { methodGuard } from './http/method-guard.js';
 import { rateLimit } from './http/rate-limit.js';
 import { LoginGuard } from './interactions/login-guard.js';
@@ -74,6 +75,7 @@ export function createApp({
   // with the same keys the provider verifies them with.
   app.keys = config.COOKIE_SECRETS;
 
+  app.use(publicOrigin(config.BASE_URL));
   app.use(requestLog(logger));
   app.use(
     helmet({

@@ -1,7 +1,7 @@
 /**
  * Corrections oidc-provider has no option for, applied after its routes run:
  * - discovery lists exactly SPEC.md's 38 scopes (its computed `scopes_supported` cannot be overridden
- *   through the `discovery` option);
+ *   through the `discovery` option), and may be cached for five minutes like the API's documents;
  * - registration errors use RFC 7591's codes: a malformed body or wrong content type is
  *   `invalid_client_metadata`, not `invalid_request`;
  * - a request to an endpoint that authenticates clients (token, introspection, revocation) with no
@@ -12,7 +12,7 @@
  */
 import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { ALL_SCOPE_NAMES } from '@school/shared';
+import { ALL_SCOPE_NAMES, PUBLIC_DOCUMENT_CACHE_CONTROL } from '@school/shared';
 
 /** Routes that authenticate the client, and oidc-provider's text when no client is identified. */
 const CLIENT_AUTH_ROUTES = new Set(['token', 'introspection', 'revocation']);
@@ -33,6 +33,7 @@ export const providerCorrections: Middleware = async (ctx, next) => {
     body.error_description = safeDescription(body.error_description);
   if (route === 'discovery') {
     body.scopes_supported = [...ALL_SCOPE_NAMES];
+    ctx.set('Cache-Control', PUBLIC_DOCUMENT_CACHE_CONTROL);
   } else if (route === 'registration' && ctx.status === 400 && body.error === 'invalid_request') {
     body.error = 'invalid_client_metadata';
   } else if (

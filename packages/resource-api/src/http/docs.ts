@@ -3,6 +3,7 @@
  * drift from the code: the protected-resource metadata, `/openapi.json` and `/auth.md`. Each is built
  * once per app and served from memory.
  */
+import { PUBLIC_DOCUMENT_CACHE_CONTROL } from '@school/shared';
 import { Router } from 'express';
 import type { ApiConfig } from '../config.js';
 import { authMarkdown } from '../docs/auth-md.js';
@@ -17,7 +18,7 @@ export function docsRouter(config: ApiConfig, registry: readonly AreaModule[]): 
   const prm = JSON.stringify(protectedResourceMetadata(config));
   const openapi = JSON.stringify(buildOpenApi(config, registry));
   const markdown = authMarkdown(config, registry);
-  const cache = 'public, max-age=300';
+  const cache = PUBLIC_DOCUMENT_CACHE_CONTROL;
   router.get('/.well-known/oauth-protected-resource', (_req, res) => {
     res.type('application/json').set('Cache-Control', cache).send(prm);
   });
