@@ -11,7 +11,7 @@ let auth: TestAuthServer;
 let endpoint: string;
 
 beforeAll(async () => {
-  auth = await startTestAuthServer();
+  auth = await startTestAuthServer({ RATE_LIMIT_REGISTRATION: '1000' });
   endpoint = `${auth.issuer}/api/oauth/register`;
 });
 afterAll(() => auth.stop());
@@ -44,6 +44,84 @@ describe('POST /api/oauth/register refuses redirect URIs that are not loopback',
       expectOAuthError(res, 400, 'invalid_redirect_uri');
     },
   );
+});
+
+describe('POST /api/oauth/register accepts loopback hosts only as typed canonically', () => {
+  it.each([
+    ['a shortened IPv4 address', 'http://127.1/cb'],
+    ['a decimal IPv4 address', 'http://2130706433/cb'],
+    ['a hexadecimal IPv4 address', 'http://0x7f000001/cb'],
+    ['an octal IPv4 address', 'http://0177.0.0.1/cb'],
+    ['full-width digits', 'http://１２７.０.０.１/cb'],
+    ['no slashes after the scheme', 'http:127.0.0.1/cb'],
+    ['an upper-case scheme and host', 'HTTP://LOCALHOST/cb'],
+    ['a trailing dot', 'http://localhost./cb'],
+    ['a percent-encoded host', 'http://local%68ost/cb'],
+    ['a backslash', 'http:\\\\127.0.0.1\\cb'],
+    ['a long-form IPv6 loopback', 'http://[0:0:0:0:0:0:0:1]/cb'],
+    ['a port with a leading zero', 'http://127.0.0.1:0080/cb'],
+    ['port zero', 'http://127.0.0.1:0/cb'],
+    ['an empty port', 'http://127.0.0.1:/cb'],
+    ['a space in the path', 'http://127.0.0.1/c b'],
+    ['a malformed percent-escape', 'http://127.0.0.1/c%zz'],
+  ])('refuses %s (%s) with 400 invalid_redirect_uri', async (_what, uri) => {
+    expectOAuthError(await register(auth, { redirect_uris: [uri] }), 400, 'invalid_redirect_uri');
+  });
+
+  it.each([
+    'http://127.0.0.1/cb',
+    'http://127.0.0.1:65535/a/b?x=1&y=%20',
+    'http://[::1]:8080/callback',
+    'http://localhost/callback',
+  ])('accepts the canonical %s', async (uri) => {
+    const res = await register(auth, { redirect_uris: [uri] });
+    expect(res.status).toBe(201);
+    expect((res.body as { redirect_uris: string[] }).redirect_uris).toEqual([uri]);
+  });
+});
+
+describe('POST /api/oauth/register caps what it stores and refuses undisplayable names', () => {
+  it.each([
+    ['a client_name over 100 characters', { client_name: 'a'.repeat(101) }],
+    ['11 redirect URIs', { redirect_uris: Array.from({ length: 11 }, (_, i) => `${REDIRECT}${i}`) }],
+    ['a redirect URI over 2,000 characters', { redirect_uris: [`${REDIRECT}/${'a'.repeat(2000)}`] }],
+    ['a client_uri over 2,000 characters', { client_uri: `https://app.example/${'a'.repeat(2000)}` }],
+    ['11 contacts', { contacts: Array.from({ length: 11 }, (_, i) => `a${i}@school.test`) }],
+    ['a NUL in the name', { client_name: 'Good\u0000App' }],
+    ['a right-to-left override in the name', { client_name: 'Trusted \u202eppA' }],
+    ['a bidi isolate in the name', { client_name: 'A\u2066B\u2069' }],
+    ['a line break in the name', { client_name: 'Line\nBreak' }],
+    ['an escape sequence in the name', { client_name: '\u001b[31mRed' }],
+    ['a C1 control in the name', { client_name: 'A\u0085B' }],
+    ['a right-to-left mark in a contact', { contacts: ['it\u200f@school.test'] }],
+  ])('refuses %s with 400 invalid_client_metadata or invalid_redirect_uri', async (_what, metadata) => {
+    const res = await register(auth, { redirect_uris: [REDIRECT], ...metadata });
+    expect(res.status).toBe(400);
+    const body = res.body as { error: string; error_description: string };
+    expect(['invalid_client_metadata', 'invalid_redirect_uri']).toContain(body.error);
+    expect(body.error_description).toMatch(/at most|must not contain/);
+  });
+
+  it('refuses a body over 16 KB with 413 in the RFC 6749 shape, before parsing it', async () => {
+    const res = await register(auth, {
+      redirect_uris: [REDIRECT],
+      client_name: 'x',
+      software_statement: 'a'.repeat(17_000),
+    });
+    expect(res.status).toBe(413);
+    expect(res.body).toEqual({
+      error: 'invalid_client_metadata',
+      error_description: expect.stringContaining('16384 bytes'),
+    });
+  });
+
+  it('accepts names at the cap and in any script', async () => {
+    for (const name of ['a'.repeat(100), 'École Über App 日本語 مرحبا']) {
+      const res = await register(auth, { redirect_uris: [REDIRECT], client_name: name });
+      expect(res.status).toBe(201);
+      expect((res.body as { client_name: string }).client_name).toBe(name);
+    }
+  });
 });
 
 describe('POST /api/oauth/register refuses other bad metadata with invalid_client_metadata', () => {

@@ -5,3 +5,6 @@ export * from './request-id.js';
 export * from './startup-errors.js';
 export * from './secrets.js';
 export * from './caching.js';
+export * from './loopback.js';
+export * from './display-text.js';
+export * from './registration-caps.js';

@@ -25,6 +25,7 @@ import type { Context, Middleware } from 'koa';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Count, CountWithRead } from '../provider/introspection-count.js';
+import { REGISTRATION_CAPS } from '@school/shared';
 import { addressKey } from './client-address.js';
 import { pageCsp } from '../interactions/html.js';
 import { errorPage } from '../interactions/views.js';
@@ -49,20 +50,23 @@ export interface RateLimits {
 
 const FORM_LIMIT = 56 * 1024; // oidc-provider's own body limit
 
-/** Reads a form body (at most FORM_LIMIT bytes) and hands it on to oidc-provider as `req.body`. */
-async function peekForm(ctx: Context): Promise<URLSearchParams | 'too_large'> {
+/**
+ * Reads a request body (at most `limit` bytes) and hands it on to oidc-provider as `req.body`, which
+ * it takes instead of reading the stream; 'too_large' when the body is over the limit.
+ */
+async function peekBody(ctx: Context, limit: number): Promise<Buffer | 'too_large'> {
   const declared = Number(ctx.get('content-length') || 0);
-  if (declared > FORM_LIMIT) return 'too_large';
+  if (declared > limit) return 'too_large';
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of ctx.req) {
     size += (chunk as Buffer).length;
-    if (size > FORM_LIMIT) return 'too_large';
+    if (size > limit) return 'too_large';
     chunks.push(chunk as Buffer);
   }
   const body = Buffer.concat(chunks, size);
   (ctx.req as typeof ctx.req & { body?: Buffer }).body = body;
-  return new URLSearchParams(body.toString('utf8'));
+  return body;
 }
 
 /** Answers a refusal: the RFC 6749 JSON body, or the error page on the browser routes (`/oauth/`). */
@@ -124,10 +128,20 @@ export function rateLimit(
     if (ctx.path === routes.registration) {
       chosen = registration;
       key = address;
+      if ((await peekBody(ctx, REGISTRATION_CAPS.body)) === 'too_large') {
+        const limit = REGISTRATION_CAPS.body;
+        return refuse(
+          ctx,
+          413,
+          'invalid_client_metadata',
+          `registration bodies are limited to ${limit} bytes`,
+        );
+      }
     } else if (byRoute.has(ctx.path) && ctx.is('application/x-www-form-urlencoded')) {
-      const form = await peekForm(ctx);
-      if (form === 'too_large')
+      const body = await peekBody(ctx, FORM_LIMIT);
+      if (body === 'too_large')
         return refuse(ctx, 413, 'invalid_request', `request bodies are limited to ${FORM_LIMIT} bytes`);
+      const form = new URLSearchParams(body.toString('utf8'));
       const clientId = form.get('client_id');
       chosen = clientId ? byRoute.get(ctx.path) : perAddress;
       key = clientId ? `client:${clientId}:ip:${address}` : `ip:${address}`;

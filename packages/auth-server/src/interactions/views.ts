@@ -2,6 +2,7 @@
  * The login, consent and error pages (DESIGN.md §5). Every value shown comes from a client or a
  * user, so everything goes through the escaping {@link html} template.
  */
+import { isLoopbackHost } from '@school/shared';
 import { findScope } from '@school/shared';
 import { html, layout, type SafeHtml } from './html.js';
 
@@ -19,20 +20,18 @@ export interface ClientView {
 function clientLabel(c: ClientView): SafeHtml {
   const name = c.name?.trim() || 'An unnamed app';
   return c.registeredIntegration
-    ? html`<strong>${name}</strong>`
-    : html`<strong>${name}</strong>
+    ? html`<strong><bdi>${name}</bdi></strong>`
+    : html`<strong><bdi>${name}</bdi></strong>
         <span class="tag" title="The app chose this name itself; it has not been verified"
           >self-declared name</span
         >`;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]']);
-
 /** Where the browser goes afterwards, in words: "an app on this computer (127.0.0.1, port 5173)". */
 export function destinationText(redirectUri: string): string {
   const url = new URL(redirectUri);
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  return LOOPBACK.has(url.hostname)
+  return isLoopbackHost(url.hostname)
     ? `an app on this computer (${url.hostname}, port ${port})`
     : `${url.protocol}//${url.host}`;
 }

@@ -7,7 +7,10 @@ import fc from 'fast-check';
 import { loopbackRedirectProblem } from './client-policy.js';
 
 const loopbackHost = fc.constantFrom('127.0.0.1', 'localhost', '[::1]');
-const pathSegment = fc.stringMatching(/^[A-Za-z0-9._~-]{0,12}$/);
+/** A path segment other than `.` and `..`, which URL parsers resolve away and the policy refuses. */
+const pathSegment = fc
+  .stringMatching(/^[A-Za-z0-9._~-]{0,12}$/)
+  .filter((segment) => segment !== '.' && segment !== '..');
 
 describe('loopbackRedirectProblem (properties)', () => {
   it('never throws and always answers undefined or a message, for any string or value', () => {
@@ -50,10 +53,79 @@ describe('loopbackRedirectProblem (properties)', () => {
     );
   });
 
+  it('refuses every URI with a dot segment in its path, however it is escaped', () => {
+    fc.assert(
+      fc.property(
+        loopbackHost,
+        fc.array(pathSegment, { maxLength: 3 }),
+        fc.constantFrom('.', '..', '%2e', '%2E%2e', '.%2E'),
+        fc.constantFrom('', '/', '/cb', '?x=1'),
+        (host, segments, dots, rest) => {
+          const uri = `http://${host}/${[...segments, dots].join('/')}${rest}`;
+          expect(loopbackRedirectProblem(uri)).toEqual(expect.any(String));
+        },
+      ),
+    );
+  });
+
   it('refuses https even on loopback hosts', () => {
     fc.assert(
       fc.property(loopbackHost, fc.integer({ min: 1, max: 65535 }), (host, port) => {
         expect(loopbackRedirectProblem(`https://${host}:${port}/cb`)).toMatch(/not a loopback URI/);
+      }),
+    );
+  });
+});
+
+describe('loopbackRedirectProblem accepts only the canonical spelling (properties)', () => {
+  it('accepts only URIs a URL parser writes back unchanged, and every such generated one', () => {
+    const pathChar = fc.oneof(
+      fc.constantFrom(...'abcXYZ019-._~!$&()*+,;=:@/?'.split('')),
+      fc.integer({ min: 0, max: 255 }).map((n) => `%${n.toString(16).toUpperCase().padStart(2, '0')}`),
+    );
+    const canonical = fc
+      .tuple(
+        loopbackHost,
+        fc.option(fc.integer({ min: 1, max: 65535 })),
+        fc.array(pathChar, { maxLength: 20 }),
+      )
+      .map(([host, port, path]) => `http://${host}${port === null ? '' : `:${port}`}/${path.join('')}`);
+    fc.assert(
+      fc.property(fc.oneof(canonical, fc.string(), fc.webUrl({ withQueryParameters: true })), (uri) => {
+        if (loopbackRedirectProblem(uri) !== undefined) return;
+        expect([uri, `${uri}/`]).toContain(new URL(uri).href);
+      }),
+      { numRuns: 3000 },
+    );
+    fc.assert(
+      fc.property(canonical, (uri) => {
+        expect(loopbackRedirectProblem(uri)).toBeUndefined();
+      }),
+    );
+  });
+
+  it('refuses every other spelling of a loopback host that a URL parser would normalise', () => {
+    const spellings = fc.constantFrom(
+      '127.1',
+      '127.0.1',
+      '2130706433',
+      '0x7f000001',
+      '0x7f.0.0.1',
+      '0177.0.0.1',
+      '127.000.000.001',
+      'LOCALHOST',
+      'LocalHost',
+      'localhost.',
+      '127.0.0.1.',
+      '[0:0:0:0:0:0:0:1]',
+      '[::0001]',
+      '１２７.０.０.１',
+      'local%68ost',
+    );
+    fc.assert(
+      fc.property(spellings, fc.option(fc.integer({ min: 1, max: 65535 })), (host, port) => {
+        const uri = `http://${host}${port === null ? '' : `:${port}`}/cb`;
+        expect(loopbackRedirectProblem(uri)).toEqual(expect.any(String));
       }),
     );
   });

@@ -2,8 +2,10 @@
  * Who may register, and what a registered client may be (DESIGN.md §3).
  *
  * Open registration needs at least one redirect URI and accepts only loopback ones (`http` on
- * 127.0.0.1, [::1] or localhost, any port at authorization time, RFC 8252 §7.3); everything else,
- * `https` included, is refused with `invalid_redirect_uri`. Fixed HTTPS callbacks belong to
+ * 127.0.0.1, [::1] or localhost written canonically, any port at authorization time, RFC 8252 §7.3;
+ * the rule is `isLoopbackRedirectUri` in @school/shared); everything else, `https` included, is
+ * refused with `invalid_redirect_uri`. Every member is capped (`REGISTRATION_CAPS`, @school/shared), and no string
+ * may carry control or bidirectional formatting characters: a name is shown to a person. Fixed HTTPS callbacks belong to
  * registered integrations, which operators create with the `school-auth clients` command, never
  * through open registration.
  *
@@ -12,6 +14,12 @@
  * The loopback rule is enforced only with a request context, i.e. on open registration; clients the
  * operator stored are loaded as they are.
  */
+import {
+  isLoopbackHost,
+  isLoopbackRedirectUri,
+  REGISTRATION_CAPS,
+  undisplayableCharacter,
+} from '@school/shared';
 import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC, ClientMetadata } from 'oidc-provider';
 
@@ -20,8 +28,6 @@ export const CLIENT_ROLE = 'client_role';
 
 /** What an operator-created client is for. */
 export type ClientRole = 'integration' | 'introspector';
-
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
 /**
  * Client input quoted for an error text, cut short. The character set RFC 6749 §5.2 allows is
@@ -32,13 +38,31 @@ const quoted = (uri: string) => `'${uri.slice(0, 200)}'`;
 /** Why `uri` is not an acceptable self-registered redirect URI, or `undefined` if it is. */
 export function loopbackRedirectProblem(uri: unknown): string | undefined {
   if (typeof uri !== 'string') return 'must be strings';
+  if (isLoopbackRedirectUri(uri)) return undefined;
   const url = URL.parse(uri);
   if (!url) return `${quoted(uri)} is not an absolute URI`;
-  if (url.protocol !== 'http:' || !LOOPBACK_HOSTS.has(url.hostname)) {
+  if (url.protocol !== 'http:' || !isLoopbackHost(url.hostname)) {
     return `${quoted(uri)} is not a loopback URI (http://127.0.0.1:<port>/<path>); fixed HTTPS callbacks need a registered integration`;
   }
   if (url.username || url.password) return `${quoted(uri)} must not carry credentials`;
   if (url.hash || uri.includes('#')) return `${quoted(uri)} must not have a fragment`;
+  return `${quoted(uri)} must be written in the canonical form: http://127.0.0.1, http://[::1] or http://localhost in lower case, an optional port (1-65535, no leading zero), then a path of URI characters`;
+}
+
+/** Why a self-registered metadata member breaks a cap or carries undisplayable text, or undefined. */
+function memberProblem(key: string, value: unknown): string | undefined {
+  const strings = Array.isArray(value) ? value : [value];
+  if (Array.isArray(value)) {
+    const max = key === 'redirect_uris' ? REGISTRATION_CAPS.redirectUris : REGISTRATION_CAPS.list;
+    if (value.length > max) return `${key} may list at most ${max} entries`;
+  }
+  const max = key === 'client_name' ? REGISTRATION_CAPS.clientName : REGISTRATION_CAPS.string;
+  for (const text of strings) {
+    if (typeof text !== 'string') continue;
+    if (text.length > max) return `${key} may be at most ${max} characters long`;
+    const bad = undisplayableCharacter(text);
+    if (bad) return `${key} must not contain control or bidirectional formatting characters (found ${bad})`;
+  }
   return undefined;
 }
 
@@ -55,6 +79,10 @@ export function validateClientMetadata(
   if (key !== CLIENT_ROLE || !ctx) return; // stored clients load as the operator made them
   if (value !== undefined) {
     throw new errors.InvalidClientMetadata(`${CLIENT_ROLE} is reserved for clients created by the operator`);
+  }
+  for (const [member, value] of Object.entries(metadata)) {
+    const problem = memberProblem(member, value);
+    if (problem) throw new errors.InvalidClientMetadata(problem);
   }
   const uris = metadata.redirect_uris;
   // oidc-provider asks for redirect URIs only of clients with a redirect-based grant; open

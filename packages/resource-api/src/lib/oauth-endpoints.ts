@@ -3,6 +3,7 @@
  * document: the same renderer turns these and the registry's operations into paths. The auth server
  * owns their behaviour; this is their description for clients of this origin.
  */
+import { LOOPBACK_REDIRECT_URI, REGISTRATION_CAPS } from '@school/shared';
 import { z } from 'zod';
 import type { NamedSchema } from './operation.js';
 
@@ -33,24 +34,27 @@ const OAuthError: NamedSchema = {
   }),
 };
 
-/**
- * The redirect URIs open registration accepts (auth-server provider/client-policy.ts), in their plain
- * form: http on 127.0.0.1, [::1] or localhost, an optional port (up to 65535), no fragment.
- */
-const LOOPBACK_REDIRECT_URI =
-  /^http:\/\/(127\.0\.0\.1|\[::1\]|localhost)(:([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?(\/[^#]*)?$/;
-
 const RegistrationRequest: NamedSchema = {
   name: 'ClientRegistrationRequest',
   schema: z.object({
-    client_name: z.string().min(1).optional().describe('Display name, shown to the user as self-declared'),
+    client_name: z
+      .string()
+      .min(1)
+      .max(REGISTRATION_CAPS.clientName)
+      .optional()
+      .describe(
+        'Display name, shown to the user as self-declared; no control or bidirectional formatting characters',
+      ),
     application_type: z
       .enum(['native', 'web'])
       .optional()
       .describe('Registered as "native" either way: loopback clients are native apps'),
     redirect_uris: z
-      .array(z.string().regex(LOOPBACK_REDIRECT_URI, 'must be an http loopback URI'))
+      .array(
+        z.string().max(REGISTRATION_CAPS.string).regex(LOOPBACK_REDIRECT_URI, 'must be an http loopback URI'),
+      )
       .min(1)
+      .max(REGISTRATION_CAPS.redirectUris)
       .describe(
         'Loopback only: http://127.0.0.1:<port>/<path>, http://[::1]:<port>/<path> or http://localhost:<port>/<path>',
       ),
