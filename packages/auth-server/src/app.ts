@@ -120,8 +120,10 @@ export function createApp({
     ),
   );
   const loginGuard = new LoginGuard(redis, config.REDIS_KEY_PREFIX, {
-    maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+    maxFailuresPerAccountAndAddress: config.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS,
     maxFailuresPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
+    accountDelayAfter: config.LOGIN_ACCOUNT_DELAY_AFTER,
+    accountDelayMs: config.LOGIN_ACCOUNT_DELAY_MS,
     windowSeconds: config.LOGIN_WINDOW,
   });
   const interactions = interactionRouter({
