@@ -3,6 +3,7 @@
  * and form submission, the way a no-JavaScript browser uses them. The real-browser suite (Chromium)
  * lives in test-e2e/; this one lets integration tests drive the real pages quickly.
  */
+import { Agent, fetch as undiciFetch } from 'undici';
 
 /** One HTTP response as the browser saw it. */
 export interface Page {
@@ -34,8 +35,24 @@ export function formAction(html: string, suffix: string): string | undefined {
 /** A cookie-keeping client that never follows redirects by itself. */
 export class FormBrowser {
   readonly cookies = new Map<string, string>();
+  private readonly fetch: typeof globalThis.fetch;
 
-  constructor(private readonly origin: string) {}
+  /**
+   * `localAddress`: the loopback address to send from (any of 127.0.0.0/8), so a test can be several
+   * clients at several addresses; by default the system's choice.
+   */
+  constructor(
+    private readonly origin: string,
+    { localAddress }: { localAddress?: string } = {},
+  ) {
+    if (!localAddress) {
+      this.fetch = globalThis.fetch;
+      return;
+    }
+    const dispatcher = new Agent({ localAddress });
+    this.fetch = ((input: string, init: RequestInit) =>
+      undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;
+  }
 
   private remember(res: Response): void {
     for (const line of res.headers.getSetCookie()) {
@@ -65,7 +82,7 @@ export class FormBrowser {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(init.form).toString();
     }
-    const res = await fetch(target, {
+    const res = await this.fetch(target, {
       method: init.method ?? (body ? 'POST' : 'GET'),
       headers,
       body,

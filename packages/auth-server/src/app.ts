@@ -10,8 +10,6 @@ import type { Provider } from 'oidc-provider';
 import type { AccountStore } from './accounts/account-store.js';
 import type { AuthConfig } from './config.js';
 import { interactionRouter } from './interactions/router.js';
-import { errorPage } from './interactions/views.js';
-import { pageCsp } from './interactions/html.js';
 import type { Logger } from './logger.js';
 import { requestLog } from './http/request-log.js';
 import { publicOrigin } from './http/public-origin.js';
@@ -21,19 +19,9 @@ import { LoginGuard } from './interactions/login-guard.js';
 import { ROUTES } from './provider/configuration.js';
 import type { Redis } from 'ioredis';
 import type { AuditLog } from './audit/audit-log.js';
-import { StorageUnavailable } from './provider/storage-outage.js';
+import { errorGuard } from './http/error-guard.js';
+import { refuseContentCodings } from './http/content-coding.js';
 import type { CountWithRead } from './provider/introspection-count.js';
-
-/** True for errors that mean Redis or MongoDB is unreachable (not a bug in this service). */
-function isOutage(err: unknown): boolean {
-  if (err instanceof StorageUnavailable) return true;
-  const e = err as { name?: string; message?: string };
-  return (
-    /^Mongo(Server|Network|NotConnected|Topology)/.test(e?.name ?? '') ||
-    e?.name === 'MaxRetriesPerRequestError' ||
-    /Stream isn't writeable|Connection is closed|ECONNREFUSED/.test(e?.message ?? '')
-  );
-}
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -92,45 +80,9 @@ export function createApp({
     }),
   );
 
-  // Last resort: whatever escaped a route answers in the right shape, never with a stack trace. An
-  // unreachable Redis or MongoDB is 503 temporarily_unavailable; anything else a generic 500.
-  app.use(async (ctx, next) => {
-    try {
-      await next();
-    } catch (err) {
-      const outage = isOutage(err);
-      logger.error(
-        { err, requestId: ctx.state.requestId, path: ctx.path, method: ctx.method },
-        outage ? 'storage unavailable' : 'unhandled error',
-      );
-      ctx.status = outage ? 503 : 500;
-      ctx.set('Cache-Control', 'no-store');
-      if (outage) ctx.set('Retry-After', '5');
-      if (ctx.path.startsWith('/oauth/')) {
-        ctx.type = 'text/html';
-        ctx.set('Content-Security-Policy', pageCsp());
-        ctx.body = outage
-          ? errorPage({
-              title: 'Sign-in is briefly unavailable',
-              message:
-                'The school’s sign-in service cannot reach its storage right now. Please try again in a minute.',
-              code: 'temporarily_unavailable',
-            })
-          : errorPage({
-              title: 'Something went wrong',
-              message: 'Please go back to the app and try again.',
-              code: 'server_error',
-            });
-      } else {
-        ctx.body = outage
-          ? {
-              error: 'temporarily_unavailable',
-              error_description: 'a storage service is unreachable; try again shortly',
-            }
-          : { error: 'server_error', error_description: 'an unexpected error occurred' };
-      }
-    }
-  });
+  // Last resort: whatever escaped a route answers in the right shape (http/error-guard.ts).
+  app.use(errorGuard(logger));
+  app.use(refuseContentCodings);
 
   // Health on the service's own port (the edge does not route these): liveness, and readiness that
   // checks what every request needs.
@@ -170,8 +122,10 @@ export function createApp({
     ),
   );
   const loginGuard = new LoginGuard(redis, config.REDIS_KEY_PREFIX, {
-    maxFailuresPerAccount: config.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+    maxFailuresPerAccountAndAddress: config.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS,
     maxFailuresPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
+    accountDelayAfter: config.LOGIN_ACCOUNT_DELAY_AFTER,
+    accountDelayMs: config.LOGIN_ACCOUNT_DELAY_MS,
     windowSeconds: config.LOGIN_WINDOW,
   });
   const interactions = interactionRouter({

@@ -31,6 +31,17 @@ describe('loadConfig', () => {
     expect(problems).toMatch(/COOKIE_SECRETS/);
   });
 
+  it('bounds the account-wide login delay to 2 s and refuses the retired account lockout setting', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).LOGIN_ACCOUNT_DELAY_MS).toBe(1000);
+    expect(() => loadConfig({ NODE_ENV: 'test', LOGIN_ACCOUNT_DELAY_MS: '60000' })).toThrow(
+      /LOGIN_ACCOUNT_DELAY_MS/,
+    );
+    expect(() => loadConfig({ NODE_ENV: 'test', LOGIN_MAX_FAILURES_PER_ACCOUNT: '10' })).toThrow(
+      /LOGIN_MAX_FAILURES_PER_ACCOUNT: no longer exists[\s\S]*LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS/,
+    );
+    expect('LOGIN_MAX_FAILURES_PER_ACCOUNT' in loadConfig({ NODE_ENV: 'test' })).toBe(false);
+  });
+
   it.each(['development', 'production', undefined])(
     'requires both secrets under NODE_ENV=%s, naming each and how to make one',
     (NODE_ENV) => {

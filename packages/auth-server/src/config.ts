@@ -22,6 +22,7 @@ const TEST_INTROSPECTION_SECRET = 'dev-only-resource-api-secret-change-me-012345
 
 const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 const perMinute = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+const perWindow = perMinute;
 
 const csv = z.string().transform((s) =>
   s
@@ -98,22 +99,42 @@ const schema = z
     RATE_LIMIT_REVOCATION: perMinute(600),
     /** Token/introspection/revocation requests per minute from one address that name no client. */
     RATE_LIMIT_PER_ADDRESS: perMinute(1200),
-    /** Failed sign-ins per email within LOGIN_WINDOW before that email is refused. */
-    LOGIN_MAX_FAILURES_PER_ACCOUNT: perMinute(10),
-    /** Failed sign-ins per address within LOGIN_WINDOW before that address is refused. */
-    LOGIN_MAX_FAILURES_PER_ADDRESS: perMinute(100),
+    /**
+     * Failed sign-ins for one email from one address within LOGIN_WINDOW before that address is
+     * refused for that email (the same email from other addresses is unaffected).
+     */
+    LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: perWindow(10),
+    /** Failed sign-ins from one address (any emails) within LOGIN_WINDOW before that address is refused. */
+    LOGIN_MAX_FAILURES_PER_ADDRESS: perWindow(100),
+    /**
+     * Failed sign-ins for one email from all addresses within LOGIN_WINDOW after which every attempt
+     * for it waits LOGIN_ACCOUNT_DELAY_MS, and the audit log records a suspected attack. Never a refusal.
+     */
+    LOGIN_ACCOUNT_DELAY_AFTER: perWindow(10),
+    /** That delay, ms: small by design (at most 2000), so an attack on an account never locks its owner out. */
+    LOGIN_ACCOUNT_DELAY_MS: z.coerce.number().int().min(0).max(2000).default(1000),
+    /** Seconds the sign-in failure counts last. */
     LOGIN_WINDOW: seconds(15 * 60),
+    /** Replaced by the limits above: refused when set, so a deployment does not silently lose it. */
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: z.string().optional(),
     /** Days security events are kept in the audit log (MongoDB TTL index). */
     AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(90),
   })
   .superRefine((env, ctx) => {
+    if (env.LOGIN_MAX_FAILURES_PER_ACCOUNT !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['LOGIN_MAX_FAILURES_PER_ACCOUNT'],
+        message:
+          'no longer exists (an account-wide limit let anyone lock its owner out); use LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS, LOGIN_MAX_FAILURES_PER_ADDRESS and LOGIN_ACCOUNT_DELAY_AFTER',
+      });
     for (const problem of secretProblems(env.NODE_ENV, {
       COOKIE_SECRETS: env.COOKIE_SECRETS,
       INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET,
     }))
       ctx.addIssue({ code: 'custom', ...problem });
   })
-  .transform((env) => ({
+  .transform(({ LOGIN_MAX_FAILURES_PER_ACCOUNT: _gone, ...env }) => ({
     ...env,
     COOKIE_SECRETS: env.COOKIE_SECRETS ?? [TEST_COOKIE_SECRET],
     INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET ?? TEST_INTROSPECTION_SECRET,

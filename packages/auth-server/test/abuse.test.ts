@@ -19,7 +19,7 @@ beforeAll(async () => {
     RATE_LIMIT_REGISTRATION: '4',
     RATE_LIMIT_TOKEN: '2',
     RATE_LIMIT_PER_ADDRESS: '2',
-    LOGIN_MAX_FAILURES_PER_ACCOUNT: '4',
+    LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '4',
   });
   const res = await fetch(`${auth.issuer}/api/oauth/register`, {
     method: 'POST',

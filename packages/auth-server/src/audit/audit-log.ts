@@ -1,6 +1,7 @@
 /**
  * The security audit log: one structured JSON line per security event (client registered, consent
- * granted or denied, tokens issued, refresh-token reuse, revocations, failed logins, rate-limit hits)
+ * granted or denied, tokens issued, refresh-token reuse, revocations, failed logins, an account
+ * crossing its failure count (a suspected attack, with the addresses it came from), rate-limit hits)
  * on stdout, and the same event stored in MongoDB (`audit_events`) for operators to query, expiring
  * after the retention period through a TTL index.
  *
@@ -25,6 +26,7 @@ export const AUDIT_EVENT_TYPES = [
   'login_succeeded',
   'login_failed',
   'login_locked',
+  'login_attack_suspected',
   'tokens_issued',
   'refresh_token_reuse',
   'code_replay',

@@ -1,29 +1,72 @@
 /**
- * Brute-force protection for the login form, in Redis so it holds across instances:
- * - per account (the normalised email, whether or not such an account exists, so the answer never
- *   reveals which emails are real): after `maxFailuresPerAccount` failures in the window, sign-in for
- *   that email is refused until the window ends;
- * - per address: after `maxFailuresPerAddress` failures in the window, that address is refused;
- * - progressive delay: from the third failure on an account, each further failed answer waits
- *   longer (250 ms doubling, at most 4 s), which slows guessing without locking out the owner early.
- * A successful sign-in clears the account's count.
+ * Brute-force protection for the login form, in Redis so it holds across instances (issue 13,
+ * finding 2: an attacker's failures must slow the attacker, not lock the owner out).
+ *
+ * Nothing counted per account alone ever refuses: ten wrong passwords for an email from anywhere used
+ * to refuse that email for the whole window, before its password was checked, so anyone who knew the
+ * admin's email could keep the admin out for good. Now:
+ * - per address (`addressKey`: IPv4 as is, IPv6 by its /64): after `maxFailuresPerAddress` failures
+ *   within the window, that address is refused (429, Retry-After), for every email;
+ * - per account and address: after `maxFailuresPerAccountAndAddress` failures of one email from one
+ *   address, that pair is refused; the same email from any other address is unaffected. From the
+ *   pair's third failure on, each failed answer is also held back (250 ms doubling, at most 4 s);
+ * - per account, from all addresses: only a small, bounded delay. Once an email has had
+ *   `accountDelayAfter` failures within the window, every attempt for it waits `accountDelayMs` before
+ *   the password is checked (the answer, right or wrong, comes no sooner, so it cannot be told apart
+ *   early), and crossing that count is reported once per window as an attack, with the addresses the
+ *   failures came from (the most active `REPORTED_ADDRESSES` of them).
+ * Every count is kept per normalised email whether or not such an account exists, so neither answers
+ * nor timings reveal which emails are real. A successful sign-in clears its pair's count only: the
+ * owner signing in does not reset an attacker's account-wide or address counts.
  */
 import type { Redis } from 'ioredis';
-import { RateLimiterRedis } from 'rate-limiter-flexible';
+import { RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
+import { addressKey } from '../http/client-address.js';
 
 /** Login limits. */
 export interface LoginGuardSettings {
-  maxFailuresPerAccount: number;
+  /** Failures of one email from one address within the window before that pair is refused. */
+  maxFailuresPerAccountAndAddress: number;
+  /** Failures from one address (any emails) within the window before that address is refused. */
   maxFailuresPerAddress: number;
+  /** Failures of one email from all addresses within the window after which attempts are delayed. */
+  accountDelayAfter: number;
+  /** The delay, ms (bounded by the config schema: a small delay, never a lockout). */
+  accountDelayMs: number;
   windowSeconds: number;
 }
 
-/** Tracks failed sign-ins per account and per address. */
-export class LoginGuard {
-  private readonly byAccount: RateLimiterRedis;
-  private readonly byAddress: RateLimiterRedis;
+/** What to do before checking a password. */
+export interface LoginVerdict {
+  /** Seconds until this address (or this email from it) may try again; 0 when it may now. */
+  refusedForSeconds: number;
+  /** How long to wait before checking the password (the account-wide delay), ms. */
+  delayMs: number;
+}
 
-  constructor(redis: Redis, prefix: string, settings: LoginGuardSettings) {
+/** An account crossing its failure count: what the audit log records. */
+export interface SuspectedAttack {
+  failures: number;
+  windowSeconds: number;
+  /** The addresses the failures came from, most failures first (at most REPORTED_ADDRESSES). */
+  addresses: Array<{ address: string; failures: number }>;
+}
+
+/** How many addresses an attack report names, and how many per account are remembered. */
+const REPORTED_ADDRESSES = 20;
+const REMEMBERED_ADDRESSES = 1000;
+
+/** Tracks failed sign-ins per address, per account and address, and per account. */
+export class LoginGuard {
+  private readonly byAddress: RateLimiterRedis;
+  private readonly byPair: RateLimiterRedis;
+  private readonly byAccount: RateLimiterRedis;
+
+  constructor(
+    private readonly redis: Redis,
+    private readonly prefix: string,
+    private readonly settings: LoginGuardSettings,
+  ) {
     const make = (name: string, points: number) =>
       new RateLimiterRedis({
         storeClient: redis,
@@ -31,38 +74,76 @@ export class LoginGuard {
         points,
         duration: settings.windowSeconds,
       });
-    this.byAccount = make('account', settings.maxFailuresPerAccount);
     this.byAddress = make('addr', settings.maxFailuresPerAddress);
+    this.byPair = make('account-addr', settings.maxFailuresPerAccountAndAddress);
+    // Never refuses: only its count is read (the points bound nothing).
+    this.byAccount = make('account', Number.MAX_SAFE_INTEGER);
   }
 
   private static account(email: string): string {
-    return email.trim().toLowerCase();
+    return email.trim().toLowerCase() || '(empty)';
   }
 
-  /** Seconds until sign-in may be tried again for this email or address, or 0 when allowed now. */
-  async blockedFor(email: string, ip: string): Promise<number> {
-    const [account, address] = await Promise.all([
+  private static pair(email: string, address: string): string {
+    return `${address}|${LoginGuard.account(email)}`;
+  }
+
+  private addressesKey(email: string): string {
+    return `${this.prefix}login:failed-from:${LoginGuard.account(email)}`;
+  }
+
+  /** Whether this attempt is refused (and for how long), else how long to wait before checking it. */
+  async before(email: string, ip: string): Promise<LoginVerdict> {
+    const address = addressKey(ip);
+    const [byAddress, byPair, byAccount] = await Promise.all([
+      this.byAddress.get(address),
+      this.byPair.get(LoginGuard.pair(email, address)),
       this.byAccount.get(LoginGuard.account(email)),
-      this.byAddress.get(ip),
     ]);
-    const waits = [account, address]
-      .filter((r) => r && r.remainingPoints <= 0)
-      .map((r) => Math.ceil(r!.msBeforeNext / 1000));
-    return waits.length ? Math.max(1, ...waits) : 0;
+    const waits = [byAddress, byPair]
+      .filter((r): r is RateLimiterRes => r !== null && r.remainingPoints <= 0)
+      .map((r) => Math.ceil(r.msBeforeNext / 1000));
+    if (waits.length) return { refusedForSeconds: Math.max(1, ...waits), delayMs: 0 };
+    const failures = byAccount?.consumedPoints ?? 0;
+    return {
+      refusedForSeconds: 0,
+      delayMs: failures >= this.settings.accountDelayAfter ? this.settings.accountDelayMs : 0,
+    };
   }
 
-  /** Records a failure; returns how long to hold the answer (ms). */
-  async failed(email: string, ip: string): Promise<number> {
-    const [account] = await Promise.all([
+  /**
+   * Records a failure. Returns how long to hold the answer (ms), and the attack report when this
+   * failure is the one that takes the account to `accountDelayAfter` within the window.
+   */
+  async failed(email: string, ip: string): Promise<{ delayMs: number; attack?: SuspectedAttack }> {
+    const address = addressKey(ip);
+    const key = this.addressesKey(email);
+    const [, pair, account] = await Promise.all([
+      this.byAddress.penalty(address),
+      this.byPair.penalty(LoginGuard.pair(email, address)),
       this.byAccount.penalty(LoginGuard.account(email)),
-      this.byAddress.penalty(ip),
+      this.redis
+        .multi()
+        .zincrby(key, 1, address)
+        .zremrangebyrank(key, 0, -REMEMBERED_ADDRESSES - 1)
+        .expire(key, this.settings.windowSeconds)
+        .exec(),
     ]);
-    const failures = account.consumedPoints;
-    return failures >= 3 ? Math.min(250 * 2 ** (failures - 3), 4000) : 0;
+    const n = pair.consumedPoints;
+    const delayMs = n >= 3 ? Math.min(250 * 2 ** (n - 3), 4000) : 0;
+    if (account.consumedPoints !== this.settings.accountDelayAfter) return { delayMs };
+    const ranked = await this.redis.zrevrange(key, 0, REPORTED_ADDRESSES - 1, 'WITHSCORES');
+    const addresses = [];
+    for (let i = 0; i + 1 < ranked.length; i += 2)
+      addresses.push({ address: ranked[i]!, failures: Number(ranked[i + 1]) });
+    return {
+      delayMs,
+      attack: { failures: account.consumedPoints, windowSeconds: this.settings.windowSeconds, addresses },
+    };
   }
 
-  /** Clears the account's failures after a successful sign-in. */
-  async succeeded(email: string): Promise<void> {
-    await this.byAccount.delete(LoginGuard.account(email));
+  /** Clears this email's failures from this address after a successful sign-in. */
+  async succeeded(email: string, ip: string): Promise<void> {
+    await this.byPair.delete(LoginGuard.pair(email, addressKey(ip)));
   }
 }

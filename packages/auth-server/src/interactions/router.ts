@@ -35,6 +35,8 @@ export interface InteractionDeps {
 const GENERIC_LOGIN_ERROR = 'The email or password is not right.';
 const scopeOrder = new Map(ALL_SCOPE_NAMES.map((s, i) => [s, i]));
 
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 class InteractionGone extends Error {}
 class FormRejected extends Error {}
 
@@ -214,21 +216,30 @@ export function interactionRouter({
         redirectOrigin(details),
       );
     };
-    const wait = await loginGuard.blockedFor(email, ctx.ip);
-    if (wait > 0) {
-      // The same answer for every email, real or not: the lock reveals nothing about accounts.
+    const verdict = await loginGuard.before(email, ctx.ip);
+    if (verdict.refusedForSeconds > 0) {
+      // This address, or this email from this address, has failed too often. The same answer for
+      // every email, real or not: the refusal reveals nothing about accounts.
+      const wait = verdict.refusedForSeconds;
       ctx.set('Retry-After', String(wait));
       void audit.record('login_locked', { ...who(ctx, details), details: { email } });
-      return retry(`Too many failed sign-ins. Try again in ${Math.ceil(wait / 60)} minute(s).`, 429);
+      return retry(
+        `Too many failed sign-ins from this network. Try again in ${Math.ceil(wait / 60)} minute(s).`,
+        429,
+      );
     }
+    // An account under attack from elsewhere: a small delay for every attempt, never a refusal.
+    if (verdict.delayMs) await sleep(verdict.delayMs);
     const accountId = email && password ? await accounts.authenticate(email, password) : undefined;
     if (!accountId) {
       void audit.record('login_failed', { ...who(ctx, details), details: { email } });
-      const delay = await loginGuard.failed(email || '(empty)', ctx.ip);
-      if (delay) await new Promise((r) => setTimeout(r, delay));
+      const { delayMs, attack } = await loginGuard.failed(email, ctx.ip);
+      if (attack)
+        void audit.record('login_attack_suspected', { ...who(ctx, details), details: { email, ...attack } });
+      if (delayMs) await sleep(delayMs);
       return retry(GENERIC_LOGIN_ERROR, 401);
     }
-    await loginGuard.succeeded(email);
+    await loginGuard.succeeded(email, ctx.ip);
     void audit.record('login_succeeded', { ...who(ctx, details), accountId });
     await finish(ctx, { login: { accountId } }, false);
   });

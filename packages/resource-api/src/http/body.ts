@@ -6,7 +6,12 @@
  */
 import { isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { InvalidRequestError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../lib/errors.js';
+import {
+  ApiError,
+  InvalidRequestError,
+  PayloadTooLargeError,
+  UnsupportedMediaTypeError,
+} from '../lib/errors.js';
 
 /** Deepest nesting of arrays and objects accepted; no input schema comes near it. */
 export const MAX_DEPTH = 32;
@@ -76,3 +81,22 @@ export function jsonBody(limit: number): RequestHandler {
     });
   };
 }
+
+/**
+ * Raw bodies (the file upload) are stored byte for byte, so a content coding would be stored as the
+ * file (a gzip stream kept as `text/plain`): refuse any coding but `identity` with 415 and
+ * `Accept-Encoding: identity` (RFC 9110 §15.5.16). JSON bodies need no such step: body-parser decodes
+ * gzip, deflate and br and refuses other codings itself.
+ */
+export const plainRawBody: RequestHandler = (req, _res, next) => {
+  const codings = (req.headers['content-encoding'] ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  if (codings.length === 0 || !hasBody(req)) return next();
+  next(
+    new ApiError(415, 'unsupported_media_type', 'the file must be sent as it is, with no Content-Encoding', {
+      'Accept-Encoding': 'identity',
+    }),
+  );
+};

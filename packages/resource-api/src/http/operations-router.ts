@@ -11,7 +11,7 @@ import { InvalidRequestError, MethodNotAllowedError, type Problem } from '../lib
 import { pathId } from '../lib/ids.js';
 import { scopeOf, type AreaModule, type Operation, type Services } from '../lib/operation.js';
 import { collect } from '../lib/validation.js';
-import { jsonBody } from './body.js';
+import { jsonBody, plainRawBody } from './body.js';
 
 /** `/api/v1/courses/{id}` → `/api/v1/courses/:id`. */
 export function expressPath(template: string): string {
@@ -82,6 +82,7 @@ export function operationsRouter(
         requireScope(scopeOf(op), op.response.public !== undefined, deps.challenges),
       ];
       if (op.body?.kind === 'json') steps.push(jsonBody(bodyLimit));
+      if (op.body?.kind === 'raw') steps.push(plainRawBody);
       steps.push(validate(op), run(op, deps.services));
       router[op.method](path, ...steps);
       methods.set(path, (methods.get(path) ?? new Set()).add(op.method.toUpperCase()));
