@@ -33,8 +33,13 @@ export async function launchBrowser(): Promise<Browser> {
 export interface LoopbackListener {
   redirectUri: string;
   port: number;
-  /** Resolves with the full URL of the first request to the callback path. */
+  /**
+   * Resolves with the full URL of the first request to the callback path; for a form_post callback
+   * (a POST), the form's fields are in its query, as if they had come by redirect.
+   */
   received: Promise<URL>;
+  /** The HTTP method of that first callback request (GET for a redirect, POST for form_post). */
+  receivedMethod: Promise<string>;
   close(): Promise<void>;
 }
 
@@ -42,14 +47,26 @@ export interface LoopbackListener {
 export async function loopbackListener(path = '/callback'): Promise<LoopbackListener> {
   let resolveReceived!: (u: URL) => void;
   const received = new Promise<URL>((r) => (resolveReceived = r));
+  let resolveMethod!: (m: string) => void;
+  const receivedMethod = new Promise<string>((r) => (resolveMethod = r));
   const server: Server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
     if (url.pathname !== path) {
       res.writeHead(404).end();
       return;
     }
-    res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>You can close this window.</h1>');
-    resolveReceived(url);
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      if (req.method === 'POST') {
+        for (const [name, value] of new URLSearchParams(Buffer.concat(chunks).toString('utf8'))) {
+          url.searchParams.append(name, value);
+        }
+      }
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<h1>You can close this window.</h1>');
+      resolveMethod(req.method ?? 'GET');
+      resolveReceived(url);
+    });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const { port } = server.address() as AddressInfo;
@@ -57,6 +74,7 @@ export async function loopbackListener(path = '/callback'): Promise<LoopbackList
     redirectUri: `http://127.0.0.1:${port}${path}`,
     port,
     received,
+    receivedMethod,
     close: () =>
       new Promise<void>((r) => {
         server.close(() => r());

@@ -1,6 +1,7 @@
 import { Provider } from 'oidc-provider';
 import type { Logger } from '../logger.js';
 import { buildConfiguration, type ProviderDeps } from './configuration.js';
+import { formPostCsp } from './form-post-csp.js';
 import { inactiveForUnsupportedTokens } from './introspection-shapes.js';
 import { providerCorrections } from './post-middleware.js';
 
@@ -10,6 +11,7 @@ export function createProvider(deps: ProviderDeps, logger: Logger): Provider {
   provider.proxy = deps.config.TRUST_PROXY;
   provider.use(providerCorrections);
   provider.use(inactiveForUnsupportedTokens);
+  provider.use(formPostCsp);
   provider.on('server_error', (ctx, err) => {
     logger.error({ err, path: ctx.path, method: ctx.method }, 'oidc-provider server_error');
   });
