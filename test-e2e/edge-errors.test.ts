@@ -176,6 +176,13 @@ describe('paths and services', () => {
     expectEdgePage(await seen(await fetch(`${slow.url}/oauth/authorize`)), 504, 'temporarily_unavailable');
   });
 
+  it('sends HSTS on its own errors only when the public origin is https, as the services do', async () => {
+    const overTls = await fetch(`${down.url}/nowhere`, { headers: { 'x-forwarded-proto': 'https' } });
+    expect(overTls.headers.get('strict-transport-security')).toBe('max-age=31536000');
+    const plain = await fetch(`${down.url}/oauth/authorize`);
+    expect(plain.headers.get('strict-transport-security')).toBeNull();
+  });
+
   it('passes a service’s own answers through untouched, its error statuses included', async () => {
     for (const status of [200, 400, 404, 413, 502, 503]) {
       const res = await fetch(`${echoed.url}/api/v1/courses?status=${status}`);

@@ -20,7 +20,13 @@ export interface EdgeVars {
   EDGE_TRUSTED_PROXY: string;
 }
 
-const NAMES = ['LISTEN_PORT', 'AUTH_UPSTREAM', 'API_UPSTREAM', 'EDGE_TRUSTED_PROXY'] as const;
+/** The names substituted in the template, and nothing else (nginx's own `$variables` stay). */
+export const EDGE_TEMPLATE_NAMES = [
+  'LISTEN_PORT',
+  'AUTH_UPSTREAM',
+  'API_UPSTREAM',
+  'EDGE_TRUSTED_PROXY',
+] as const;
 
 /**
  * Writes nginx.conf (and the rendered edge.conf it includes) into `dir`; returns its path.
@@ -29,7 +35,7 @@ const NAMES = ['LISTEN_PORT', 'AUTH_UPSTREAM', 'API_UPSTREAM', 'EDGE_TRUSTED_PRO
 export function edgeConfig(dir: string, vars: EdgeVars, edit: (conf: string) => string = (c) => c): string {
   const template = readFileSync(join(ROOT, 'docker/edge.conf.template'), 'utf8');
   const server = template.replace(
-    new RegExp(`\\$\\{(${NAMES.join('|')})\\}`, 'g'),
+    new RegExp(`\\$\\{(${EDGE_TEMPLATE_NAMES.join('|')})\\}`, 'g'),
     (_, k: keyof EdgeVars) => vars[k],
   );
   mkdirSync(join(dir, 'tmp'), { recursive: true });
