@@ -30,12 +30,15 @@ ensure_apt() { # ensure_apt COMMAND PACKAGE
     >"$root/.data/apt-$2.log" 2>&1 || { tail -n 20 "$root/.data/apt-$2.log" >&2; echo "could not install $2" >&2; exit 1; }
 }
 
-# Writes the edge's nginx configuration for LISTEN_PORT, AUTH_UPSTREAM and API_UPSTREAM into DIR.
+# Writes the edge's nginx configuration for LISTEN_PORT, AUTH_UPSTREAM, API_UPSTREAM and
+# EDGE_TRUSTED_PROXY (the ingress trusted to name the client; default `unix:`, no network peer) into DIR.
 write_edge_config() { # write_edge_config DIR
   local dir=$1
   mkdir -p "$dir/conf.d" "$dir/logs" "$dir/tmp"
   LISTEN_PORT=$LISTEN_PORT AUTH_UPSTREAM=$AUTH_UPSTREAM API_UPSTREAM=$API_UPSTREAM \
-    envsubst '${LISTEN_PORT} ${AUTH_UPSTREAM} ${API_UPSTREAM}' <"$root/docker/edge.conf.template" >"$dir/conf.d/edge.conf"
+    EDGE_TRUSTED_PROXY=${EDGE_TRUSTED_PROXY:-unix:} \
+    envsubst '${LISTEN_PORT} ${AUTH_UPSTREAM} ${API_UPSTREAM} ${EDGE_TRUSTED_PROXY}' \
+    <"$root/docker/edge.conf.template" >"$dir/conf.d/edge.conf"
   cat >"$dir/nginx.conf" <<CONF
 $( [ "$(id -u)" = 0 ] && echo 'user root;' )
 worker_processes 1;

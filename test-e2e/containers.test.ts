@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { freePort, SERVICES } from '../test-support/auth-server.js';
+import { EDGE_TEMPLATE_NAMES } from './support/edge.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
@@ -88,6 +89,24 @@ describe('the compose file', () => {
         expect(env).toHaveProperty(key);
     }
     expect(compose.services['resource-api']!.environment!.AUTH_INTERNAL_URL).toBe('http://auth-server:8082');
+  });
+
+  it('fills every variable of the edge template, as scripts/start and the end-to-end harness do', () => {
+    const names = [
+      ...new Set([...read('docker/edge.conf.template').matchAll(/\$\{([A-Z_]+)\}/g)].map((m) => m[1]!)),
+    ];
+    expect(names.sort()).toEqual([...EDGE_TEMPLATE_NAMES].sort());
+    const edge = compose.services.edge!.environment!;
+    const filter = new RegExp(edge.NGINX_ENVSUBST_FILTER!);
+    const envsubst = /envsubst '([^']*)'/.exec(read('scripts/lib.sh'))?.[1] ?? '';
+    for (const name of names) {
+      expect({ name, compose: name in edge, filtered: filter.test(name) }).toEqual({
+        name,
+        compose: true,
+        filtered: true,
+      });
+      expect(envsubst).toContain(`\${${name}}`);
+    }
   });
 
   it('builds each service from its Dockerfile at the repository root', () => {

@@ -5,12 +5,13 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import mongoose from 'mongoose';
 import { freePort, SERVICES } from '../../test-support/auth-server.js';
+import { edgeConfig, nginxArgs } from './edge.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -64,33 +65,6 @@ function run(
   return child;
 }
 
-/** Renders the edge config exactly as scripts/start and the nginx image do (envsubst of three names). */
-function edgeConfig(
-  dir: string,
-  vars: Record<'LISTEN_PORT' | 'AUTH_UPSTREAM' | 'API_UPSTREAM', string>,
-): string {
-  const template = readFileSync(join(ROOT, 'docker/edge.conf.template'), 'utf8');
-  const server = template.replace(
-    /\$\{(LISTEN_PORT|AUTH_UPSTREAM|API_UPSTREAM)\}/g,
-    (_, k: keyof typeof vars) => vars[k],
-  );
-  mkdirSync(join(dir, 'tmp'), { recursive: true });
-  writeFileSync(join(dir, 'edge.conf'), server);
-  const main = `${process.getuid?.() === 0 ? 'user root;' : ''}
-worker_processes 1;
-pid ${dir}/nginx.pid;
-error_log ${dir}/error.log warn;
-events { worker_connections 256; }
-http {
-  access_log off;
-  client_body_temp_path ${dir}/tmp/body; proxy_temp_path ${dir}/tmp/proxy;
-  fastcgi_temp_path ${dir}/tmp/fastcgi; uwsgi_temp_path ${dir}/tmp/uwsgi; scgi_temp_path ${dir}/tmp/scgi;
-  include ${dir}/edge.conf;
-}`;
-  writeFileSync(join(dir, 'nginx.conf'), main);
-  return join(dir, 'nginx.conf');
-}
-
 /** Seeds, starts both services and the edge; resolves when all three answer. */
 export async function startStack(
   extraEnv: Record<string, string> = {},
@@ -140,19 +114,15 @@ export async function startStack(
     run('resource-api', [node, 'packages/resource-api/dist/main.js'], env, logs, exits),
     run(
       'edge',
-      [
-        'nginx',
-        '-c',
+      nginxArgs(
+        dir,
         edgeConfig(dir, {
           LISTEN_PORT: String(edgePort),
           AUTH_UPSTREAM: `127.0.0.1:${authPort}`,
           API_UPSTREAM: `127.0.0.1:${apiPort}`,
+          EDGE_TRUSTED_PROXY: extraEnv.EDGE_TRUSTED_PROXY ?? 'unix:',
         }),
-        '-p',
-        dir,
-        '-g',
-        'daemon off;',
-      ],
+      ),
       env,
       logs,
       exits,

@@ -156,10 +156,10 @@ const area: AreaModule = {
         if (/^multipart\//i.test(contentType))
           throw new UnsupportedMediaTypeError('the raw file (any media type except multipart/*)');
         const declared = Number(req.headers['content-length']);
-        if (Number.isFinite(declared) && declared > limit) {
-          ctx.res.set('Connection', 'close');
-          throw new PayloadTooLargeError(limit);
-        }
+        // Refused on its declared size, the body is left for Node to read and discard after the
+        // answer, on a connection kept open: closing it while a proxy is still sending made the proxy
+        // lose our 413 and answer 502 (issue 13, finding 7). REQUEST_TIMEOUT_MS bounds the reading.
+        if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLargeError(limit);
         sweepNowAndThen(services.connection, services.logger);
         // The files document is written when the stream ends, from these options: the metadata
         // object gets the SHA-256 just before (Meter's flush), so it is complete when it appears.

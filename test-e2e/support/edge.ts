@@ -1,0 +1,99 @@
+/**
+ * The nginx edge on its own: docker/edge.conf.template rendered exactly as scripts/start and the nginx
+ * image render it (envsubst of the names in {@link EdgeVars}, nothing else), started as a real nginx
+ * process. `startStack` puts it in front of the real services; the edge's own tests can also point it
+ * at upstreams they control (a closed port, a server that never answers).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+
+/** The template's variables (the same list as scripts/lib.sh `write_edge_config` and compose). */
+export interface EdgeVars {
+  LISTEN_PORT: string;
+  AUTH_UPSTREAM: string;
+  API_UPSTREAM: string;
+  /** The ingress the edge trusts to name the client in X-Forwarded-For; `unix:` trusts none. */
+  EDGE_TRUSTED_PROXY: string;
+}
+
+/** The names substituted in the template, and nothing else (nginx's own `$variables` stay). */
+export const EDGE_TEMPLATE_NAMES = [
+  'LISTEN_PORT',
+  'AUTH_UPSTREAM',
+  'API_UPSTREAM',
+  'EDGE_TRUSTED_PROXY',
+] as const;
+
+/**
+ * Writes nginx.conf (and the rendered edge.conf it includes) into `dir`; returns its path.
+ * `edit` may change the rendered server config (test-only stacks, e.g. a shorter read timeout).
+ */
+export function edgeConfig(dir: string, vars: EdgeVars, edit: (conf: string) => string = (c) => c): string {
+  const template = readFileSync(join(ROOT, 'docker/edge.conf.template'), 'utf8');
+  const server = template.replace(
+    new RegExp(`\\$\\{(${EDGE_TEMPLATE_NAMES.join('|')})\\}`, 'g'),
+    (_, k: keyof EdgeVars) => vars[k],
+  );
+  mkdirSync(join(dir, 'tmp'), { recursive: true });
+  writeFileSync(join(dir, 'edge.conf'), edit(server));
+  const main = `${process.getuid?.() === 0 ? 'user root;' : ''}
+worker_processes 1;
+pid ${dir}/nginx.pid;
+error_log ${dir}/error.log warn;
+events { worker_connections 256; }
+http {
+  access_log off;
+  client_body_temp_path ${dir}/tmp/body; proxy_temp_path ${dir}/tmp/proxy;
+  fastcgi_temp_path ${dir}/tmp/fastcgi; uwsgi_temp_path ${dir}/tmp/uwsgi; scgi_temp_path ${dir}/tmp/scgi;
+  include ${dir}/edge.conf;
+}`;
+  writeFileSync(join(dir, 'nginx.conf'), main);
+  return join(dir, 'nginx.conf');
+}
+
+/** The arguments that run nginx in the foreground on the config {@link edgeConfig} wrote into `dir`. */
+export function nginxArgs(dir: string, conf: string): string[] {
+  return ['nginx', '-c', conf, '-p', dir, '-g', 'daemon off;'];
+}
+
+/** A running edge without the services (see the top of this file). */
+export interface Edge {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts nginx on `vars.LISTEN_PORT` and resolves once it accepts connections. */
+export async function startEdge(vars: EdgeVars, edit?: (conf: string) => string): Promise<Edge> {
+  const dir = mkdtempSync(join(tmpdir(), 'e2e-edge-'));
+  const [cmd, ...args] = nginxArgs(dir, edgeConfig(dir, vars, edit));
+  const out: string[] = [];
+  const child: ChildProcess = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout!.on('data', (d: Buffer) => out.push(d.toString()));
+  child.stderr!.on('data', (d: Buffer) => out.push(d.toString()));
+  const url = `http://127.0.0.1:${vars.LISTEN_PORT}`;
+  for (let i = 0; ; i++) {
+    try {
+      await fetch(`${url}/`);
+      break;
+    } catch {
+      if (i > 100 || child.exitCode !== null) {
+        child.kill('SIGTERM');
+        throw new Error(`the edge did not come up at ${url}:\n${out.join('')}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((done) => {
+        if (child.exitCode !== null || child.signalCode !== null) return done();
+        child.once('exit', () => done());
+        child.kill('SIGTERM');
+      }),
+  };
+}
