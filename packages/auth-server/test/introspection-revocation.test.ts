@@ -1,7 +1,8 @@
 /**
  * Introspection (RFC 7662) and revocation (RFC 7009) against the real server and real Redis: only the
  * configured introspecting services see other clients' tokens, client authentication failures are
- * 401 `invalid_client`, and a client can revoke its own tokens but not another client's.
+ * 401 `invalid_client`, and a client can revoke its own tokens but not another client's (whose
+ * tokens get the unknown token's answer, so revocation is no oracle).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { INTROSPECTOR, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
@@ -162,10 +163,37 @@ describe('POST /api/oauth/revoke', () => {
     expect(await isActive(auth, tokens.access_token)).toBe(true);
   });
 
-  it("refuses a confidential client revoking another client's token with 400 invalid_request, token left active", async () => {
-    const res = await revoke(auth, { token: tokens.refresh_token, ...credentials(confidential) });
-    expectOAuthError(res, 400, 'invalid_request');
-    expect(await isActive(auth, tokens.refresh_token)).toBe(true);
+  it.each([
+    ['access', () => tokens.access_token],
+    ['refresh', () => tokens.refresh_token],
+  ])(
+    "answers a confidential client revoking another client's %s token exactly as for an unknown token, and leaves it active",
+    async (_kind, token) => {
+      const foreign = await revoke(auth, { token: token(), ...credentials(confidential) });
+      const unknown = await revoke(auth, {
+        token: 'not-a-token-this-server-issued',
+        ...credentials(confidential),
+      });
+      expect([foreign.status, foreign.text, foreign.headers.get('content-type')]).toEqual([
+        unknown.status,
+        unknown.text,
+        unknown.headers.get('content-type'),
+      ]);
+      expect(foreign.status).toBe(200);
+      expect(await isActive(auth, token())).toBe(true);
+    },
+  );
+
+  it('answers every revocation with Cache-Control: no-store, success and errors alike', async () => {
+    const answers = [
+      await revoke(auth, { token: 'unknown', ...credentials(publicClient) }),
+      await revoke(auth, { token: tokens.access_token, ...credentials(confidential) }),
+      await revoke(auth, credentials(publicClient)),
+      await revoke(auth, { token: 'unknown' }),
+      await revoke(auth, { token: 'unknown', client_id: confidential.clientId, client_secret: 'x' }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 400, 401, 401]);
+    expect(answers.map((a) => a.headers.get('cache-control'))).toEqual(Array(5).fill('no-store'));
   });
 
   it('refuses a request without client authentication with 401 invalid_client', async () => {

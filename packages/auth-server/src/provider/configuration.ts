@@ -169,13 +169,11 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
       userinfo: { enabled: true },
       revocation: {
         enabled: true,
-        // A client revokes only its own tokens. Another client's token: a public client gets the
-        // silent 200 RFC 7009 allows (it learns nothing), a confidential one an explicit refusal.
-        allowedPolicy: async (_ctx: KoaContextWithOIDC, client: Client, token) => {
-          if (token.clientId === client.clientId) return true;
-          if (client.clientAuthMethod === 'none') return false;
-          throw new errors.InvalidRequest('client is not authorized to revoke the presented token');
-        },
+        // A client revokes only its own tokens. Another client's token gets exactly the answer an
+        // unknown token gets (the empty 200 of RFC 7009 §2.2) and stays valid: any other answer
+        // would tell a client that a token it holds is live and whose it is (an oracle).
+        allowedPolicy: async (_ctx: KoaContextWithOIDC, client: Client, token) =>
+          token.clientId === client.clientId,
       },
       registration: {
         enabled: true,

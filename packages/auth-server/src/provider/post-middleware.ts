@@ -7,6 +7,8 @@
  * - a request to an endpoint that authenticates clients (token, introspection, revocation) with no
  *   client identification at all is 401 `invalid_client` (RFC 6749 §5.2: "no client authentication
  *   included"), where oidc-provider answers 400 `invalid_request`;
+ * - revocation answers are never stored by a cache (`Cache-Control: no-store`), success and errors
+ *   alike, as the token endpoint's are; oidc-provider sets it on its other client-authenticated routes;
  * - every `error_description` keeps to the characters RFC 6749 §5.2 allows (printable ASCII without
  *   `"` and `\`), since some descriptions quote client input.
  */
@@ -27,6 +29,7 @@ export function safeDescription(text: string): string {
 export const providerCorrections: Middleware = async (ctx, next) => {
   await next();
   const route = (ctx as unknown as KoaContextWithOIDC).oidc?.route;
+  if (route === 'revocation') ctx.set('Cache-Control', 'no-store');
   const body = ctx.body as Record<string, unknown> | undefined;
   if (!body || typeof body !== 'object') return;
   if (typeof body.error_description === 'string')
