@@ -14,6 +14,7 @@ import type { Logger } from './logger.js';
 import { requestLog } from './http/request-log.js';
 import { publicOrigin } from './http/public-origin.js';
 import { methodGuard } from './http/method-guard.js';
+import { strictClientAuthentication } from './http/strict-client-authentication.js';
 import { rateLimit } from './http/rate-limit.js';
 import { LoginGuard } from './interactions/login-guard.js';
 import { ROUTES } from './provider/configuration.js';
@@ -121,6 +122,7 @@ export function createApp({
       countIntrospection ? { [ROUTES.introspection]: countIntrospection } : {},
     ),
   );
+  app.use(strictClientAuthentication(ROUTES, config.BASE_URL));
   const loginGuard = new LoginGuard(redis, config.REDIS_KEY_PREFIX, {
     maxFailuresPerAccountAndAddress: config.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS,
     maxFailuresPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,

@@ -62,11 +62,10 @@ describe('POST /api/oauth/introspect', () => {
     expect(await isActive(auth, tokens.access_token)).toBe(true); // the token itself is live
   });
 
-  it("answers {active:false} to a public client introspecting another client's refresh token", async () => {
+  it("refuses a public client introspecting another client's refresh token with 401 invalid_client (introspection takes client_secret_post alone)", async () => {
     const other = await registerClient(auth);
     const res = await introspect(auth, tokens.refresh_token, credentials(other));
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({ active: false });
+    expectOAuthError(res, 401, 'invalid_client');
     expect(await isActive(auth, tokens.refresh_token)).toBe(true);
   });
 

@@ -21,6 +21,7 @@
  * unreachable the limiter lets the request through: the endpoint then answers 503 on its own, and a
  * limiter must not turn a storage outage into a different error.
  */
+import { peekBody } from './peek-body.js';
 import type { Context, Middleware } from 'koa';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
@@ -49,25 +50,6 @@ export interface RateLimits {
 }
 
 const FORM_LIMIT = 56 * 1024; // oidc-provider's own body limit
-
-/**
- * Reads a request body (at most `limit` bytes) and hands it on to oidc-provider as `req.body`, which
- * it takes instead of reading the stream; 'too_large' when the body is over the limit.
- */
-async function peekBody(ctx: Context, limit: number): Promise<Buffer | 'too_large'> {
-  const declared = Number(ctx.get('content-length') || 0);
-  if (declared > limit) return 'too_large';
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of ctx.req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) return 'too_large';
-    chunks.push(chunk as Buffer);
-  }
-  const body = Buffer.concat(chunks, size);
-  (ctx.req as typeof ctx.req & { body?: Buffer }).body = body;
-  return body;
-}
 
 /** Answers a refusal: the RFC 6749 JSON body, or the error page on the browser routes (`/oauth/`). */
 function refuse(ctx: Context, status: number, error: string, description: string, retryAfter?: number): void {

@@ -1,0 +1,65 @@
+/**
+ * Client authentication exactly as the metadata says (issue 13, finding 10). oidc-provider treats
+ * `client_secret_basic` and `client_secret_post` as one (a `client_secret_post` client passes with
+ * HTTP Basic), drops `client_assertion` parameters it was not configured for without a word, and
+ * authenticates introspection by the client's token-endpoint method (so a public client introspected
+ * with its client id alone). This step, before oidc-provider, refuses what the discovery metadata
+ * does not list:
+ *
+ * - an `Authorization` header at the token, introspection or revocation endpoint: no method this
+ *   server supports uses it (`token_endpoint_auth_methods_supported` is `none` and
+ *   `client_secret_post`);
+ * - `client_assertion` or `client_assertion_type`: JWT client authentication is not supported;
+ * - introspection without `client_secret`: `introspection_endpoint_auth_methods_supported` is
+ *   `client_secret_post` alone.
+ *
+ * Each is `401 invalid_client` (RFC 6749 §5.2: an unsupported authentication method); a refused
+ * `Authorization` header gets the `WWW-Authenticate` challenge of the scheme it used, as §5.2
+ * requires. The rest (the right secret for the client, the client's registered method among the
+ * two) is oidc-provider's.
+ */
+import type { Context, Middleware } from 'koa';
+import { peekBody } from './peek-body.js';
+
+const FORM_LIMIT = 56 * 1024; // oidc-provider's own body limit; over it, oidc-provider answers 413
+
+/** The endpoints that authenticate clients, by path. */
+export interface ClientAuthenticationRoutes {
+  token: string;
+  introspection: string;
+  revocation: string;
+}
+
+function refuse(ctx: Context, description: string): void {
+  ctx.status = 401;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.body = { error: 'invalid_client', error_description: description };
+}
+
+/** Koa middleware refusing client authentication the metadata does not list. */
+export function strictClientAuthentication(routes: ClientAuthenticationRoutes, realm: string): Middleware {
+  const paths = new Set([routes.token, routes.introspection, routes.revocation]);
+  return async (ctx, next) => {
+    if (ctx.method !== 'POST' || !paths.has(ctx.path)) return next();
+    const authorization = ctx.get('authorization');
+    if (authorization) {
+      const scheme = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*/.exec(authorization)?.[0] ?? 'Basic';
+      ctx.set('WWW-Authenticate', `${scheme} realm="${realm}", error="invalid_client"`);
+      return refuse(
+        ctx,
+        'client authentication in the Authorization header is not supported; send client_secret in the body',
+      );
+    }
+    if (!ctx.is('application/x-www-form-urlencoded')) return next();
+    const body = await peekBody(ctx, FORM_LIMIT);
+    if (body === 'too_large') return next();
+    const form = new URLSearchParams(body.toString('utf8'));
+    if (form.has('client_assertion') || form.has('client_assertion_type')) {
+      return refuse(ctx, 'JWT client authentication (client_assertion) is not supported');
+    }
+    if (ctx.path === routes.introspection && !form.get('client_secret')) {
+      return refuse(ctx, 'introspection requires client_secret_post authentication');
+    }
+    return next();
+  };
+}
