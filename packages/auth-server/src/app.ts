@@ -14,6 +14,7 @@ import type { Logger } from './logger.js';
 import { requestLog } from './http/request-log.js';
 import { publicOrigin } from './http/public-origin.js';
 import { methodGuard } from './http/method-guard.js';
+import { cors } from './http/cors.js';
 import { strictClientAuthentication } from './http/strict-client-authentication.js';
 import { rateLimit } from './http/rate-limit.js';
 import { LoginGuard } from './interactions/login-guard.js';
@@ -81,6 +82,8 @@ export function createApp({
     }),
   );
 
+  // Before the error guard, so an error answer keeps the CORS headers a browser needs to read it.
+  app.use(cors);
   // Last resort: whatever escaped a route answers in the right shape (http/error-guard.ts).
   app.use(errorGuard(logger));
   app.use(refuseContentCodings);

@@ -12,6 +12,7 @@ import { challenges } from './auth/challenges.js';
 import type { IntrospectionReadiness } from './auth/introspection-readiness.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
 import { prmUrl, type ApiConfig } from './config.js';
+import { CORS_MOUNTS, crossOrigin } from './http/cors.js';
 import { docsRouter } from './http/docs.js';
 import { errorHandler, notFound } from './http/error-handler.js';
 import { healthRouter } from './http/health.js';
@@ -74,6 +75,7 @@ export function createApp({
   app.use(securityHeaders(config));
   app.use(requestLog(logger));
   app.use(checkRequestTarget);
+  app.use(CORS_MOUNTS, crossOrigin);
 
   // The operations first: they are nearly all the traffic, and their paths (all under /api/v1) and
   // those of the health and document routes never overlap, so the order changes no answer.

@@ -17,7 +17,12 @@ import { buildOpenApi } from '../src/lib/openapi.js';
 import { scopeOf } from '../src/lib/operation.js';
 import { createLogger } from '../src/logger.js';
 import { startResourceApi, type RunningResourceApi } from '../src/server.js';
-import { SERVICES, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import {
+  INTROSPECTOR,
+  SERVICES,
+  startTestAuthServer,
+  type TestAuthServer,
+} from '../../../test-support/auth-server.js';
 import { call } from '../../../test-support/resource-api.js';
 
 const BASE = 'https://school.example';
@@ -143,13 +148,7 @@ describe('/openapi.json on the auth server’s endpoints (a test auth server ans
   });
 
   it('says that introspection needs a token and answers 400 invalid_request without one', async () => {
-    const registered = await post(
-      '/api/oauth/register',
-      JSON.stringify({ redirect_uris: ['http://127.0.0.1:53682/callback'] }),
-      'application/json',
-    );
-    const { client_id } = (await registered.json()) as { client_id: string };
-    const form = { client_id, client_secret: '', token: '' };
+    const form = { client_id: INTROSPECTOR.clientId, client_secret: INTROSPECTOR.clientSecret, token: '' };
     const res = await post(
       '/api/oauth/introspect',
       new URLSearchParams(form).toString(),

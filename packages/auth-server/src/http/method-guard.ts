@@ -28,7 +28,8 @@ const PATTERNS: Array<[RegExp, string[]]> = [
   [new RegExp(`^${INTERACTION_PATH}/[^/]+/(login|confirm|abort)$`), ['POST']],
 ];
 
-function allowedFor(path: string): string[] | undefined {
+/** The methods `path` answers, or undefined for a path this guard does not know. */
+export function allowedFor(path: string): string[] | undefined {
   return EXACT.get(path) ?? PATTERNS.find(([re]) => re.test(path))?.[1];
 }
 

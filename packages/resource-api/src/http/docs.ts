@@ -3,6 +3,7 @@
  * drift from the code: the protected-resource metadata, `/openapi.json` and `/auth.md`. Each is built
  * once per app and served from memory.
  */
+import { preflight } from './cors.js';
 import { PUBLIC_DOCUMENT_CACHE_CONTROL } from '@school/shared';
 import { Router } from 'express';
 import type { ApiConfig } from '../config.js';
@@ -28,8 +29,8 @@ export function docsRouter(config: ApiConfig, registry: readonly AreaModule[]): 
   router.get('/auth.md', (_req, res) => {
     res.type('text/markdown; charset=utf-8').set('Cache-Control', cache).send(markdown);
   });
-  router.all(['/.well-known/oauth-protected-resource', '/openapi.json', '/auth.md'], (_req, _res, next) =>
-    next(new MethodNotAllowedError(['GET', 'HEAD'])),
-  );
+  const paths = ['/.well-known/oauth-protected-resource', '/openapi.json', '/auth.md'];
+  router.options(paths, preflight(['GET', 'HEAD']));
+  router.all(paths, (_req, _res, next) => next(new MethodNotAllowedError(['GET', 'HEAD'])));
   return router;
 }

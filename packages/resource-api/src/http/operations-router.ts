@@ -3,6 +3,7 @@
  * flow"): authenticate → requireScope → read the body → validate params, query and body (every problem
  * at once) → handler → write the answer. Paths the registry knows with another method answer 405.
  */
+import { preflight } from './cors.js';
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { principalOf } from '../auth/principal.js';
 import { requireScope, viewOf } from '../auth/require-scope.js';
@@ -91,6 +92,7 @@ export function operationsRouter(
   for (const [path, allowed] of methods) {
     const list = [...allowed];
     if (list.includes('GET')) list.push('HEAD');
+    router.options(path, preflight(list));
     router.all(path, (_req, _res, next) => next(new MethodNotAllowedError(list)));
   }
   return router;
