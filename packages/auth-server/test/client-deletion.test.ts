@@ -4,6 +4,8 @@
  * is, resource servers are told (the revocation feed), and a token whose client vanished some other
  * way (deleted straight from Redis) is simply inactive everywhere: never a 500.
  */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
@@ -46,7 +48,7 @@ const keysWith = async (part: string) =>
   (await redis.keys(`${auth.config.REDIS_KEY_PREFIX}*`)).filter((k) => k.includes(part));
 
 /** Every way a token of a client that is no longer there can be presented; each must refuse cleanly. */
-async function expectEveryUseRefused(owner: TestClient, tokens: { access: string; refresh: string }) {
+async function expectEveryUseRefused(tokens: { access: string; refresh: string }) {
   for (const token of [tokens.access, tokens.refresh]) {
     const res = await introspect(auth, token);
     expect({ status: res.status, body: res.body }).toEqual({ status: 200, body: { active: false } });
@@ -71,7 +73,6 @@ async function expectEveryUseRefused(owner: TestClient, tokens: { access: string
     const res = await revoke(auth, { token, ...credentials(bystander) });
     expect({ status: res.status, text: res.text }).toEqual({ status: 200, text: '' });
   }
-  void owner;
 }
 
 describe('deleting a client (school-auth clients delete)', () => {
@@ -96,8 +97,8 @@ describe('deleting a client (school-auth clients delete)', () => {
       await subscriber.quit();
     }
 
-    await expectEveryUseRefused(client, { access: first.access_token, refresh: first.refresh_token });
-    await expectEveryUseRefused(client, { access: second.access_token, refresh: second.refresh_token });
+    await expectEveryUseRefused({ access: first.access_token, refresh: first.refresh_token });
+    await expectEveryUseRefused({ access: second.access_token, refresh: second.refresh_token });
     // The client itself is unknown now: its own requests fail client authentication.
     expectOAuthError(
       await tokenRequest(auth, {
@@ -137,6 +138,39 @@ describe('deleting a client (school-auth clients delete)', () => {
     expect(await deleteClient(auth.running.clients, client.clientId)).toBe(false);
   });
 
+  it('ends every grant of a client with more grants than one removal step takes', async () => {
+    const { clientId } = await registerClient(auth);
+    const { provider } = auth.running;
+    const client = (await provider.Client.find(clientId))!;
+    const accessTokens: string[] = [];
+    for (let i = 0; i < 230; i++) {
+      const grant = new provider.Grant({ clientId, accountId: `account-${i}` });
+      grant.addOIDCScope('openid');
+      const grantId = await grant.save();
+      const token = new provider.AccessToken({
+        accountId: `account-${i}`,
+        client,
+        grantId,
+        gty: 'authorization_code',
+        scope: 'openid',
+      });
+      accessTokens.push(await token.save());
+    }
+    expect(await isActiveToken(accessTokens[229]!)).toBe(true);
+    expect(await redis.scard(`${auth.config.REDIS_KEY_PREFIX}clientGrants:${clientId}`)).toBe(230);
+
+    expect(await deleteClient(auth.running.clients, clientId)).toBe(true);
+    expect(await keysWith(clientId)).toEqual([]);
+    expect(
+      await redis.exists(...accessTokens.map((t) => `${auth.config.REDIS_KEY_PREFIX}AccessToken:${t}`)),
+    ).toBe(0);
+    expect((await auth.running.audit.query({ type: 'client_deleted', clientId }))[0]?.details).toEqual({
+      reason: 'operator',
+      grants: 230,
+      tokens: 230,
+    });
+  });
+
   it('leaves the grants and tokens of other clients alone', async () => {
     const doomed = await registerClient(auth);
     const survivor = await registerClient(auth);
@@ -153,6 +187,46 @@ describe('deleting a client (school-auth clients delete)', () => {
   });
 });
 
+describe('school-auth clients delete (another process)', () => {
+  it('ends the tokens at once for this running server, and records who removed the client', async () => {
+    const client = await registerClient(auth);
+    const tokens = await signIn(auth, client, { scope: 'openid profile' });
+    const run = spawnSync(
+      process.execPath,
+      [resolve(import.meta.dirname, '../dist/cli/main.js'), 'clients', 'delete', client.clientId],
+      { env: { ...process.env, ...cliEnv() }, encoding: 'utf8' },
+    );
+    expect({ status: run.status, stderr: run.stderr }).toMatchObject({ status: 0 });
+    expect(JSON.parse(run.stdout)).toEqual({ deleted: client.clientId });
+
+    await expectEveryUseRefused({ access: tokens.access_token, refresh: tokens.refresh_token });
+    // This server may still hold the client in its few-second cache: then the refresh token is
+    // unknown (invalid_grant); once it does not, the client is (invalid_client). Never a success.
+    const own = await tokenRequest(auth, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      ...credentials(client),
+    });
+    expect([
+      [400, 'invalid_grant'],
+      [401, 'invalid_client'],
+    ]).toContainEqual([own.status, own.body?.error]);
+
+    const events = await auth.running.audit.query({ type: 'client_deleted', clientId: client.clientId });
+    expect(events.map((e) => e.details)).toEqual([{ reason: 'operator', grants: 1, tokens: 3 }]);
+
+    const again = spawnSync(
+      process.execPath,
+      [resolve(import.meta.dirname, '../dist/cli/main.js'), 'clients', 'delete', client.clientId],
+      { env: { ...process.env, ...cliEnv() }, encoding: 'utf8' },
+    );
+    expect({ status: again.status, stderr: again.stderr }).toMatchObject({
+      status: 1,
+      stderr: expect.stringContaining(`no client ${client.clientId}`),
+    });
+  }, 30_000);
+});
+
 describe('a token whose client vanished from storage behind the server', () => {
   it('introspects as {active:false} (not a 500), fails userinfo with 401 invalid_token, refuses refresh with invalid_grant and revokes with 200', async () => {
     const client = await registerClient(auth);
@@ -160,7 +234,7 @@ describe('a token whose client vanished from storage behind the server', () => {
     await redis.del(`${auth.config.REDIS_KEY_PREFIX}Client:${client.clientId}`);
     // A fresh process: nothing of the client is cached in memory any more.
     await auth.restart();
-    await expectEveryUseRefused(client, { access: tokens.access_token, refresh: tokens.refresh_token });
+    await expectEveryUseRefused({ access: tokens.access_token, refresh: tokens.refresh_token });
     const raw = await postForm(`${auth.issuer}/api/oauth/introspect`, {
       token: tokens.access_token,
       token_type_hint: 'access_token',
@@ -171,6 +245,25 @@ describe('a token whose client vanished from storage behind the server', () => {
     expect(raw.body).toEqual({ active: false });
   });
 });
+
+async function isActiveToken(token: string): Promise<boolean> {
+  return (await introspect(auth, token)).body?.active === true;
+}
+
+/** The environment of this suite's server, for the operator command. */
+function cliEnv(): Record<string, string> {
+  const c = auth.config;
+  return {
+    NODE_ENV: 'test',
+    BASE_URL: c.BASE_URL,
+    REDIS_URL: c.REDIS_URL,
+    REDIS_KEY_PREFIX: c.REDIS_KEY_PREFIX,
+    MONGODB_URI: c.MONGODB_URI,
+    KEYS_FILE: c.KEYS_FILE,
+    INTROSPECTION_CLIENT_SECRET: c.INTROSPECTION_CLIENT_SECRET,
+    LOG_LEVEL: 'silent',
+  };
+}
 
 async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
   const until = Date.now() + timeoutMs;
