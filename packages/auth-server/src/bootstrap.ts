@@ -16,10 +16,13 @@ import { auditProviderEvents } from './audit/provider-events.js';
 import type { AuthConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { ProviderDeps } from './provider/configuration.js';
+import type { ClientStore } from './provider/client-removal.js';
 import { createProvider } from './provider/create-provider.js';
 import { loadOrCreateKeys } from './provider/keys.js';
 import { createIntrospectionCount, type CountWithRead } from './provider/introspection-count.js';
 import { createRedisAdapter } from './provider/redis-adapter.js';
+import { createUsageRecorder, usageResolutionSeconds } from './provider/client-usage.js';
+import { markUsageRecordingStart } from './provider/client-sweep.js';
 import { withOutageErrors } from './provider/storage-outage.js';
 
 /** The auth server's open connections and its provider. */
@@ -31,6 +34,8 @@ export interface AuthRuntime {
   provider: Provider;
   /** The introspection route's count-and-read (provider/introspection-count.ts). */
   countIntrospection: CountWithRead;
+  /** Where clients live, for removing them (provider/client-removal.ts). */
+  clients: ClientStore;
   /** Closes Redis and MongoDB. */
   close(): Promise<void>;
 }
@@ -85,10 +90,19 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
     const accounts = new AccountStore(mongo);
     audit = new AuditLog(mongo, logger, config.AUDIT_RETENTION_DAYS);
     await attempt(mongoAt, () => Promise.all([accounts.init(), audit!.init()]));
-    const adapter = withOutageErrors(createRedisAdapter(redis, { prefix: config.REDIS_KEY_PREFIX }));
+    const prefix = config.REDIS_KEY_PREFIX;
+    const recordUse = createUsageRecorder(redis, {
+      prefix,
+      resolutionSeconds: usageResolutionSeconds(config.CLIENT_IDLE_TTL),
+    });
+    await attempt(`REDIS_URL: cannot use ${redactUrl(config.REDIS_URL)}`, () =>
+      markUsageRecordingStart(redis, prefix),
+    );
+    const adapter = withOutageErrors(createRedisAdapter(redis, { prefix, recordUse }));
     const provider = buildProvider({ config, adapter, accounts, keys }, audit, logger);
-    const countIntrospection = createIntrospectionCount(redis, { prefix: config.REDIS_KEY_PREFIX });
-    return { redis, mongo, accounts, audit, provider, countIntrospection, close };
+    const countIntrospection = createIntrospectionCount(redis, { prefix });
+    const clients: ClientStore = { redis, prefix, provider, audit };
+    return { redis, mongo, accounts, audit, provider, countIntrospection, clients, close };
   } catch (err) {
     await close();
     throw err;

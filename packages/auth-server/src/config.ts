@@ -119,6 +119,15 @@ const schema = z
     LOGIN_MAX_FAILURES_PER_ACCOUNT: z.string().optional(),
     /** Days security events are kept in the audit log (MongoDB TTL index). */
     AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(90),
+    /**
+     * Seconds a self-registered client may go without completing an authorization (no token ever
+     * issued or used) before the lifecycle sweep removes it with its grants (provider/client-sweep.ts).
+     */
+    CLIENT_UNUSED_TTL: seconds(24 * 3600),
+    /** Seconds a self-registered client's tokens may go unused before the sweep removes it with them. */
+    CLIENT_IDLE_TTL: seconds(90 * 24 * 3600),
+    /** Seconds between lifecycle sweeps inside the server; 0: none (`school-auth clients sweep` still works). */
+    CLIENT_SWEEP_INTERVAL: z.coerce.number().int().min(0).default(3600),
   })
   .superRefine((env, ctx) => {
     if (env.LOGIN_MAX_FAILURES_PER_ACCOUNT !== undefined)

@@ -7,6 +7,7 @@ import { attempt } from '@school/shared';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { bootstrap, type AuthRuntime } from './bootstrap.js';
+import { startClientSweeper } from './provider/client-sweeper.js';
 import type { AuthConfig } from './config.js';
 import type { Logger } from './logger.js';
 
@@ -52,6 +53,12 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
         }),
     );
     const { port } = server.address() as AddressInfo;
+    const sweeper = startClientSweeper(
+      runtime.clients,
+      { unusedSeconds: config.CLIENT_UNUSED_TTL, idleSeconds: config.CLIENT_IDLE_TTL },
+      config.CLIENT_SWEEP_INTERVAL,
+      logger,
+    );
     const host = config.AUTH_HOST.includes(':') ? `[${config.AUTH_HOST}]` : config.AUTH_HOST;
     return {
       ...runtime,
@@ -63,6 +70,7 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        await sweeper.stop();
         await runtime.close();
       },
     };

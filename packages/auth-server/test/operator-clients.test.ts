@@ -93,8 +93,8 @@ describe('operator-created clients', () => {
     expect(listed.map((c) => c.client_role).sort()).toEqual(['integration', 'introspector']);
     expect(listed.map((c) => c.client_id)).not.toContain((app as { client_id: string }).client_id);
 
-    expect(await deleteClient(auth.running.provider, svc.client_id)).toBe(true);
-    expect(await deleteClient(auth.running.provider, svc.client_id)).toBe(false);
+    expect(await deleteClient(auth.running.clients, svc.client_id)).toBe(true);
+    expect(await deleteClient(auth.running.clients, svc.client_id)).toBe(false);
     const gone = await fetch(
       `${auth.issuer}/api/oauth/introspect`,
       form({ token: 'x', client_id: svc.client_id, client_secret: svc.client_secret }),

@@ -1,9 +1,12 @@
 /**
  * Revocation reaches every API instance at once: two instances in one process, each with its own
  * cache and its own Redis subscription, both holding the token in cache; the token is revoked at the
- * auth server's /api/oauth/revoke, and both refuse it on the very next request.
+ * auth server's /api/oauth/revoke, and both refuse it on the very next request. Deleting a client
+ * ends its tokens the same way, and a token whose client vanished is refused (401), not a 503.
  */
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { deleteClient } from '../../auth-server/src/provider/operator-clients.js';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
   call,
@@ -75,4 +78,33 @@ it('keeps serving tokens of other grants', async () => {
   await tokens.revoke(drop.access_token);
   for (const api of [one, two])
     expect((await call(api.url, '/api/v1/orders?limit=1', { token: keep.access_token })).status).toBe(200);
+});
+
+it('refuses on the very next request, on both instances, the cached tokens of a client an operator deleted', async () => {
+  const own = new TokenSource(auth);
+  const set = await own.fresh(['orders:read']);
+  await cachedInBoth(set.access_token);
+
+  const clientId = (await own.config()).clientMetadata().client_id;
+  expect(await deleteClient(auth.running.clients, clientId)).toBe(true);
+
+  for (const api of [one, two]) {
+    const res = await call(api.url, '/api/v1/orders?limit=1', { token: set.access_token });
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+  }
+});
+
+it('answers 401 invalid_token, not 503, for a token whose client vanished from the auth server', async () => {
+  const own = new TokenSource(auth);
+  const set = await own.fresh(['orders:read']);
+  const clientId = (await own.config()).clientMetadata().client_id;
+  const redis = new Redis(auth.config.REDIS_URL);
+  await redis.del(`${auth.config.REDIS_KEY_PREFIX}Client:${clientId}`);
+  await redis.quit();
+  await auth.restart(); // nothing of the client left in the auth server's memory either
+
+  const res = await call(one.url, '/api/v1/orders?limit=1', { token: set.access_token });
+  expect(res.status).toBe(401);
+  expect(res.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
 });

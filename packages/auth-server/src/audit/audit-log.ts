@@ -1,9 +1,9 @@
 /**
- * The security audit log: one structured JSON line per security event (client registered, consent
- * granted or denied, tokens issued, refresh-token reuse, revocations, failed logins, an account
- * crossing its failure count (a suspected attack, with the addresses it came from), rate-limit hits)
- * on stdout, and the same event stored in MongoDB (`audit_events`) for operators to query, expiring
- * after the retention period through a TTL index.
+ * The security audit log: one structured JSON line per security event (client registered or
+ * deleted, consent granted or denied, tokens issued, refresh-token reuse, revocations, failed logins,
+ * an account crossing its failure count (a suspected attack, with the addresses it came from),
+ * rate-limit hits) on stdout, and the same event stored in MongoDB (`audit_events`) for operators to
+ * query, expiring after the retention period through a TTL index.
  *
  * Writing never blocks or fails a request: a storage error is logged and the event is still on
  * stdout. Events carry ids, never secrets (no tokens, codes, passwords or client secrets).
@@ -21,6 +21,7 @@ import type { Logger } from '../logger.js';
 /** The kinds of security event. */
 export const AUDIT_EVENT_TYPES = [
   'client_registered',
+  'client_deleted',
   'consent_granted',
   'consent_denied',
   'login_succeeded',

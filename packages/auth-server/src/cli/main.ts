@@ -8,7 +8,9 @@
  *   clients create-integration --name N --redirect-uri https://… [--redirect-uri …]
  *   clients create-introspector --name N         a service allowed to introspect every token
  *   clients list                                 the operator-created clients
- *   clients delete <client_id>                   delete any stored client
+ *   clients delete <client_id>                   end a stored client's grants and tokens, then delete it
+ *   clients sweep                                remove unused and idle self-registered clients now
+ *                                                (CLIENT_UNUSED_TTL, CLIENT_IDLE_TTL; provider/client-sweep.ts)
  *   audit [--type T] [--client ID] [--account ID] [--since ISO] [--until ISO] [--limit N]
  *                                                the newest security events, as JSON lines
  *
@@ -27,6 +29,7 @@ import {
   deleteClient,
   listOperatorClients,
 } from '../provider/operator-clients.js';
+import { sweepClients } from '../provider/client-sweep.js';
 
 const USAGE = `usage:
   school-auth seed-admin
@@ -34,6 +37,7 @@ const USAGE = `usage:
   school-auth clients create-introspector --name <name>
   school-auth clients list
   school-auth clients delete <client_id>
+  school-auth clients sweep
   school-auth audit [--type <event type>] [--client <id>] [--account <id>] [--since <ISO date>] [--until <ISO date>] [--limit <n>]`;
 
 async function main(argv: string[]): Promise<number> {
@@ -81,11 +85,14 @@ async function main(argv: string[]): Promise<number> {
     } else if (command === 'clients' && sub === 'list') {
       print(await listOperatorClients(runtime.redis, config.REDIS_KEY_PREFIX));
     } else if (command === 'clients' && sub === 'delete' && arg) {
-      if (!(await deleteClient(runtime.provider, arg))) {
+      if (!(await deleteClient(runtime.clients, arg))) {
         console.error(`no client ${arg}`);
         return 1;
       }
       print({ deleted: arg });
+    } else if (command === 'clients' && sub === 'sweep') {
+      const policy = { unusedSeconds: config.CLIENT_UNUSED_TTL, idleSeconds: config.CLIENT_IDLE_TTL };
+      print(await sweepClients(runtime.clients, policy));
     } else {
       console.error(USAGE);
       return 2;

@@ -93,6 +93,9 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
 
   return {
     ...(adapter === 'memory' ? {} : { adapter }),
+    // The only configured client holds no tokens (no grant types): token reads treat a client that is
+    // not stored in Redis as gone (redis-adapter.ts), so a configured client with grants would need that
+    // check to know it.
     clients: [
       {
         client_id: config.INTROSPECTION_CLIENT_ID,

@@ -15,12 +15,13 @@
  * read by the adapter as usual.
  */
 import type { Redis } from 'ioredis';
-import { luaGrantOfPayload } from './redis-adapter.js';
+import { luaDropIfClientGone, luaGrantOfPayload } from './redis-adapter.js';
 import { startRead, type FoundWithGrant } from './request-reads.js';
 
 // KEYS[1] = the rate-limit counter, KEYS[2] = the access token's key. ARGV[1] = the window, seconds;
-// ARGV[2] = the grant key prefix (`<prefix>Grant:`); ARGV[3] = '0' to count only. Returns {count, ms
-// left in the window, and false or the token as the adapter's oidcFindWithGrant returns it}.
+// ARGV[2] = the grant key prefix (`<prefix>Grant:`); ARGV[3] = '0' to count only; ARGV[4] = the
+// client key prefix. Returns {count, ms left in the window, and false or the token as the adapter's
+// oidcFindWithGrant returns it (false too when its client is gone, as there)}.
 const COUNT_AND_READ_SCRIPT = `
 redis.call('SET', KEYS[1], 0, 'EX', ARGV[1], 'NX')
 local count = redis.call('INCR', KEYS[1])
@@ -31,6 +32,8 @@ if ttl == -1 then
 end
 if ARGV[3] == '0' then return {count, ttl, false} end
 local p = redis.call('GET', KEYS[2])
+if not p then return {count, ttl, false} end
+${luaDropIfClientGone('ARGV[4]')}
 if not p then return {count, ttl, false} end
 ${luaGrantOfPayload('ARGV[2]')}
 return {count, ttl, {p, false, gid or false, g}}`;
@@ -43,6 +46,7 @@ type ScriptedRedis = Redis & {
     seconds: number,
     grantPrefix: string,
     read: '0' | '1',
+    clientPrefix: string,
   ): Promise<CountAndRead>;
 };
 
@@ -81,6 +85,7 @@ export function createIntrospectionCount(
     redis.defineCommand('oidcCountAndRead', { numberOfKeys: 2, lua: COUNT_AND_READ_SCRIPT });
   }
   const grantPrefix = `${options.prefix}Grant:`;
+  const clientPrefix = `${options.prefix}Client:`;
   return (ctx, form, counterKey, seconds) => {
     const token = form.get('token');
     const hint = form.get('token_type_hint');
@@ -92,6 +97,7 @@ export function createIntrospectionCount(
       seconds,
       grantPrefix,
       options.countOnly ? '0' : '1',
+      clientPrefix,
     );
     if (!options.countOnly) {
       startRead(

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Adapter, ClientMetadata, Provider } from 'oidc-provider';
 import { CLIENT_ROLE, type ClientRole } from './client-policy.js';
+import { removeClient, type ClientStore } from './client-removal.js';
 
 /** A stored operator client as listed. */
 export interface OperatorClient {
@@ -118,13 +119,9 @@ export async function listOperatorClients(redis: Redis, prefix: string): Promise
 }
 
 /**
- * Deletes a stored client. Its tokens stop working as soon as no instance holds the client in its
- * short in-process cache (at most 5 s; this process forgets it at once), since every use looks the
- * client up.
+ * Deletes a stored client the operator names: its grants and tokens end first, then the client
+ * (client-removal.ts). False when no such client was stored.
  */
-export async function deleteClient(provider: Provider, clientId: string): Promise<boolean> {
-  const existing = await clientStorage(provider).find(clientId);
-  if (!existing) return false;
-  await clientStorage(provider).destroy(clientId);
-  return true;
+export async function deleteClient(store: ClientStore, clientId: string): Promise<boolean> {
+  return (await removeClient(store, clientId, 'operator')).existed;
 }

@@ -8,7 +8,19 @@
  *   `grant:<grantId>`    a list of the keys of every token issued under that grant, expiring with the
  *                        longest of them (EXPIRE NX then EXPIRE GT, in the same atomic script: no TTL read
  *                        before writing);
- *   `sessionUid:<uid>`   the id of the Session with that uid, with the Session's TTL.
+ *   `sessionUid:<uid>`   the id of the Session with that uid, with the Session's TTL;
+ *   `clientGrants:<clientId>`  the ids of every Grant of that client, expiring with the longest of
+ *                        them (as the grant list): what deleting a client ends first (client-removal.ts).
+ *
+ * A token whose client is gone does not exist. Every read of a grant-bound model (access and refresh
+ * tokens, codes) checks, in the same script, that the client it names is still stored, and finds
+ * nothing when it is not: introspection says `active: false`, userinfo 401 `invalid_token`, the token
+ * endpoint `invalid_grant`, revocation 200, whichever way the client went (deleted by an operator, the
+ * sweep, or straight from Redis), instead of oidc-provider failing on the missing client (a 500 on
+ * `client.subjectType` in introspection, issue 13 finding 13). Every client that can hold tokens is
+ * stored in Redis; the only configured (static) client, the resource API's introspector, has no grants.
+ * Reads and issues of access and refresh tokens are also reported to `recordUse` (client-usage.ts), which
+ * the client lifecycle sweep reads.
  *
  * Why not the upstream example adapter: it reads the grant list's TTL before every write (a second
  * round trip), keeps consumed state in a way a racing second request can also pass, and lets the grant
@@ -46,6 +58,8 @@ const GRANT_BOUND = new Set([
   'DeviceCode',
   'BackchannelAuthenticationRequest',
 ]);
+/** Models whose issue or read counts as a use of their client. */
+const MARKS_USE = new Set(['AccessToken', 'RefreshToken']);
 /** Models whose `consumed` state must be atomic and durable. */
 const CONSUMABLE = new Set([
   'AuthorizationCode',
@@ -64,6 +78,8 @@ export interface RedisAdapterOptions {
   clientCacheMs?: number;
   /** At most this many clients are cached (the oldest entry goes first). Default 1000. */
   clientCacheSize?: number;
+  /** Told the client id whenever an access or refresh token is issued or read (client-usage.ts). */
+  recordUse?: (clientId: string) => void;
 }
 
 /** The channel revocations are published on, for a given prefix. */
@@ -76,12 +92,28 @@ export function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** The key of the set of a client's grant ids. */
+export function clientGrantsKey(prefix: string, clientId: string): string {
+  return `${prefix}clientGrants:${clientId}`;
+}
+
+/**
+ * Publishes the revoked access tokens among `keys` (storage keys of any models) on the revocation
+ * channel, as SHA-256 hashes, so resource servers drop their cached introspection answers at once.
+ */
+export async function publishRevoked(redis: Redis, prefix: string, keys: string[]): Promise<void> {
+  const marker = `${prefix}AccessToken:`;
+  const hashes = keys.filter((k) => k.startsWith(marker)).map((k) => tokenHash(k.slice(marker.length)));
+  if (hashes.length) await redis.publish(revocationChannel(prefix), JSON.stringify({ tokens: hashes }));
+}
+
 // One write, atomically, as a script rather than MULTI/EXEC: ioredis auto-pipelines scripts with
 // the other commands of the same tick, while each MULTI/EXEC costs a socket write of its own (about
 // 5 % of the CPU of a refresh in scripts/bench).
 // KEYS[1] = the model key; then the grant list if ARGV[6] == '1'; then the session-uid key if
-// ARGV[7] == '1'. ARGV[1] = payload JSON; ARGV[2] = TTL seconds ('0': none); ARGV[3] = '1' for a
-// consumable model (a hash {p, c}); ARGV[4] = consumed-at ('' when not consumed); ARGV[5] = the id.
+// ARGV[7] == '1'; then the client's grant set if ARGV[8] == '1' (a Grant). ARGV[1] = payload JSON;
+// ARGV[2] = TTL seconds ('0': none); ARGV[3] = '1' for a consumable model (a hash {p, c});
+// ARGV[4] = consumed-at ('' when not consumed); ARGV[5] = the id.
 const UPSERT_SCRIPT = `
 local ttl = tonumber(ARGV[2])
 if ARGV[3] == '1' then
@@ -106,6 +138,16 @@ if ARGV[6] == '1' then
 end
 if ARGV[7] == '1' then
   redis.call('SET', KEYS[n], ARGV[5], 'EX', ttl)
+  n = n + 1
+end
+if ARGV[8] == '1' then
+  redis.call('SADD', KEYS[n], ARGV[5])
+  if ttl > 0 then
+    redis.call('EXPIRE', KEYS[n], ttl, 'NX')
+    redis.call('EXPIRE', KEYS[n], ttl, 'GT')
+  else
+    redis.call('PERSIST', KEYS[n])
+  end
 end
 return 1`;
 
@@ -139,9 +181,23 @@ local g = false
 if gid then g = redis.call('GET', ${grantPrefix} .. gid) end`;
 }
 
+/**
+ * Lua, shared by every script that reads a grant-bound token: with `p` the token's payload JSON, sets
+ * `p` to false when the client it names is no longer stored under `clientPrefix` (a Lua expression),
+ * so a token of a vanished client reads as no token at all. The id is taken by pattern as above (JSON
+ * escapes a quote inside a string, so `"clientId":"` only matches a member name; none of the models'
+ * nested objects has one); a payload without a plain client id is left as it is.
+ */
+export function luaDropIfClientGone(clientPrefix: string): string {
+  return `
+local cid = string.match(p, '"clientId":"([^"\\\\]+)"')
+if cid and redis.call('EXISTS', ${clientPrefix} .. cid) == 0 then p = false end`;
+}
+
 // KEYS[1] = a grant-bound model's key; ARGV[1] = '1' for a consumable model (a hash {p, c});
-// ARGV[2] = the grant key prefix (`<prefix>Grant:`). Returns false when the key is gone, else
-// {payload, consumedAt or false, grantId or false, grant JSON or false}.
+// ARGV[2] = the grant key prefix (`<prefix>Grant:`); ARGV[3] = the client key prefix. Returns false
+// when the key or its client is gone, else {payload, consumedAt or false, grantId or false, grant
+// JSON or false}.
 const FIND_WITH_GRANT_SCRIPT = `
 local p, c
 if ARGV[1] == '1' then
@@ -150,6 +206,8 @@ if ARGV[1] == '1' then
 else
   p = redis.call('GET', KEYS[1])
 end
+if not p then return false end
+${luaDropIfClientGone('ARGV[3]')}
 if not p then return false end
 ${luaGrantOfPayload('ARGV[2]')}
 return {p, c or false, gid or false, g}`;
@@ -166,7 +224,12 @@ const parsed = (json: string | null): AdapterPayload | undefined =>
   json ? (JSON.parse(json) as AdapterPayload) : undefined;
 
 type ScriptedRedis = Redis & {
-  oidcFindWithGrant(key: string, consumable: '0' | '1', grantPrefix: string): Promise<FoundWithGrant | null>;
+  oidcFindWithGrant(
+    key: string,
+    consumable: '0' | '1',
+    grantPrefix: string,
+    clientPrefix: string,
+  ): Promise<FoundWithGrant | null>;
   oidcUpsert(numberOfKeys: number, ...keysAndArgs: string[]): Promise<number>;
   oidcConsume(key: string, now: number): Promise<number>;
   oidcRevokeGrant(grantKey: string): Promise<string[]>;
@@ -196,7 +259,6 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
   const tolerance = options.clockToleranceSeconds ?? 15;
   const grantKey = (grantId: string) => `${prefix}grant:${grantId}`;
   const uidKey = (uid: string) => `${prefix}sessionUid:${uid}`;
-  const channel = revocationChannel(prefix);
   const clientCacheMs = options.clientCacheMs ?? 5_000;
   const clientCacheSize = options.clientCacheSize ?? 1_000;
   /**
@@ -213,34 +275,38 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
   };
 
   const grantPrefix = `${prefix}Grant:`;
+  const clientPrefix = `${prefix}Client:`;
   const currentRequest = () => Provider.ctx as object | undefined;
+  const recordUse = options.recordUse;
 
   /** A grant-bound model's payload from `oidcFindWithGrant`; its grant goes to the request's keep. */
-  const withGrant = (found: FoundWithGrant | null, ctx: object | undefined): AdapterPayload | undefined => {
+  const withGrant = (
+    found: FoundWithGrant | null,
+    ctx: object | undefined,
+    isUse: boolean,
+  ): AdapterPayload | undefined => {
     if (!found) return undefined;
     const [p, c, grantId, grant] = found;
     if (grantId && grant) keepGrant(ctx, grantPrefix + grantId, grant);
     const payload = JSON.parse(p) as AdapterPayload;
+    if (isUse && recordUse && payload.clientId) recordUse(payload.clientId);
     return c ? { ...payload, consumed: Number(c) } : payload;
-  };
-
-  const publishRevoked = async (keys: string[]) => {
-    const marker = `${prefix}AccessToken:`;
-    const hashes = keys.filter((k) => k.startsWith(marker)).map((k) => tokenHash(k.slice(marker.length)));
-    if (hashes.length) await r.publish(channel, JSON.stringify({ tokens: hashes }));
   };
 
   const revokeGrantTokens = async (grantId: string) => {
     const keys = await r.oidcRevokeGrant(grantKey(grantId));
-    await publishRevoked(keys);
+    await publishRevoked(r, prefix, keys);
   };
 
   return class RedisAdapter implements Adapter {
     readonly consumable: boolean;
     readonly grantBound: boolean;
+    /** Issuing or reading one is a use of its client (client-usage.ts). */
+    readonly marksUse: boolean;
     constructor(readonly name: string) {
       this.consumable = CONSUMABLE.has(name);
       this.grantBound = GRANT_BOUND.has(name);
+      this.marksUse = MARKS_USE.has(name);
     }
 
     key(id: string): string {
@@ -257,6 +323,8 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       if (grant) keys.push(grantKey(payload.grantId!));
       const uid = this.name === 'Session' && payload.uid && ttl;
       if (uid) keys.push(uidKey(payload.uid!));
+      const indexed = this.name === 'Grant' && payload.clientId;
+      if (indexed) keys.push(clientGrantsKey(prefix, payload.clientId!));
       const consumed = this.consumable && payload.consumed ? String(payload.consumed) : '';
       if (this.name === 'Client') forgetClient(id);
       if (this.name === 'Grant') dropGrant(currentRequest(), key);
@@ -270,8 +338,10 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
         id,
         grant ? '1' : '0',
         uid ? '1' : '0',
+        indexed ? '1' : '0',
       );
       if (this.name === 'Client') forgetClient(id);
+      if (this.marksUse && recordUse && payload.clientId) recordUse(payload.clientId);
     }
 
     // Not `async`: the read paths return ioredis's promise with one `then`, since every extra
@@ -281,8 +351,9 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       if (this.grantBound) {
         const ctx = currentRequest();
         const read =
-          takeStartedRead(ctx, key) ?? r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix);
-        return read.then((found) => withGrant(found, ctx));
+          takeStartedRead(ctx, key) ??
+          r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix, clientPrefix);
+        return read.then((found) => withGrant(found, ctx, this.marksUse));
       }
       if (this.name === 'Grant') {
         const kept = takeGrant(currentRequest(), key);
@@ -339,7 +410,7 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       if (this.name === 'Grant') dropGrant(currentRequest(), this.key(id));
       await r.del(this.key(id));
       if (this.name === 'Client') forgetClient(id);
-      if (this.name === 'AccessToken') await publishRevoked([this.key(id)]);
+      if (this.name === 'AccessToken') await publishRevoked(r, prefix, [this.key(id)]);
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
