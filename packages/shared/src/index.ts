@@ -8,3 +8,4 @@ export * from './caching.js';
 export * from './loopback.js';
 export * from './display-text.js';
 export * from './registration-caps.js';
+export * from './config-fields.js';
