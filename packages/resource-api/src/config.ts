@@ -12,6 +12,7 @@
  * `.data/secrets.env`. Under `NODE_ENV=test` a missing one falls back to a test-only value.
  */
 import {
+  DISCOVERY_PATHS,
   TEST_ONLY_SECRETS,
   byteSize,
   flag,
@@ -156,5 +157,5 @@ export function loadConfig(env: Environment = process.env): ApiConfig {
 
 /** The URL of this API's Protected Resource Metadata (RFC 9728). */
 export function prmUrl(config: Pick<ApiConfig, 'BASE_URL'>): string {
-  return `${config.BASE_URL}/.well-known/oauth-protected-resource`;
+  return `${config.BASE_URL}${DISCOVERY_PATHS.protectedResource}`;
 }

@@ -9,3 +9,6 @@ export * from './loopback.js';
 export * from './display-text.js';
 export * from './registration-caps.js';
 export * from './config-fields.js';
+export * from './oauth-routes.js';
+export * from './introspection.js';
+export * from './revocation-feed.js';

@@ -4,7 +4,7 @@
  * the interaction router (501) see it. CORS preflights are left to oidc-provider.
  */
 import type { Middleware } from 'koa';
-import { INTERACTION_PATH, ROUTES } from '../provider/configuration.js';
+import { INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
 
 const READ = ['GET', 'HEAD'];
 
@@ -12,18 +12,18 @@ const READ = ['GET', 'HEAD'];
 const EXACT = new Map<string, string[]>([
   ['/.well-known/openid-configuration', READ],
   ['/.well-known/oauth-authorization-server', READ],
-  [ROUTES.jwks, READ],
-  [ROUTES.registration, ['POST']],
-  [ROUTES.token, ['POST']],
-  [ROUTES.userinfo, READ], // SPEC.md: GET with a bearer header
-  [ROUTES.revocation, ['POST']],
-  [ROUTES.introspection, ['POST']],
-  [ROUTES.authorization, READ], // SPEC.md: a browser redirect (GET)
+  [OAUTH_ROUTES.jwks, READ],
+  [OAUTH_ROUTES.registration, ['POST']],
+  [OAUTH_ROUTES.token, ['POST']],
+  [OAUTH_ROUTES.userinfo, READ], // SPEC.md: GET with a bearer header
+  [OAUTH_ROUTES.revocation, ['POST']],
+  [OAUTH_ROUTES.introspection, ['POST']],
+  [OAUTH_ROUTES.authorization, READ], // SPEC.md: a browser redirect (GET)
 ]);
 
 /** Allowed methods per path pattern (resume and interaction pages). */
 const PATTERNS: Array<[RegExp, string[]]> = [
-  [new RegExp(`^${ROUTES.authorization}/[^/]+$`), READ],
+  [new RegExp(`^${OAUTH_ROUTES.authorization}/[^/]+$`), READ],
   [new RegExp(`^${INTERACTION_PATH}/[^/]+$`), READ],
   [new RegExp(`^${INTERACTION_PATH}/[^/]+/(login|confirm|abort)$`), ['POST']],
 ];
