@@ -18,7 +18,7 @@ import { cors } from './http/cors.js';
 import { strictClientAuthentication } from './http/strict-client-authentication.js';
 import { rateLimit } from './http/rate-limit.js';
 import { LoginGuard } from './interactions/login-guard.js';
-import { OAUTH_ROUTES } from '@school/shared';
+import { NotFoundError, OAUTH_ROUTES } from '@school/shared';
 import type { Redis } from 'ioredis';
 import type { AuditLog } from './audit/audit-log.js';
 import { errorGuard } from './http/error-guard.js';
@@ -146,8 +146,7 @@ export function createApp({
   app.use(mount(provider));
 
   app.use(async (ctx) => {
-    ctx.status = 404;
-    ctx.body = { error: 'not_found', error_description: `no endpoint at ${ctx.method} ${ctx.path}` };
+    throw new NotFoundError(`no endpoint at ${ctx.method} ${ctx.path}`);
   });
   return app;
 }

@@ -3,13 +3,16 @@
  * process; the integration tests call it to boot the same server in-process on a random port.
  */
 import { createServer, type Server } from 'node:http';
-import { attempt } from '@school/shared';
+import { answerClientErrors, attempt } from '@school/shared';
 import type { AddressInfo } from 'node:net';
 import { createApp } from './app.js';
 import { bootstrap, type AuthRuntime } from './bootstrap.js';
 import { startClientSweeper } from './provider/client-sweeper.js';
 import type { AuthConfig } from './config.js';
 import type { Logger } from './logger.js';
+
+/** Largest request line and headers (Node's default, said here so the 431 answer can name it). */
+const MAX_HEADER_SIZE = 16 * 1024;
 
 /** A started auth server. */
 export interface RunningAuthServer extends AuthRuntime {
@@ -42,8 +45,13 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       audit: runtime.audit,
       countIntrospection: runtime.countIntrospection,
     });
-    const server = createServer(app.callback());
+    const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app.callback());
     server.keepAliveTimeout = 65_000; // longer than clients' idle timeouts, to avoid reset races
+    answerClientErrors(server, {
+      maxHeaderSize: MAX_HEADER_SIZE,
+      hsts: config.BASE_URL.startsWith('https:'),
+      logger,
+    });
     await attempt(
       `AUTH_HOST/AUTH_PORT: cannot listen on ${config.AUTH_HOST}:${config.port}`,
       () =>

@@ -153,13 +153,21 @@ describe('unsupported methods', () => {
     ['DELETE', '/.well-known/openid-configuration', 'GET, HEAD'],
     ['OPTIONS', '/api/oauth/jwks', 'GET, HEAD'],
     ['PATCH', '/api/oauth/introspect', 'POST'],
-    ['PATCH', '/oauth/interaction/abc/login', 'POST'],
-  ])('answers %s %s with 405, Allow and an RFC 6749 body', async (method, path, allow) => {
+  ])('answers %s %s with 405 method_not_allowed, Allow and an RFC 6749 body', async (method, path, allow) => {
     const res = await fetch(`${auth.issuer}${path}`, { method });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe(allow);
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
+    expect(body.error).toBe('method_not_allowed');
+  });
+
+  it('answers a page route with a method it does not take with 405, Allow and the error page', async () => {
+    const res = await fetch(`${auth.issuer}/oauth/interaction/abc/login`, { method: 'PATCH' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(await res.text()).toContain('<code>method_not_allowed</code>');
   });
 
   it('keeps error descriptions to the characters RFC 6749 allows, even when quoting client input', async () => {

@@ -8,7 +8,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { allOrProblems, attempt, redactUrl } from '@school/shared';
+import { allOrProblems, answerClientErrors, attempt, redactUrl } from '@school/shared';
 import mongoose, { type Connection } from 'mongoose';
 import { createApp } from './app.js';
 import { IntrospectionClient, type Introspector } from './auth/introspection-client.js';
@@ -18,7 +18,6 @@ import { TokenVerifier } from './auth/token-verifier.js';
 import { REGISTRY } from './areas/index.js';
 import type { ApiConfig } from './config.js';
 import type { AreaModule } from './lib/operation.js';
-import { answerClientErrors } from './http/client-error.js';
 import type { Logger } from './logger.js';
 
 /** Largest request line plus headers (Node's default, stated here so the 431 answer can name it). */

@@ -12,3 +12,7 @@ export * from './config-fields.js';
 export * from './oauth-routes.js';
 export * from './introspection.js';
 export * from './revocation-feed.js';
+export * from './logger.js';
+export * from './storage-outage.js';
+export * from './oauth-errors.js';
+export * from './http-parser-errors.js';

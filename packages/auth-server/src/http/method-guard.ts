@@ -1,10 +1,10 @@
 /**
- * Answers a request with a method its path does not support with 405 in the RFC 6749 shape and an
- * `Allow` header, before oidc-provider (which would answer 404, or a plain-text 404 for OPTIONS) or
+ * Answers a request with a method its path does not support with 405 `method_not_allowed` and an
+ * `Allow` header (the error table's row), before oidc-provider (which would answer 404, or a plain-text 404 for OPTIONS) or
  * the interaction router (501) see it. CORS preflights are left to oidc-provider.
  */
 import type { Middleware } from 'koa';
-import { INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
+import { INTERACTION_PATH, MethodNotAllowedError, OAUTH_ROUTES } from '@school/shared';
 
 const READ = ['GET', 'HEAD'];
 
@@ -38,11 +38,5 @@ export const methodGuard: Middleware = async (ctx, next) => {
   const allowed = allowedFor(ctx.path);
   if (!allowed || allowed.includes(ctx.method)) return next();
   if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) return next(); // CORS preflight
-  ctx.status = 405;
-  ctx.set('Allow', allowed.join(', '));
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = {
-    error: 'invalid_request',
-    error_description: `${ctx.method} is not allowed here; use ${allowed.join(' or ')}`,
-  };
+  throw new MethodNotAllowedError(allowed);
 };
