@@ -165,7 +165,13 @@ function guarded(responses: Responses, opts: { limited?: boolean; body?: boolean
   return {
     ...responses,
     ...(opts.body
-      ? { '413': { description: 'invalid_request: the body is over the limit', schema: OAuthError } }
+      ? {
+          '413': {
+            description:
+              'request_too_large (invalid_client_metadata at registration): the body is over the limit',
+            schema: OAuthError,
+          },
+        }
       : {}),
     ...(opts.limited
       ? {
