@@ -3,8 +3,7 @@
  * process; the integration tests call it to boot the same server in-process on a random port.
  */
 import { createServer, type Server } from 'node:http';
-import { answerClientErrors, attempt } from '@school/shared';
-import type { AddressInfo } from 'node:net';
+import { listen } from '@school/shared';
 import { createApp } from './app.js';
 import { bootstrap, type AuthRuntime } from './bootstrap.js';
 import { startClientSweeper } from './provider/client-sweeper.js';
@@ -46,31 +45,23 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       countIntrospection: runtime.countIntrospection,
     });
     const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app.callback());
-    server.keepAliveTimeout = 65_000; // longer than clients' idle timeouts, to avoid reset races
-    answerClientErrors(server, {
+    const { port, url } = await listen(server, {
+      host: config.AUTH_HOST,
+      port: config.port,
+      variables: 'AUTH_HOST/AUTH_PORT',
       maxHeaderSize: MAX_HEADER_SIZE,
       hsts: config.BASE_URL.startsWith('https:'),
       logger,
     });
-    await attempt(
-      `AUTH_HOST/AUTH_PORT: cannot listen on ${config.AUTH_HOST}:${config.port}`,
-      () =>
-        new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(config.port, config.AUTH_HOST, resolve);
-        }),
-    );
-    const { port } = server.address() as AddressInfo;
     const sweeper = startClientSweeper(
       runtime.clients,
       { unusedSeconds: config.CLIENT_UNUSED_TTL, idleSeconds: config.CLIENT_IDLE_TTL },
       config.CLIENT_SWEEP_INTERVAL,
       logger,
     );
-    const host = config.AUTH_HOST.includes(':') ? `[${config.AUTH_HOST}]` : config.AUTH_HOST;
     return {
       ...runtime,
-      url: `http://${host}:${port}`,
+      url,
       port,
       server,
       async close() {

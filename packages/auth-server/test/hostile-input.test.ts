@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { rawRequest } from '../../../test-support/raw-http.js';
 
 let auth: TestAuthServer;
 beforeAll(async () => {
@@ -144,6 +145,21 @@ describe('hostile input', () => {
     // Node's HTTP parser answers 431 (or drops the connection) before any code of ours runs.
     if (res instanceof Response) expect(res.status).toBe(431);
     else expect(res).toBeInstanceOf(Error);
+  });
+
+  it.each([
+    [
+      'a header over 16 KB',
+      `GET /api/oauth/jwks HTTP/1.1\r\nhost: x\r\nx-filler: ${'b'.repeat(17 * 1024)}\r\n\r\n`,
+      431,
+    ],
+    ['a request line that is not HTTP', 'HELLO\r\n\r\n', 400],
+  ])('answers %s in JSON before any route, as the API does', async (_what, request, status) => {
+    const res = await rawRequest(auth.issuer, request);
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(res.body)).toMatchObject({ error: 'invalid_request' });
   });
 });
 

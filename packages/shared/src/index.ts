@@ -16,3 +16,4 @@ export * from './logger.js';
 export * from './storage-outage.js';
 export * from './oauth-errors.js';
 export * from './http-parser-errors.js';
+export * from './listen.js';
