@@ -95,8 +95,8 @@ describe('POST /api/v1/storage', () => {
 describe('every route’s limit is its service’s own', () => {
   it.each([
     ['/api/oauth/register', 16 * 1024, 'application/json', 'invalid_client_metadata'],
-    ['/api/oauth/token', 56 * 1024, 'application/x-www-form-urlencoded', 'invalid_request'],
-    ['/api/oauth/revoke', 56 * 1024, 'application/x-www-form-urlencoded', 'invalid_request'],
+    ['/api/oauth/token', 56 * 1024, 'application/x-www-form-urlencoded', 'request_too_large'],
+    ['/api/oauth/revoke', 56 * 1024, 'application/x-www-form-urlencoded', 'request_too_large'],
     ['/api/v1/courses', 100 * 1024, 'application/json', 'request_too_large'],
   ])(
     '%s takes %i bytes of %s to the service and answers one byte more with the JSON 413 %s',
@@ -118,7 +118,7 @@ describe('every route’s limit is its service’s own', () => {
       const atLimit = await post(path, Buffer.alloc(limit, 'a'), type);
       expect(atLimit.status).not.toBe(413);
       expect(atLimit.headers['origin-agent-cluster']).toBeDefined();
-      expectEdgePage(await post(path, Buffer.alloc(limit + 1, 'a'), type), 413, 'invalid_request');
+      expectEdgePage(await post(path, Buffer.alloc(limit + 1, 'a'), type), 413, 'request_too_large');
     },
   );
 });

@@ -18,7 +18,7 @@ import { cors } from './http/cors.js';
 import { strictClientAuthentication } from './http/strict-client-authentication.js';
 import { rateLimit } from './http/rate-limit.js';
 import { LoginGuard } from './interactions/login-guard.js';
-import { ROUTES } from './provider/configuration.js';
+import { NotFoundError, OAUTH_ROUTES } from '@school/shared';
 import type { Redis } from 'ioredis';
 import type { AuditLog } from './audit/audit-log.js';
 import { errorGuard } from './http/error-guard.js';
@@ -115,17 +115,17 @@ export function createApp({
         revocationPerClient: minute(config.RATE_LIMIT_REVOCATION),
         perAddress: minute(config.RATE_LIMIT_PER_ADDRESS),
       },
-      ROUTES,
+      OAUTH_ROUTES,
       (ctx, key) =>
         void audit.record('rate_limited', {
           requestId: ctx.state.requestId as string,
           ip: ctx.ip,
           details: { path: ctx.path, key },
         }),
-      countIntrospection ? { [ROUTES.introspection]: countIntrospection } : {},
+      countIntrospection ? { [OAUTH_ROUTES.introspection]: countIntrospection } : {},
     ),
   );
-  app.use(strictClientAuthentication(ROUTES, config.BASE_URL));
+  app.use(strictClientAuthentication(OAUTH_ROUTES, config.BASE_URL));
   const loginGuard = new LoginGuard(redis, config.REDIS_KEY_PREFIX, {
     maxFailuresPerAccountAndAddress: config.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS,
     maxFailuresPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
@@ -146,8 +146,7 @@ export function createApp({
   app.use(mount(provider));
 
   app.use(async (ctx) => {
-    ctx.status = 404;
-    ctx.body = { error: 'not_found', error_description: `no endpoint at ${ctx.method} ${ctx.path}` };
+    throw new NotFoundError(`no endpoint at ${ctx.method} ${ctx.path}`);
   });
   return app;
 }

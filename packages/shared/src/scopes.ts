@@ -108,8 +108,3 @@ const byName = new Map(ALL_SCOPES.map((s) => [s.name, s]));
 export function findScope(name: string): ScopeDefinition | undefined {
   return byName.get(name);
 }
-
-/** The scope an operation on an area needs: exact, never implied by another access level. */
-export function scopeFor(area: AreaName, access: Access): string {
-  return `${area}:${access}`;
-}

@@ -31,7 +31,7 @@ export type ClientRole = 'integration' | 'introspector';
 
 /**
  * Client input quoted for an error text, cut short. The character set RFC 6749 §5.2 allows is
- * enforced once, for every description, by `safeDescription` in post-middleware.ts.
+ * enforced once, for every description, by `rfc6749Text` (`@school/shared`) in post-middleware.ts.
  */
 const quoted = (uri: string) => `'${uri.slice(0, 200)}'`;
 

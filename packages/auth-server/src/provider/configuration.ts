@@ -14,7 +14,7 @@
  */
 import type { Configuration, KoaContextWithOIDC, Client } from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import { ALL_SCOPE_NAMES, API_SCOPE_NAMES } from '@school/shared';
+import { ALL_SCOPE_NAMES, API_SCOPE_NAMES, INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
 import type { AuthConfig } from '../config.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AdapterConstructor } from './redis-adapter.js';
@@ -23,31 +23,13 @@ import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy
 import { renderError } from './render-error.js';
 import { StorageUnavailable } from './storage-outage.js';
 
-/** The paths of SPEC.md and DESIGN.md §1. */
-export const ROUTES = {
-  authorization: '/oauth/authorize',
-  token: '/api/oauth/token',
-  userinfo: '/api/oauth/userinfo',
-  revocation: '/api/oauth/revoke',
-  introspection: '/api/oauth/introspect',
-  registration: '/api/oauth/register',
-  jwks: '/api/oauth/jwks',
-  end_session: '/oauth/session/end',
-  pushed_authorization_request: '/oauth/par',
-  code_verification: '/oauth/device',
-  device_authorization: '/oauth/device/auth',
-  backchannel_authentication: '/oauth/backchannel',
-  challenge: '/oauth/challenge',
-} as const;
-
 /**
  * How old an account read the token endpoint may reuse, ms: for this long a deleted account can still
  * refresh, and a changed name or email may still show in new ID tokens.
  */
 export const TOKEN_ACCOUNT_MAX_AGE_MS = 5_000;
 
-/** Where login and consent pages live; the `_interaction` cookie is scoped to this path. */
-export const INTERACTION_PATH = '/oauth/interaction';
+export { INTERACTION_PATH };
 
 /** Everything the configuration is built from. */
 export interface ProviderDeps {
@@ -128,7 +110,7 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
         .catch((err: unknown) => {
           throw new StorageUnavailable(err); // MongoDB unreachable: 503, not 500
         }),
-    routes: { ...ROUTES },
+    routes: { ...OAUTH_ROUTES },
     responseTypes: ['code'],
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_post'],

@@ -65,15 +65,16 @@ export function bearer(verifier: TokenVerifier, challenge: Challenges, logger: L
     if (!parsed.ok) return next(challenge.invalidToken(parsed.reason));
     // passport-http-bearer splits the header on single spaces: hand it the canonical form.
     req.headers.authorization = `Bearer ${parsed.token}`;
+    const unreachable = 'the authorization server cannot be reached; try again shortly';
     runStrategy(strategy, req, {
       error(err) {
         if (err instanceof IntrospectionCredentialsError) {
           logger.error({ err: err.message }, 'introspection credentials refused: every token check fails');
-          return next(new TemporarilyUnavailableError());
+          return next(new TemporarilyUnavailableError(unreachable));
         }
         if (err instanceof AuthServerUnavailableError) {
           logger.warn({ err: err.message }, 'introspection failed');
-          return next(new TemporarilyUnavailableError());
+          return next(new TemporarilyUnavailableError(unreachable));
         }
         return next(err);
       },

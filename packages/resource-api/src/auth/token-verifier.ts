@@ -14,11 +14,11 @@
  *   too), not past `exp`, and `aud` absent or naming this API (audience.ts); its scopes are the
  *   well-formed tokens of `scope` (scope.ts).
  */
+import { tokenHash } from '@school/shared';
 import { LRUCache } from 'lru-cache';
 import { audienceAccepts } from './audience.js';
 import type { Introspection, Introspector } from './introspection-client.js';
 import { parseScope } from './scope.js';
-import { tokenHash } from './token-hash.js';
 
 /** What a good token tells the API about the caller. */
 export interface TokenPrincipal {

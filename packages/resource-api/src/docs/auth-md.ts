@@ -2,7 +2,7 @@
  * `GET /auth.md`: the authentication walkthrough for agents and developers, generated from the
  * configuration and the registry (URLs, scopes, areas), so it cannot drift from what the server does.
  */
-import { API_SCOPES, OIDC_SCOPES } from '@school/shared';
+import { API_SCOPES, DISCOVERY_PATHS, OAUTH_ROUTES, OIDC_SCOPES } from '@school/shared';
 import { prmUrl, type ApiConfig } from '../config.js';
 import { scopeOf, type AreaModule } from '../lib/operation.js';
 
@@ -44,7 +44,7 @@ Order: **discover → register → authorize → exchange the code → call the 
 
 \`\`\`sh
 curl -s ${prm}
-curl -s ${base}/.well-known/oauth-authorization-server
+curl -s ${base}${DISCOVERY_PATHS.authorizationServer}
 \`\`\`
 
 The protected-resource metadata (RFC 9728) says \`"resource": "${base}"\` and
@@ -61,7 +61,7 @@ URI, \`https\` included, is refused with \`400 invalid_redirect_uri\`; fixed HTT
 integration registered by the school's operators.
 
 \`\`\`sh
-curl -s -X POST ${base}/api/oauth/register \\
+curl -s -X POST ${base}${OAUTH_ROUTES.registration} \\
   -H 'Content-Type: application/json' \\
   -d '{"client_name":"My CLI","application_type":"native","redirect_uris":["http://127.0.0.1:53682/callback"],"token_endpoint_auth_method":"none"}'
 # → 201 {"client_id":"...", ...}
@@ -77,7 +77,7 @@ CLIENT_ID=...   # from step 2
 VERIFIER=$(openssl rand -base64 48 | tr -d '=+/\\n' | cut -c1-64)
 CHALLENGE=$(printf %s "$VERIFIER" | openssl dgst -sha256 -binary | openssl base64 -A | tr '+/' '-_' | tr -d '=')
 STATE=$(openssl rand -hex 16)
-echo "${base}/oauth/authorize?response_type=code&client_id=$CLIENT_ID&redirect_uri=http%3A%2F%2F127.0.0.1%3A53682%2Fcallback&scope=courses%3Aread%20students%3Aread&code_challenge=$CHALLENGE&code_challenge_method=S256&state=$STATE&resource=${encodeURIComponent(base)}"
+echo "${base}${OAUTH_ROUTES.authorization}?response_type=code&client_id=$CLIENT_ID&redirect_uri=http%3A%2F%2F127.0.0.1%3A53682%2Fcallback&scope=courses%3Aread%20students%3Aread&code_challenge=$CHALLENGE&code_challenge_method=S256&state=$STATE&resource=${encodeURIComponent(base)}"
 \`\`\`
 
 Open that URL in the user's browser. The user signs in and approves; the browser is sent to your
@@ -89,7 +89,7 @@ Codes are short-lived and single-use.
 ## 4. Exchange the code
 
 \`\`\`sh
-curl -s -X POST ${base}/api/oauth/token \\
+curl -s -X POST ${base}${OAUTH_ROUTES.token} \\
   -d grant_type=authorization_code -d code="$CODE" \\
   -d redirect_uri=http://127.0.0.1:53682/callback \\
   -d client_id="$CLIENT_ID" -d code_verifier="$VERIFIER" \\
@@ -102,7 +102,7 @@ curl -s -X POST ${base}/api/oauth/token \\
 - With \`resource=${base}\` (with or without a trailing slash) the token is **bound** to this API:
   introspection shows \`aud\`, it carries only the API scopes, and it is refused by userinfo.
 - Without \`resource\` the token is unbound: it carries every granted scope and works at the API and
-  at \`/api/oauth/userinfo\`.
+  at \`${OAUTH_ROUTES.userinfo}\`.
 - Any other \`resource\` value is refused with \`invalid_target\`. This API refuses tokens bound to
   another resource.
 
@@ -118,7 +118,7 @@ paginated: pass \`limit\` (1-100, default 20) and the \`next_cursor\` of a page 
 ## 6. Refresh
 
 \`\`\`sh
-curl -s -X POST ${base}/api/oauth/token \\
+curl -s -X POST ${base}${OAUTH_ROUTES.token} \\
   -d grant_type=refresh_token -d refresh_token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID" \\
   -d resource=${base}
 \`\`\`
@@ -129,7 +129,7 @@ because reusing an old one revokes the whole grant.
 ## 7. Revoke
 
 \`\`\`sh
-curl -s -X POST ${base}/api/oauth/revoke -d token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID"
+curl -s -X POST ${base}${OAUTH_ROUTES.revocation} -d token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID"
 \`\`\`
 
 Revoking either token ends its grant: the refresh token and every access token issued under it

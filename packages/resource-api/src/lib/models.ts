@@ -37,27 +37,3 @@ export function isDuplicateKey(err: unknown): boolean {
   const { code, message } = err as { code?: unknown; message?: unknown };
   return code === 11000 || (typeof message === 'string' && /E11000|UNIQUE constraint failed/.test(message));
 }
-
-const OUTAGE_ERRORS = new Set([
-  'MongoServerSelectionError',
-  'MongooseServerSelectionError',
-  'MongoNetworkError',
-  'MongoNetworkTimeoutError',
-  'MongoNotConnectedError',
-  'MongoTopologyClosedError',
-  'MongoPoolClearedError',
-]);
-
-/**
- * The database cannot be reached (stopped, restarting, network gone): the request may succeed
- * later, so it is 503, not 500. Mongoose reports a command it buffered while disconnected and then
- * gave up on as a plain MongooseError ("buffering timed out").
- */
-export function isDatabaseOutage(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const { name, message, cause } = err as { name?: unknown; message?: unknown; cause?: unknown };
-  if (typeof name === 'string' && OUTAGE_ERRORS.has(name)) return true;
-  if (name === 'MongooseError' && typeof message === 'string' && /buffering timed out/.test(message))
-    return true;
-  return cause !== undefined && cause !== err && isDatabaseOutage(cause);
-}
