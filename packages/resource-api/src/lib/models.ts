@@ -2,13 +2,10 @@
  * Mongoose models as the areas use them: compiled once per connection, typed loosely on purpose, and
  * the recognition of unique-index violations on both MongoDB and FerretDB.
  */
-import type { Connection, Model, Schema, Types } from 'mongoose';
-
-/** A stored document as read with `lean()`. */
-export type Stored<T> = T & { _id: Types.ObjectId; createdAt: Date; updatedAt: Date };
+import type { Connection, Model, Schema } from 'mongoose';
 
 /**
- * A model whose documents the area code types itself (`Stored<TDoc>` casts on the way out).
+ * A model whose documents the area code types itself (casts on the way out).
  * Deliberately untyped: mongoose's query types instantiated over a generic document type make tsc run
  * out of memory.
  */
