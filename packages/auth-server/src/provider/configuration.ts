@@ -17,7 +17,7 @@ import { errors } from 'oidc-provider';
 import { ALL_SCOPE_NAMES, API_SCOPE_NAMES } from '@school/shared';
 import type { AuthConfig } from '../config.js';
 import type { AccountStore } from '../accounts/account-store.js';
-import type { AdapterConstructor } from './redis-adapter.js';
+import type { AdapterConstructor } from '../storage/redis-adapter.js';
 import type { SigningJwk } from './keys.js';
 import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy.js';
 import { renderError } from './render-error.js';

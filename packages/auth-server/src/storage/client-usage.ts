@@ -17,11 +17,7 @@
  * so the sweep adds one resolution to the idle period before it removes a client, never earlier.
  */
 import type { Redis } from 'ioredis';
-
-/** The hash of last-use times (client id → Unix seconds). */
-export function usageKey(prefix: string): string {
-  return `${prefix}clientUsedAt`;
-}
+import { usageKey } from './redis-keys.js';
 
 /**
  * How stale a stored last-use time may be, seconds: an hour, or a tenth of the idle period when that
