@@ -3,15 +3,11 @@
  * each scope in plain words. `…/confirm` grants what oidc-provider found missing and records it;
  * `…/abort` ends the request with `access_denied`. Both follow the shared steps (router.ts).
  */
-import type { Provider } from 'oidc-provider';
 import { ALL_SCOPE_NAMES } from '@school/shared';
-import type { AccountStore } from '../accounts/account-store.js';
-import type { AuditLog } from '../audit/audit-log.js';
 import { INTERACTION_PATH } from '../provider/configuration.js';
-import type { CsrfTokens } from './csrf.js';
 import { InteractionGone } from './error-page.js';
 import { sendPage } from './html.js';
-import { actor, clientView, finishInteraction, redirectOrigin, type Step } from './steps.js';
+import { actor, clientView, finishInteraction, redirectOrigin, type Step, type StepDeps } from './steps.js';
 import { consentPage } from './views.js';
 
 /** What oidc-provider's consent prompt lists as not yet granted. */
@@ -32,26 +28,16 @@ function consentScopes(missing: MissingGrants): string[] {
   return [...all].sort((a, b) => (scopeOrder.get(a) ?? 999) - (scopeOrder.get(b) ?? 999));
 }
 
-/** What the consent steps need. */
-export interface ConsentDeps {
-  provider: Provider;
-  accounts: AccountStore;
-  audit: AuditLog;
-  csrf: CsrfTokens;
-}
-
-/** The consent steps. */
-export interface ConsentSteps {
-  /** `GET …/<uid>` while oidc-provider asks for consent: the page. */
-  show: Step;
-  /** `POST …/confirm`, after the form is checked: grant and go on. */
-  grant: Step;
-  /** `POST …/abort`, after the form is checked: `access_denied`. */
-  deny: Step;
-}
-
-/** Builds the consent steps. */
-export function consentSteps({ provider, accounts, audit, csrf }: ConsentDeps): ConsentSteps {
+/**
+ * The consent steps: `show` answers `GET …/<uid>` while oidc-provider asks for consent; `grant`
+ * (`POST …/confirm`) and `deny` (`POST …/abort`) follow the checked form.
+ */
+export function consentSteps({
+  provider,
+  accounts,
+  audit,
+  csrf,
+}: StepDeps): Record<'show' | 'grant' | 'deny', Step> {
   return {
     show: async function showConsent(ctx) {
       const details = ctx.state.interaction;

@@ -6,14 +6,9 @@
  * address gets 429 with Retry-After, an account under attack a small delay, never a lockout. Every
  * failure gets the same generic error, whether or not the email belongs to an account.
  */
-import type { Provider } from 'oidc-provider';
-import type { AccountStore } from '../accounts/account-store.js';
-import type { AuditLog } from '../audit/audit-log.js';
 import { INTERACTION_PATH } from '../provider/configuration.js';
-import type { CsrfTokens } from './csrf.js';
 import type { LoginForm } from './forms.js';
 import { sendPage } from './html.js';
-import type { LoginGuard } from './login-guard.js';
 import {
   actor,
   clientView,
@@ -21,6 +16,7 @@ import {
   redirectOrigin,
   type Step,
   type StepContext,
+  type StepDeps,
 } from './steps.js';
 import { loginPage } from './views.js';
 
@@ -28,25 +24,14 @@ const GENERIC_LOGIN_ERROR = 'The email or password is not right.';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** What the sign-in steps need. */
-export interface LoginDeps {
-  provider: Provider;
-  accounts: AccountStore;
-  audit: AuditLog;
-  loginGuard: LoginGuard;
-  csrf: CsrfTokens;
-}
-
-/** The sign-in steps. */
-export interface LoginSteps {
-  /** `GET …/<uid>` while oidc-provider asks for a login: the form. */
+/**
+ * The sign-in steps: `show` answers `GET …/<uid>` while oidc-provider asks for a login; `submit`
+ * follows the checked form of `POST …/login`.
+ */
+export function loginSteps({ provider, accounts, audit, loginGuard, csrf }: StepDeps): {
   show: Step;
-  /** `POST …/login`, after the form is checked. */
   submit: Array<Step<{ form: LoginForm; accountId: string }>>;
-}
-
-/** Builds the sign-in steps. */
-export function loginSteps({ provider, accounts, audit, loginGuard, csrf }: LoginDeps): LoginSteps {
+} {
   /** The form; after a failed submission with `error` and the email as given, for another try. */
   const sendForm = async (ctx: StepContext<{ form?: LoginForm }>, status = 200, error?: string) => {
     const details = ctx.state.interaction;

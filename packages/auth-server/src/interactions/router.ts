@@ -9,27 +9,26 @@
  */
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import type { Provider } from 'oidc-provider';
-import type { AccountStore } from '../accounts/account-store.js';
-import type { AuditLog } from '../audit/audit-log.js';
 import { INTERACTION_PATH } from '../provider/configuration.js';
 import { consentSteps } from './consent.js';
 import { CsrfTokens } from './csrf.js';
 import { pageErrors } from './error-page.js';
 import { consentForm, loginForm } from './forms.js';
-import type { LoginGuard } from './login-guard.js';
 import { loginSteps } from './login.js';
-import { checkForm, loadInteraction, requirePrompt, type InteractionState, type Step } from './steps.js';
+import {
+  checkForm,
+  loadInteraction,
+  requirePrompt,
+  type InteractionState,
+  type Step,
+  type StepDeps,
+} from './steps.js';
 
 /** What the interaction routes need. */
-export interface InteractionDeps {
-  provider: Provider;
-  accounts: AccountStore;
-  audit: AuditLog;
-  /** Brute-force protection for the login form. */
-  loginGuard: LoginGuard;
+export interface InteractionDeps extends Omit<StepDeps, 'csrf'> {
   /** The public origin, for the Origin check. */
   baseUrl: string;
+  /** The key of the forms' CSRF tokens (csrf.ts). */
   csrfSecret: string;
 }
 

@@ -8,9 +8,22 @@ import type { Context, Next, ParameterizedContext } from 'koa';
 import { errors, type Interaction, type Provider } from 'oidc-provider';
 import type { z } from 'zod';
 import { clientRole } from '../provider/client-policy.js';
+import type { AccountStore } from '../accounts/account-store.js';
+import type { AuditLog } from '../audit/audit-log.js';
 import type { CsrfTokens } from './csrf.js';
+import type { LoginGuard } from './login-guard.js';
 import { FormRejected, InteractionGone } from './error-page.js';
 import type { ClientView } from './views.js';
+
+/** What the interaction steps need. */
+export interface StepDeps {
+  provider: Provider;
+  accounts: AccountStore;
+  audit: AuditLog;
+  /** Brute-force protection for the login form. */
+  loginGuard: LoginGuard;
+  csrf: CsrfTokens;
+}
 
 /** What the steps leave on `ctx.state` for the steps after them. */
 export interface InteractionState {
