@@ -23,7 +23,7 @@ import type { Redis } from 'ioredis';
 import type { AuditLog } from './audit/audit-log.js';
 import { errorGuard } from './http/error-guard.js';
 import { refuseContentCodings } from './http/content-coding.js';
-import type { CountWithRead } from './provider/introspection-count.js';
+import type { CountWithRead } from './storage/introspection-count.js';
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -39,7 +39,7 @@ export interface AppDeps {
   readiness: () => Promise<Record<string, string>>;
   /**
    * Counts an introspection request and reads the token it presents in one Redis script
-   * (provider/introspection-count.ts). Absent: the rate limiter counts, oidc-provider reads.
+   * (storage/introspection-count.ts). Absent: the rate limiter counts, oidc-provider reads.
    */
   countIntrospection?: CountWithRead;
 }

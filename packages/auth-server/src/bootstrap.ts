@@ -16,12 +16,12 @@ import { auditProviderEvents } from './audit/provider-events.js';
 import type { AuthConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { ProviderDeps } from './provider/configuration.js';
-import type { ClientStore } from './provider/client-removal.js';
+import type { ClientStore } from './storage/client-removal.js';
 import { createProvider } from './provider/create-provider.js';
 import { loadOrCreateKeys } from './provider/keys.js';
-import { createIntrospectionCount, type CountWithRead } from './provider/introspection-count.js';
-import { createRedisAdapter } from './provider/redis-adapter.js';
-import { createUsageRecorder, usageResolutionSeconds } from './provider/client-usage.js';
+import { createIntrospectionCount, type CountWithRead } from './storage/introspection-count.js';
+import { createRedisAdapter } from './storage/redis-adapter.js';
+import { createUsageRecorder, usageResolutionSeconds } from './storage/client-usage.js';
 import { markUsageRecordingStart } from './provider/client-sweep.js';
 import { withOutageErrors } from './provider/storage-outage.js';
 
@@ -32,9 +32,9 @@ export interface AuthRuntime {
   accounts: AccountStore;
   audit: AuditLog;
   provider: Provider;
-  /** The introspection route's count-and-read (provider/introspection-count.ts). */
+  /** The introspection route's count-and-read (storage/introspection-count.ts). */
   countIntrospection: CountWithRead;
-  /** Where clients live, for removing them (provider/client-removal.ts). */
+  /** Where clients live, for removing them (storage/client-removal.ts). */
   clients: ClientStore;
   /** Closes Redis and MongoDB. */
   close(): Promise<void>;

@@ -10,7 +10,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { deleteClient } from '../src/provider/operator-clients.js';
-import { tokenHash, revocationChannel } from '../src/provider/redis-adapter.js';
+import { revocationChannel, tokenHash } from '@school/shared';
 import {
   codeExchange,
   credentials,

@@ -25,7 +25,7 @@ import { peekBody } from './peek-body.js';
 import type { Context, Middleware } from 'koa';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Count, CountWithRead } from '../provider/introspection-count.js';
+import type { Count, CountWithRead } from '../storage/introspection-count.js';
 import { OAuthError, REGISTRATION_CAPS, RequestTooLargeError, TooManyRequestsError } from '@school/shared';
 import { addressKey } from './client-address.js';
 
@@ -58,7 +58,7 @@ export function rateLimit(
   onLimited: (ctx: Context, key: string) => void = () => undefined,
   /**
    * Per route path: counts a request together with that route's first storage read, in one script
-   * (provider/introspection-count.ts); where it declines (returns undefined) the library counts.
+   * (storage/introspection-count.ts); where it declines (returns undefined) the library counts.
    */
   countWithRead: Record<string, CountWithRead> = {},
 ): Middleware {

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
+import type { Context } from 'koa';
 
 /** HTML that has been built by {@link html} and must not be escaped again. */
 export class SafeHtml {
@@ -91,4 +92,12 @@ export function layout(title: string, body: SafeHtml): string {
         <main>${body}</main>
       </body>
     </html> `.value;
+}
+
+/** Answers with a page: HTML under {@link pageCsp} (forms may post on to `formTargets`). */
+export function sendPage(ctx: Context, status: number, body: string, formTargets: string[] = []): void {
+  ctx.status = status;
+  ctx.type = 'text/html';
+  ctx.set('Content-Security-Policy', pageCsp(formTargets));
+  ctx.body = body;
 }

@@ -17,7 +17,7 @@ import { errors } from 'oidc-provider';
 import { ALL_SCOPE_NAMES, API_SCOPE_NAMES, INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
 import type { AuthConfig } from '../config.js';
 import type { AccountStore } from '../accounts/account-store.js';
-import type { AdapterConstructor } from './redis-adapter.js';
+import type { AdapterConstructor } from '../storage/redis-adapter.js';
 import type { SigningJwk } from './keys.js';
 import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy.js';
 import { renderError } from './render-error.js';
@@ -28,8 +28,6 @@ import { StorageUnavailable } from './storage-outage.js';
  * refresh, and a changed name or email may still show in new ID tokens.
  */
 export const TOKEN_ACCOUNT_MAX_AGE_MS = 5_000;
-
-export { INTERACTION_PATH };
 
 /** Everything the configuration is built from. */
 export interface ProviderDeps {
