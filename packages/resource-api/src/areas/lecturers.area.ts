@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { defineCollectionArea } from '../lib/crud.js';
-import { flag, text } from '../lib/fields.js';
+import { flag, text, uniqueEmail } from '../lib/fields.js';
 import { httpUrl } from '../lib/wire.js';
 
 export default defineCollectionArea({
@@ -14,11 +14,7 @@ export default defineCollectionArea({
   description: 'The school’s lecturers and their public profiles.',
   fields: {
     name: text().required().input(z.string().max(200).trim().min(1)).public(),
-    email: text()
-      .required()
-      .with({ unique: true, lowercase: true, trim: true })
-      .storing((v) => String(v).toLowerCase())
-      .input(z.email().max(254)),
+    email: uniqueEmail(),
     headline: text().default('').input(z.string().max(200).optional()).public(),
     bio: text().default('').input(z.string().max(10_000).optional()).public(),
     avatar_url: text().nullable().input(httpUrl.nullable().optional()).public(),

@@ -5,7 +5,7 @@
 import { Schema, type Types } from 'mongoose';
 import { z } from 'zod';
 import { defineCollectionArea } from '../lib/crud.js';
-import { choice, custom, instant, text, texts } from '../lib/fields.js';
+import { choice, custom, instant, text, texts, uniqueEmail } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter, idFilter, stringFilter } from '../lib/filters.js';
 import { objectIdSchema } from '../lib/ids.js';
 import { referenceProblems } from '../lib/references.js';
@@ -78,11 +78,7 @@ export default defineCollectionArea({
   schemaName: 'Student',
   description: 'Students of the school with their course enrollments and progress.',
   fields: {
-    email: text()
-      .required()
-      .with({ unique: true, lowercase: true, trim: true })
-      .storing((v) => String(v).toLowerCase())
-      .input(z.email().max(254)),
+    email: uniqueEmail(),
     name: text().required().input(z.string().max(200).trim().min(1)),
     status: choice(STATUS).default('active').input(z.enum(STATUS).optional().describe('Default active')),
     tags: texts().input(z.array(z.string().max(50).trim().min(1)).max(20).optional()),

@@ -91,6 +91,13 @@ const plain = (out: z.ZodType, type: unknown) => field({ out, store: { type }, t
 
 /** A string. */
 export const text = () => plain(z.string(), String);
+/** A person's email, their unique key in the area: required, stored trimmed and in lower case. */
+export const uniqueEmail = () =>
+  text()
+    .required()
+    .with({ unique: true, lowercase: true, trim: true })
+    .storing((v) => String(v).toLowerCase())
+    .input(z.email().max(254));
 /** One of `values`. */
 export const choice = <const V extends readonly [string, ...string[]]>(values: V) =>
   field({ out: z.enum(values), store: { type: String, enum: values }, toApi: (v) => v });
