@@ -22,7 +22,7 @@ import {
   formAction,
   inputValue,
 } from '../../../test-support/form-browser.js';
-import { privateMongo, privateRedis, type ServerProcess } from '../../../test-support/processes.js';
+import { privateMongo, privateRedis, type ServerProcess } from '../../../test-support/private-servers.js';
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
 const REDIRECT = 'http://127.0.0.1:47000/cb';

@@ -10,7 +10,7 @@ import mongoose, { Types } from 'mongoose';
 import { sweepOrphanChunks } from '../src/areas/storage.area.js';
 import { seedSchool } from '../src/seed/seed-school.js';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
-import { privateMongo, type ServerProcess } from '../../../test-support/processes.js';
+import { privateMongo, type ServerProcess } from '../../../test-support/private-servers.js';
 import { rawRequest } from '../../../test-support/raw-http.js';
 import { call, startTestResourceApi, type TestResourceApi } from '../../../test-support/resource-api.js';
 import { TokenSource } from '../../../test-support/tokens.js';
