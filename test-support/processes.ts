@@ -32,7 +32,7 @@ export interface Started {
   lines: string[];
   /** Its last lines of output (from memory or from its log file). */
   tail(): string;
-  /** Ends it with `signal` (SIGKILL after 10 s unless it is SIGKILL); resolves once it has exited. */
+  /** Ends it with `signal` (default SIGTERM; SIGKILL 10 s later if it still runs); resolves once it has exited. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
