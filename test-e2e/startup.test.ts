@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { PUBLISHED_SECRETS } from '@school/shared';
-import { freePort } from '../test-support/auth-server.js';
+import { freePort } from '../test-support/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const SERVICES = ['auth-server', 'resource-api'] as const;

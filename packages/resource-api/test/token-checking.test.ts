@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '../../auth-server/src/logger.js';
 import { createLogger as createApiLogger } from '../src/logger.js';
 import { startAuthServer } from '../../auth-server/src/server.js';
-import { freePort, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { freePort } from '../../../test-support/processes.js';
 import {
   call,
   introspectionCounter,
