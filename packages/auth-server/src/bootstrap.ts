@@ -6,8 +6,14 @@
  * any password redacted, the file path), every failure at once (`@school/shared` startup-errors.ts):
  * "REDIS_URL: cannot connect to redis://…: connect ECONNREFUSED …", not "Connection is closed.".
  */
-import { allOrProblems, attempt, redactUrl } from '@school/shared';
-import { Redis } from 'ioredis';
+import {
+  allOrProblems,
+  attempt,
+  createRedisClient,
+  redisProblem,
+  redactUrl,
+  type RedisClient,
+} from '@school/shared';
 import mongoose, { type Connection } from 'mongoose';
 import type { Provider } from 'oidc-provider';
 import { AccountStore } from './accounts/account-store.js';
@@ -27,7 +33,7 @@ import { withOutageErrors } from './provider/storage-outage.js';
 
 /** The auth server's open connections and its provider. */
 export interface AuthRuntime {
-  redis: Redis;
+  redis: RedisClient;
   mongo: Connection;
   accounts: AccountStore;
   audit: AuditLog;
@@ -54,13 +60,8 @@ export function buildProvider(deps: ProviderDeps, audit: AuditLog, logger: Logge
 /** Connects to Redis and MongoDB, loads (or creates) the keys and builds the provider. */
 export async function bootstrap(config: AuthConfig, logger: Logger): Promise<AuthRuntime> {
   // While Redis is unreachable, fail commands at once (503 to the caller) instead of queueing them;
-  // ioredis keeps reconnecting in the background, so service resumes by itself.
-  const redis = new Redis(config.REDIS_URL, {
-    enableAutoPipelining: true,
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-  });
+  // ioredis keeps reconnecting in the background, so service resumes by itself (redis-client.ts).
+  const redis = createRedisClient(config, 'commands');
   // ioredis rejects a failed connect with "Connection is closed."; the reason is in its last error.
   let redisError: Error | undefined;
   redis.on('error', (err) => {
@@ -79,7 +80,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
   const mongoAt = `MONGODB_URI: cannot use ${redactUrl(config.MONGODB_URI)}`;
   try {
     const [, , keys] = await allOrProblems([
-      attempt(`REDIS_URL: cannot connect to ${redactUrl(config.REDIS_URL)}`, () =>
+      attempt(redisProblem(config, 'connect to'), () =>
         redis.connect().catch((err: unknown) => {
           throw redisError ?? err;
         }),
@@ -95,9 +96,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       prefix,
       resolutionSeconds: usageResolutionSeconds(config.CLIENT_IDLE_TTL),
     });
-    await attempt(`REDIS_URL: cannot use ${redactUrl(config.REDIS_URL)}`, () =>
-      markUsageRecordingStart(redis, prefix),
-    );
+    await attempt(redisProblem(config, 'use'), () => markUsageRecordingStart(redis, prefix));
     const adapter = withOutageErrors(createRedisAdapter(redis, { prefix, recordUse }));
     const provider = buildProvider({ config, adapter, accounts, keys }, audit, logger);
     const countIntrospection = createIntrospectionCount(redis, { prefix });

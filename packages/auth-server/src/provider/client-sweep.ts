@@ -21,7 +21,7 @@
  * holder) lets one run at a time, and a run is idempotent anyway (removing a removed client is a no-op).
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { getMany, scanKeys, type RedisClient } from '@school/shared';
 import { CLIENT_ROLE } from './client-policy.js';
 import {
   removeClient,
@@ -30,7 +30,13 @@ import {
   type RemovalReason,
 } from '../storage/client-removal.js';
 import { usageResolutionSeconds } from '../storage/client-usage.js';
-import { clientGrantsPrefix, modelKey, modelPrefix, usageKey } from '../storage/redis-keys.js';
+import {
+  clientGrantsPrefix,
+  clientOfGrantsKey,
+  modelKey,
+  modelPrefix,
+  usageKey,
+} from '../storage/redis-keys.js';
 
 /** The lifecycle's periods, seconds (CLIENT_UNUSED_TTL, CLIENT_IDLE_TTL). */
 export interface LifecyclePolicy {
@@ -57,7 +63,7 @@ export function usageSinceKey(prefix: string): string {
 }
 
 /** Notes when usage recording began, once per storage (later calls keep the first time). */
-export async function markUsageRecordingStart(redis: Redis, prefix: string): Promise<void> {
+export async function markUsageRecordingStart(redis: RedisClient, prefix: string): Promise<void> {
   await redis.set(usageSinceKey(prefix), String(Math.floor(Date.now() / 1000)), 'NX');
 }
 
@@ -80,12 +86,6 @@ export function lifecycleVerdict(
 
 const glob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');
 
-async function* scanKeys(redis: Redis, pattern: string): AsyncGenerator<string[]> {
-  for await (const keys of redis.scanStream({ match: pattern, count: 500 }) as AsyncIterable<string[]>) {
-    if (keys.length) yield keys;
-  }
-}
-
 /** Runs one sweep over every stored client (see the module comment). */
 export async function sweepClients(
   store: ClientStore,
@@ -106,7 +106,7 @@ export async function sweepClients(
     const clientPrefix = modelPrefix(prefix, 'Client');
     for await (const keys of scanKeys(redis, `${glob(clientPrefix)}*`)) {
       const ids = keys.map((k) => k.slice(clientPrefix.length));
-      const [stored, used] = await Promise.all([redis.mget(...keys), redis.hmget(usageKey(prefix), ...ids)]);
+      const [stored, used] = await Promise.all([getMany(redis, keys), redis.hmget(usageKey(prefix), ...ids)]);
       for (const [i, clientId] of ids.entries()) {
         if (!stored[i]) continue;
         const usedAt = used[i] ? Number(used[i]) : undefined;
@@ -122,11 +122,11 @@ export async function sweepClients(
 }
 
 /** Ids that have grants or a last-use time but no stored client. */
-async function orphans(redis: Redis, prefix: string): Promise<string[]> {
+async function orphans(redis: RedisClient, prefix: string): Promise<string[]> {
   const named = new Set<string>();
   const grantsPrefix = clientGrantsPrefix(prefix);
   for await (const keys of scanKeys(redis, `${glob(grantsPrefix)}*`)) {
-    for (const k of keys) named.add(k.slice(grantsPrefix.length));
+    for (const k of keys) named.add(clientOfGrantsKey(prefix, k));
   }
   const usage = redis.hscanStream(usageKey(prefix), { count: 500 }) as AsyncIterable<string[]>;
   for await (const pairs of usage) {

@@ -3,7 +3,8 @@
  * redis-scripts.ts, the in-process client cache client-cache.ts.
  *
  * A token whose client is gone does not exist. Every read of a grant-bound model (access and refresh
- * tokens, codes) checks, in the same script, that the client it names is still stored, and finds
+ * tokens, codes) checks that the client it names is still stored (in this process's client cache,
+ * else with a read that fills it, which oidc-provider's own client lookup then takes), and finds
  * nothing when it is not: introspection says `active: false`, userinfo 401 `invalid_token`, the token
  * endpoint `invalid_grant`, revocation 200, whichever way the client went (deleted by an operator, the
  * sweep, or straight from Redis), instead of oidc-provider failing on the missing client (a 500 on
@@ -18,7 +19,8 @@
  * refresh token at once) is detected by HSETNX: the loser revokes the whole grant and gets
  * `invalid_grant`, as RFC 6749 §4.1.2 and RFC 9700 §4.14 ask.
  *
- * A token and its grant are read in one round trip. oidc-provider reads a token, then its grant (the
+ * A token and its grant are read in one round trip: they share a hash slot (redis-keys.ts, the slot
+ * rule), so this runs unchanged on a Redis Cluster. oidc-provider reads a token, then its grant (the
  * introspection, userinfo, code and refresh paths all do); `oidcFindWithGrant` returns both from one
  * script and the grant is kept for the rest of that same request only (request-reads.ts), where the
  * following `Grant.find` takes it: the grant as it was when the token was read, microseconds before
@@ -27,11 +29,18 @@
  *
  * Every revocation is published for resource servers (revocations.ts).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { ClientCache } from './client-cache.js';
 import { dropGrant, keepGrant, takeGrant, takeStartedRead, type FoundWithGrant } from './request-reads.js';
-import { clientGrantsKey, grantListPrefix, modelKey, modelPrefix, sessionUidKey } from './redis-keys.js';
+import {
+  clientGrantsKey,
+  grantListKey,
+  grantTag,
+  modelKey,
+  modelPrefix,
+  sessionUidKey,
+} from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
 import { publishRevoked } from './revocations.js';
 
@@ -77,7 +86,7 @@ export type AdapterConstructor = new (name: string) => Adapter;
  * Builds an oidc-provider adapter class bound to one ioredis connection (with auto-pipelining on,
  * each model read is one round trip batched with its neighbours).
  */
-export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): AdapterConstructor {
+export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOptions): AdapterConstructor {
   const r = withScripts(redis);
   const { prefix, recordUse } = options;
   const tolerance = options.clockToleranceSeconds ?? 15;
@@ -85,27 +94,46 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
   const clients =
     clientCacheMs > 0 ? new ClientCache(clientCacheMs, options.clientCacheSize ?? 1_000) : undefined;
   const grantPrefix = modelPrefix(prefix, 'Grant');
-  const clientPrefix = modelPrefix(prefix, 'Client');
-  const grantListKey = (grantId: string) => grantListPrefix(prefix) + grantId;
   const currentRequest = () => Provider.ctx as object | undefined;
 
-  /** A grant-bound model's payload from `oidcFindWithGrant`; its grant goes to the request's keep. */
+  /** Whether `clientId` is stored: from the client cache, else read into it (its key is in another slot). */
+  const clientStored = (clientId: string): boolean | Promise<boolean> => {
+    if (!clients) return r.exists(modelKey(prefix, 'Client', clientId)).then((n) => n === 1);
+    if (clients.get(clientId)) return true;
+    const started = clients.readStarted();
+    return r
+      .get(modelKey(prefix, 'Client', clientId))
+      .then((json) => !!clients.keep(clientId, json, started));
+  };
+
+  /**
+   * A grant-bound model's payload from `oidcFindWithGrant`, or nothing when its client is gone; its
+   * grant goes to the request's keep.
+   */
   const withGrant = (
     found: FoundWithGrant | null,
     ctx: object | undefined,
     isUse: boolean,
-  ): AdapterPayload | undefined => {
+  ): AdapterPayload | undefined | Promise<AdapterPayload | undefined> => {
     if (!found) return undefined;
     const [p, c, grantId, grant] = found;
-    if (grantId && grant) keepGrant(ctx, grantPrefix + grantId, grant);
     const payload = JSON.parse(p) as AdapterPayload;
-    if (isUse && recordUse && payload.clientId) recordUse(payload.clientId);
-    return c ? { ...payload, consumed: Number(c) } : payload;
+    const accept = (stored: boolean) => {
+      if (!stored) return undefined;
+      if (grantId && grant) keepGrant(ctx, modelKey(prefix, 'Grant', grantId), grant);
+      if (isUse && recordUse && payload.clientId) recordUse(payload.clientId);
+      return c ? { ...payload, consumed: Number(c) } : payload;
+    };
+    if (typeof payload.clientId !== 'string') return accept(true);
+    const stored = clientStored(payload.clientId);
+    return typeof stored === 'boolean' ? accept(stored) : stored.then(accept);
   };
 
-  const revokeGrantTokens = async (grantId: string) => {
-    const keys = await r.oidcRevokeGrant(grantListKey(grantId));
-    await publishRevoked(r, prefix, keys);
+  /** Deletes every token of a grant (and the Grant itself with `withGrant`), and publishes them. */
+  const revokeGrantTokens = async (grantId: string, withGrantRecord = false) => {
+    const keys = [grantListKey(prefix, grantId)];
+    if (withGrantRecord) keys.push(modelKey(prefix, 'Grant', grantId));
+    await publishRevoked(r, prefix, await r.oidcRevokeGrant(keys.length, ...keys));
   };
 
   return class RedisAdapter implements Adapter {
@@ -129,14 +157,20 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
         typeof expiresIn === 'number' && expiresIn > 0 ? Math.ceil(expiresIn) + tolerance : undefined;
       const keys = [key];
       const grant = this.grantBound && payload.grantId && ttl;
-      if (grant) keys.push(grantListKey(payload.grantId!));
-      const uid = this.name === 'Session' && payload.uid && ttl;
-      if (uid) keys.push(sessionUidKey(prefix, payload.uid!));
-      const indexed = this.name === 'Grant' && payload.clientId;
-      if (indexed) keys.push(clientGrantsKey(prefix, payload.clientId!));
+      if (grant) {
+        // The slot rule (redis-keys.ts): provider/grant-token-ids.ts mints such ids; anything else
+        // would land in another slot than its grant and fail on a cluster only, so it fails here.
+        if (!id.startsWith(grantTag(payload.grantId!)))
+          throw new Error(`${this.name} id does not start with its grant's tag (storage/redis-keys.ts)`);
+        keys.push(grantListKey(prefix, payload.grantId!));
+      }
       const consumed = this.consumable && payload.consumed ? String(payload.consumed) : '';
       if (this.name === 'Client') clients?.forget(id);
       if (this.name === 'Grant') dropGrant(currentRequest(), key);
+      // A client's grant index is in the client's slot, not the grant's: written first, so a grant
+      // is never stored unindexed (an index naming a grant that failed to store ends nothing).
+      if (this.name === 'Grant' && payload.clientId)
+        await r.oidcIndexGrant(clientGrantsKey(prefix, payload.clientId), id, String(ttl ?? 0));
       await r.oidcUpsert(
         keys.length,
         ...keys,
@@ -144,11 +178,11 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
         String(ttl ?? 0),
         this.consumable ? '1' : '0',
         consumed,
-        id,
         grant ? '1' : '0',
-        uid ? '1' : '0',
-        indexed ? '1' : '0',
       );
+      // The uid's key is in a slot of its own: written after the Session it points to.
+      if (this.name === 'Session' && payload.uid && ttl)
+        await r.set(sessionUidKey(prefix, payload.uid), id, 'EX', ttl);
       if (this.name === 'Client') clients?.forget(id);
       if (this.marksUse && recordUse && payload.clientId) recordUse(payload.clientId);
     }
@@ -160,8 +194,7 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       if (this.grantBound) {
         const ctx = currentRequest();
         const read =
-          takeStartedRead(ctx, key) ??
-          r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix, clientPrefix);
+          takeStartedRead(ctx, key) ?? r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix);
         return read.then((found) => withGrant(found, ctx, this.marksUse));
       }
       if (this.name === 'Grant') {
@@ -196,8 +229,7 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       if (grantId) {
         // The winner may still be saving new tokens under this grant: deleting the Grant record makes
         // them inactive too, since every token is checked against its grant.
-        await r.del(grantPrefix + grantId);
-        await revokeGrantTokens(grantId);
+        await revokeGrantTokens(grantId, true);
       }
       throw new errors.InvalidGrant(
         `${this.name === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`,
@@ -213,7 +245,7 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      dropGrant(currentRequest(), grantPrefix + grantId);
+      dropGrant(currentRequest(), modelKey(prefix, 'Grant', grantId));
       await revokeGrantTokens(grantId);
     }
   };

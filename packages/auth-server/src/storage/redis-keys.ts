@@ -1,34 +1,94 @@
 /**
- * The storage layout in Redis: the keys and the channel of oidc-provider's storage and of what is
- * kept beside it, under the configured prefix (REDIS_KEY_PREFIX, e.g. `oidc:`), named in one place.
- * (Rate-limit counters, the login guard and the client sweep keep keys of their own.)
+ * The storage layout in Redis: every key and the channel of oidc-provider's storage and of what is
+ * kept beside it, under the configured prefix (REDIS_KEY_PREFIX, e.g. `oidc:`), built here and
+ * nowhere else. Every Lua script is in redis-scripts.ts.
  *
+ * THE SLOT RULE (Redis Cluster, issue 18). A cluster spreads keys over 16384 hash slots by the text
+ * between the first `{` and the next `}` of a key (its hash tag), else by the whole key; a script or
+ * a multi-key command may only touch keys of ONE slot. So:
+ *
+ * - By grant: a grant, its token list and every token issued under it (codes, access and refresh
+ *   tokens, each rotation of a refresh token, and any record about them, such as a refresh token's
+ *   grace record) share the tag `{<first 12 characters of the grant id>}`. The grant-bound models'
+ *   token ids START with those 12 characters (provider/grant-token-ids.ts mints them so), so the
+ *   key of a presented token is known from the token alone: `<Model>:{<id[0,12)>}<id[12,)>`. A new
+ *   key about a grant or one of its tokens is built with {@link grantScopedKey} and joins that slot.
+ * - Per client: a client's grant index `clientGrants:{<clientId>}` is a slot of its own; the client
+ *   record `Client:<id>` keeps its historical, untagged key (registered clients survive the upgrade).
+ *   Nothing touches a client and its index in one command (client-removal.ts sequences them), and
+ *   a token read checks its client with a second, pipelined read (redis-adapter.ts).
+ * - Everything else is one key per command: sessions (`Session:<id>` and `sessionUid:<uid>` are
+ *   written one after the other), interactions, the last-use hash, the rate limiter's counters
+ *   (rate-limiter-flexible: one key per command), the login guard's, the sweep's lock.
+ * - The revocation channel is classic pub/sub (PUBLISH): on a cluster every node forwards it to all
+ *   nodes, so a subscriber connected to any node hears it. Sharded pub/sub (SPUBLISH) would confine
+ *   the traffic to one shard but needs the subscriber to follow that shard through failovers; with
+ *   a revocation rate of a few per second the broadcast costs nothing worth that.
+ * - Scans walk every primary (`@school/shared` scanKeys) and read what they found one GET per key,
+ *   pipelined (getMany): MGET cannot span slots.
+ *
+ * The keys:
  *   `<Model>:<id>`       a JSON string (SET … EX), or for consumable models (codes, refresh tokens) a
  *                        hash `{p: payload, c: consumedAt}` so consumption is one atomic HSETNX that
- *                        keeps the TTL and survives restarts (redis-adapter.ts);
- *   `grant:<grantId>`    a list of the keys of every token issued under that grant, expiring with the
- *                        longest of them (EXPIRE NX then EXPIRE GT, in the same atomic script: no TTL read
- *                        before writing);
+ *                        keeps the TTL and survives restarts (redis-adapter.ts); tagged by grant for
+ *                        {@link GRANT_SCOPED} models;
+ *   `grant:{tag}<rest>`  a list of the keys of every token issued under that grant, expiring with the
+ *                        longest of them (EXPIRE NX then EXPIRE GT, in the same atomic script);
  *   `sessionUid:<uid>`   the id of the Session with that uid, with the Session's TTL;
- *   `clientGrants:<clientId>`  the ids of every Grant of that client, expiring with the longest of
- *                        them (as the grant list): what deleting a client ends first (client-removal.ts);
+ *   `clientGrants:{<clientId>}`  the ids of every Grant of that client, expiring with the longest of
+ *                        them: what deleting a client ends first (client-removal.ts);
  *   `clientUsedAt`       a hash, client id → when its tokens were last used, Unix seconds (client-usage.ts);
  *   `revocations`        the pub/sub channel revoked access tokens are published on (revocations.ts).
  */
+
+/** How many leading characters of a grant id name its hash slot. */
+export const GRANT_TAG_LENGTH = 12;
+
+/** The models whose keys live in their grant's slot: the Grant and every grant-bound token. */
+export const GRANT_SCOPED = new Set([
+  'Grant',
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+]);
+
+/** `{tag}rest` of a grant id or of a token id minted under a grant: its slot, then the rest. */
+const tagged = (id: string) => `{${id.slice(0, GRANT_TAG_LENGTH)}}${id.slice(GRANT_TAG_LENGTH)}`;
+
+/** The prefix of a grant id that a token id of that grant starts with (provider/grant-token-ids.ts). */
+export function grantTag(grantId: string): string {
+  return grantId.slice(0, GRANT_TAG_LENGTH);
+}
+
+/**
+ * A key in the slot of a grant, or of a token of that grant: `<prefix><kind>:{tag}<rest>` with `id`
+ * the grant id or the token id. For any new record about a grant or its tokens.
+ */
+export function grantScopedKey(prefix: string, kind: string, id: string): string {
+  return `${prefix}${kind}:${tagged(id)}`;
+}
 
 /** The prefix of every key of one oidc-provider model, e.g. `oidc:Client:`. */
 export function modelPrefix(prefix: string, model: string): string {
   return `${prefix}${model}:`;
 }
 
-/** The key of one stored model instance, e.g. `oidc:Client:<id>`. */
+/** The key of one stored model instance, e.g. `oidc:Client:<id>`, `oidc:AccessToken:{tag}<rest>`. */
 export function modelKey(prefix: string, model: string, id: string): string {
-  return `${prefix}${model}:${id}`;
+  return GRANT_SCOPED.has(model) ? grantScopedKey(prefix, model, id) : `${prefix}${model}:${id}`;
 }
 
-/** The prefix of the lists of token keys per grant (`grant:`, lower case: not the Grant model). */
-export function grantListPrefix(prefix: string): string {
-  return `${prefix}grant:`;
+/** The id of a model instance from its key (the inverse of {@link modelKey}). */
+export function idOfKey(prefix: string, model: string, key: string): string {
+  const rest = key.slice(modelPrefix(prefix, model).length);
+  return GRANT_SCOPED.has(model) ? rest.replace(/^\{([^}]*)\}/, '$1') : rest;
+}
+
+/** The list of the keys of every token issued under a grant. */
+export function grantListKey(prefix: string, grantId: string): string {
+  return grantScopedKey(prefix, 'grant', grantId);
 }
 
 /** The key of the Session id stored under a session uid. */
@@ -36,14 +96,19 @@ export function sessionUidKey(prefix: string, uid: string): string {
   return `${prefix}sessionUid:${uid}`;
 }
 
-/** The prefix of the sets of a client's grant ids. */
+/** The prefix of the sets of a client's grant ids (`clientGrants:{`). */
 export function clientGrantsPrefix(prefix: string): string {
-  return `${prefix}clientGrants:`;
+  return `${prefix}clientGrants:{`;
 }
 
 /** The key of the set of a client's grant ids. */
 export function clientGrantsKey(prefix: string, clientId: string): string {
-  return `${clientGrantsPrefix(prefix)}${clientId}`;
+  return `${clientGrantsPrefix(prefix)}${clientId}}`;
+}
+
+/** The client id of a {@link clientGrantsKey}. */
+export function clientOfGrantsKey(prefix: string, key: string): string {
+  return key.slice(clientGrantsPrefix(prefix).length, -1);
 }
 
 /** The hash of last-use times (client id → Unix seconds). */

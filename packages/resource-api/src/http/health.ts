@@ -11,7 +11,7 @@
 import { Router } from 'express';
 import type { IntrospectionReadiness } from '../auth/introspection-readiness.js';
 import { MethodNotAllowedError } from '../lib/errors.js';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import type { Connection } from 'mongoose';
 
 async function probe(check: () => Promise<unknown>, timeoutMs = 2000): Promise<'ok' | 'down'> {
@@ -34,7 +34,7 @@ async function probe(check: () => Promise<unknown>, timeoutMs = 2000): Promise<'
 /** The two health routes. */
 export function healthRouter(deps: {
   connection: Connection;
-  redis: Redis;
+  redis: RedisClient;
   introspection: IntrospectionReadiness;
 }): Router {
   const router = Router();
