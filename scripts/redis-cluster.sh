@@ -7,8 +7,8 @@
 # .data/redis-cluster-BASE (data, logs, pid files), so a test can run its own cluster beside the one
 # `scripts/services` starts. Each node writes an append-only file fsynced every second, as the
 # single Redis does. Idempotent: nodes already running are left alone, a cluster already formed is
-# not formed again. Its address goes to .data/redis-cluster.env (REDIS_CLUSTER_NODES), never into
-# .data/services.env, which other processes read for the single Redis.
+# not formed again. The address of the default cluster goes to .data/redis-cluster.env
+# (REDIS_CLUSTER_NODES), never into .data/services.env, which other processes read for the single Redis.
 # shellcheck shell=bash
 
 cluster_base() { echo "${REDIS_CLUSTER_BASE_PORT:-7101}"; }
@@ -40,13 +40,18 @@ start_redis_cluster() {
       redis-cli --cluster create $(cluster_ports | sed 's/^/127.0.0.1:/') --cluster-replicas 1 --cluster-yes \
         >"$(cluster_dir)/create.log" 2>&1 || { tail -n 20 "$(cluster_dir)/create.log" >&2; die "redis-cli --cluster create failed"; }
     fi
+  fi
+  # Every node must agree before a client connects (a node that has not yet heard of the new slot
+  # map answers CLUSTERDOWN).
+  for port in $(cluster_ports); do
     for _ in $(seq 1 100); do
-      redis-cli -p "$first" cluster info | grep -q '^cluster_state:ok' && break
+      redis-cli -p "$port" cluster info | grep -q '^cluster_state:ok' && break
       sleep 0.1
     done
-    redis-cli -p "$first" cluster info | grep -q '^cluster_state:ok' || die "the Redis cluster on $first did not become ok"
-  fi
-  printf 'export REDIS_CLUSTER_NODES=%s\n' "$(cluster_nodes)" >"$data/redis-cluster.env"
+    redis-cli -p "$port" cluster info | grep -q '^cluster_state:ok' || die "the Redis cluster node $port did not become ok"
+  done
+  # The address of the cluster `scripts/services` runs (the default ports); a test's own is its own.
+  [ "$(cluster_base)" != 7101 ] || printf 'export REDIS_CLUSTER_NODES=%s\n' "$(cluster_nodes)" >"$data/redis-cluster.env"
 }
 
 stop_redis_cluster() {

@@ -4,7 +4,6 @@
  * idempotent: a cluster already up on those ports is reused.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,6 +21,8 @@ export interface LocalCluster {
   /** Every node, `host:port,…` as REDIS_CLUSTER_NODES takes it. */
   nodesVariable: string;
   nodes: ClusterNode[];
+  /** Its directory (`<dir>/<port>/redis.pid`, `redis.log`, the append-only files). */
+  dir: string;
   /** Stops its six processes (only a cluster this call started on its own ports should be stopped). */
   stop(): void;
 }
@@ -30,13 +31,12 @@ export interface LocalCluster {
 export function startRedisCluster(basePort = 7101): LocalCluster {
   const env = { ...process.env, REDIS_CLUSTER_BASE_PORT: String(basePort) };
   execFileSync(services, ['start', '--redis-cluster'], { env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const nodesVariable = /REDIS_CLUSTER_NODES=(\S+)/.exec(
-    readFileSync(join(root, '.data', 'redis-cluster.env'), 'utf8'),
-  )![1]!;
-  const nodes = nodesVariable.split(',').map((a) => ({ host: '127.0.0.1', port: Number(a.split(':')[1]) }));
+  const nodes = [0, 1, 2, 3, 4, 5].map((i) => ({ host: '127.0.0.1', port: basePort + i }));
+  const nodesVariable = nodes.map((n) => `${n.host}:${n.port}`).join(',');
   return {
     nodesVariable,
     nodes,
+    dir: join(root, '.data', `redis-cluster-${basePort}`),
     stop: () => execFileSync(services, ['stop', '--redis-cluster'], { env, stdio: 'ignore' }),
   };
 }

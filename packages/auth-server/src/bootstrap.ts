@@ -9,6 +9,7 @@
 import {
   allOrProblems,
   attempt,
+  closeRedis,
   createRedisClient,
   redisProblem,
   redactUrl,
@@ -75,7 +76,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
   let audit: AuditLog | undefined;
   const close = async () => {
     await audit?.close();
-    await Promise.allSettled([redis.quit(), mongo.close()]);
+    await Promise.allSettled([closeRedis(redis), mongo.close()]);
   };
   const mongoAt = `MONGODB_URI: cannot use ${redactUrl(config.MONGODB_URI)}`;
   try {

@@ -8,7 +8,8 @@
  * consumption that is durable and atomic (a Lua script; the memory adapter lets two racing
  * consumptions both pass), and revocations published for resource servers.
  *
- * Both run on one Redis node and on a Redis Cluster of three primaries (test-support/redis-cluster.ts),
+ * Both run on one Redis node and on a Redis Cluster of three primaries (test-support/redis-cluster.ts,
+ * ports 7111-7116),
  * where a script touching keys of two hash slots fails (CROSSSLOT): grant-bound tokens are made with
  * ids that start with their grant's tag, as oidc-provider mints them here (grant-token-ids.ts).
  */
@@ -233,7 +234,8 @@ adapterContract("oidc-provider's memory adapter", () => memory);
 
 let cluster: ReturnType<typeof startRedisCluster> | undefined;
 beforeAll(() => {
-  cluster = startRedisCluster();
+  cluster = startRedisCluster(7111); // its own ports, started and stopped by this file
 }, 60_000);
+afterAll(() => cluster?.stop());
 onRedis('one node', () => ({ REDIS_URL: SERVICES.redisUrl }));
 onRedis('a Redis Cluster', () => ({ REDIS_URL: 'redis://127.0.0.1', REDIS_CLUSTER_NODES: cluster!.nodes }));

@@ -100,6 +100,18 @@ export function createRedisClient(settings: RedisSettings, use: RedisUse): Redis
 }
 
 /**
+ * Closes a client: QUIT when it is connected (pending replies arrive first), else drops it at once
+ * (a client still trying to reach a cluster would otherwise wait for it).
+ */
+export async function closeRedis(redis: RedisClient): Promise<void> {
+  if (redis.status !== 'ready') {
+    redis.disconnect();
+    return;
+  }
+  await redis.quit().catch(() => redis.disconnect());
+}
+
+/**
  * Every key matching `match`, in batches, on one node or on every primary of a cluster (a cluster's
  * SCAN only walks the node it is sent to). A key may show up twice (SCAN's own guarantee).
  */

@@ -10,6 +10,7 @@
  * node (`-node`): a superset of the moments the subscription may have missed messages.
  */
 import {
+  closeRedis,
   createRedisClient,
   revocationChannel,
   revocationMessageSchema,
@@ -84,7 +85,7 @@ export async function listenForRevocations(
   return {
     redis,
     async close() {
-      await redis.quit().catch(() => redis.disconnect());
+      await closeRedis(redis);
     },
   };
 }
