@@ -24,6 +24,7 @@ import { createRedisAdapter } from './storage/redis-adapter.js';
 import { createUsageRecorder, usageResolutionSeconds } from './storage/client-usage.js';
 import { markUsageRecordingStart } from './provider/client-sweep.js';
 import { withOutageErrors } from './provider/storage-outage.js';
+import { createCimdResolver } from './cimd/cimd-setup.js';
 
 /** The auth server's open connections and its provider. */
 export interface AuthRuntime {
@@ -98,8 +99,11 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
     await attempt(`REDIS_URL: cannot use ${redactUrl(config.REDIS_URL)}`, () =>
       markUsageRecordingStart(redis, prefix),
     );
-    const adapter = withOutageErrors(createRedisAdapter(redis, { prefix, recordUse }));
-    const provider = buildProvider({ config, adapter, accounts, keys }, audit, logger);
+    const cimd = createCimdResolver(config, redis, logger);
+    const resolveCimdClient = (clientId: string) => cimd.resolve(clientId);
+    const adapter = withOutageErrors(createRedisAdapter(redis, { prefix, recordUse, resolveCimdClient }));
+    const cimdConsents = { redis, prefix, ttlSeconds: config.GRANT_TTL };
+    const provider = buildProvider({ config, adapter, accounts, keys, cimdConsents }, audit, logger);
     const countIntrospection = createIntrospectionCount(redis, { prefix });
     const clients: ClientStore = { redis, prefix, provider, audit };
     return { redis, mongo, accounts, audit, provider, countIntrospection, clients, close };

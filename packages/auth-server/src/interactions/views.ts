@@ -15,6 +15,11 @@ export interface ClientView {
   redirectUri: string;
   /** True for an operator-created integration; false for a self-registered app. */
   registeredIntegration: boolean;
+  /**
+   * For a Client ID Metadata Document client: the host of its client_id URL, which this server
+   * fetched the document from over verified https (the one thing about the app that is verified).
+   */
+  verifiedHost?: string;
 }
 
 function clientLabel(c: ClientView): SafeHtml {
@@ -24,7 +29,16 @@ function clientLabel(c: ClientView): SafeHtml {
     : html`<strong><bdi>${name}</bdi></strong>
         <span class="tag" title="The app chose this name itself; it has not been verified"
           >self-declared name</span
-        >`;
+        >${verifiedOrigin(c)}`;
+}
+
+/** " from app.example (verified)": where a metadata-document client's description was fetched from. */
+function verifiedOrigin(c: ClientView): SafeHtml | string {
+  if (!c.verifiedHost) return '';
+  return html` from <strong class="verified-host"><bdi>${c.verifiedHost}</bdi></strong>
+    <span class="tag" title="This server fetched the app's description from this address over https"
+      >verified address</span
+    >`;
 }
 
 /** Where the browser goes afterwards, in words: "an app on this computer (127.0.0.1, port 5173)". */
