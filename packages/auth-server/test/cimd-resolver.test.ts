@@ -86,8 +86,22 @@ describe('a metadata document', () => {
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
       application_type: 'native',
+      client_id_issued_at: expect.any(Number),
     });
     expect(JSON.parse((await redis.get(`${prefix}Client:${url}`))!)).toEqual(client);
+  });
+
+  it('is stored again, as a new client, when its record was removed (by an operator or the sweep)', async () => {
+    server.json(path, doc(), { 'cache-control': 'max-age=600' });
+    const r = resolver();
+    const first = await r.resolve(url);
+    expect(await r.resolve(url)).toEqual(first); // the same record while it stays
+    await redis.del(`${prefix}Client:${url}`);
+    await redis.hset(`${prefix}cimd:${url}`, 'issuedAt', 1); // so a new issue time shows
+    const again = await r.resolve(url);
+    expect(hits()).toBe(1); // from the cache: no new fetch
+    expect(again.client_id_issued_at).toBeGreaterThan(1);
+    expect(JSON.parse((await redis.get(`${prefix}Client:${url}`))!)).toEqual(again);
   });
 
   it.each([

@@ -52,6 +52,8 @@ export type CimdStatus = 'fresh' | 'stale' | 'failed' | 'invalid';
 /** A document's cache entry in Redis. */
 interface Entry {
   doc?: string;
+  /** When the `Client:<url>` record was first stored, Unix seconds. */
+  issuedAt?: string;
   freshUntil?: string;
   staleUntil?: string;
 }
@@ -77,10 +79,13 @@ export class CimdResolver {
     ]);
     const now = Date.now();
     if (entry.doc && now < Number(entry.freshUntil)) {
-      const metadata = toClientMetadata(JSON.parse(entry.doc) as MetadataDocument, allowed === 1);
-      // Removed meanwhile (an operator, the sweep): stored again, or its new tokens would read as gone.
-      if (!stored) await this.redis.set(recordKey, JSON.stringify(metadata));
-      return metadata;
+      return this.withRecord(
+        url,
+        JSON.parse(entry.doc) as MetadataDocument,
+        allowed === 1,
+        entry,
+        stored === 1,
+      );
     }
     let fetched: FetchedDocument;
     try {
@@ -90,7 +95,13 @@ export class CimdResolver {
         err instanceof DocumentFetchError ? err : new DocumentFetchError('unreachable', String(err));
       if (failure.kind === 'unreachable' && entry.doc && now < Number(entry.staleUntil)) {
         await this.record(key, url, 'stale', failure.message, now);
-        return toClientMetadata(JSON.parse(entry.doc) as MetadataDocument, allowed === 1);
+        return this.withRecord(
+          url,
+          JSON.parse(entry.doc) as MetadataDocument,
+          allowed === 1,
+          entry,
+          stored === 1,
+        );
       }
       await this.record(key, url, 'failed', failure.message, now, true);
       throw new errors.InvalidClient(`client_id metadata document could not be fetched: ${failure.message}`);
@@ -127,8 +138,33 @@ export class CimdResolver {
       .pexpireat(key, staleUntil + DAY_MS)
       .exec();
     this.report({ clientId: url, status: 'fresh' });
-    const metadata = toClientMetadata(doc, allowed === 1); // may refuse its redirect URIs: still cached
-    await this.redis.set(recordKey, JSON.stringify(metadata));
+    // May refuse its redirect URIs: the document stays cached all the same.
+    return this.withRecord(url, doc, allowed === 1, entry, stored === 1, true);
+  }
+
+  /**
+   * The client of `doc`, also stored as `Client:<url>` when that record is missing (first use, or
+   * removed by an operator or the sweep: its new tokens would read as gone) or `rewrite` says so (a
+   * fresh fetch). `client_id_issued_at` is when this record was first stored, so the lifecycle sweep
+   * removes a document client that is never used as it removes a registered one.
+   */
+  private async withRecord(
+    url: string,
+    doc: MetadataDocument,
+    httpsAllowed: boolean,
+    entry: Entry,
+    stored: boolean,
+    rewrite = false,
+  ): Promise<ClientMetadata> {
+    const issuedAt = stored && entry.issuedAt ? Number(entry.issuedAt) : Math.floor(Date.now() / 1000);
+    const metadata = { ...toClientMetadata(doc, httpsAllowed), client_id_issued_at: issuedAt };
+    if (!stored || rewrite) {
+      await this.redis
+        .multi()
+        .set(modelKey(this.prefix, 'Client', url), JSON.stringify(metadata))
+        .hset(cimdEntryKey(this.prefix, url), 'issuedAt', issuedAt)
+        .exec();
+    }
     return metadata;
   }
 
