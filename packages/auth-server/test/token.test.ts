@@ -292,7 +292,7 @@ describe('every token response carries scope (a client reads a missing one as em
   ])(
     'for %s (bound to the API: %s): the code exchange, a refresh and a narrowed refresh',
     async (scope, bound) => {
-      const resource = bound ? { resource: auth.issuer } : {};
+      const resource: Record<string, string> = bound ? { resource: auth.issuer } : {};
       const issued = await signIn(auth, client, { scope, ...resource });
       expect(typeof issued.scope).toBe('string');
       const refresh = { grant_type: 'refresh_token', ...credentials(client), ...resource };
