@@ -14,7 +14,13 @@
  */
 import type { Configuration, KoaContextWithOIDC, Client } from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import { ALL_SCOPE_NAMES, API_SCOPE_NAMES, INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
+import {
+  ALL_SCOPE_NAMES,
+  API_SCOPE_NAMES,
+  INTERACTION_PATH,
+  OAUTH_ROUTES,
+  namesResource,
+} from '@school/shared';
 import type { AuthConfig } from '../config.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AdapterConstructor } from '../storage/redis-adapter.js';
@@ -42,9 +48,9 @@ export interface ProviderDeps {
   keys: SigningJwk[];
 }
 
-/** The resource identifier forms accepted for the API; both map to the canonical `BASE_URL`. */
+/** The resource identifier forms accepted for the API (`@school/shared` resource-identifier.ts); all map to `BASE_URL`. */
 export function isApiResource(config: AuthConfig, indicator: string): boolean {
-  return indicator === config.BASE_URL || indicator === `${config.BASE_URL}/`;
+  return namesResource(indicator, config.BASE_URL);
 }
 
 const KNOWN_SCOPES = new Set(ALL_SCOPE_NAMES);
