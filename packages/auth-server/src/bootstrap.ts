@@ -18,6 +18,7 @@ import type { Logger } from './logger.js';
 import type { ProviderDeps } from './provider/configuration.js';
 import type { ClientStore } from './storage/client-removal.js';
 import { createProvider } from './provider/create-provider.js';
+import { allowConcurrentRefresh } from './provider/refresh-grace.js';
 import { loadOrCreateKeys } from './provider/keys.js';
 import { createIntrospectionCount, type CountWithRead } from './storage/introspection-count.js';
 import { createRedisAdapter } from './storage/redis-adapter.js';
@@ -98,8 +99,10 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
     await attempt(`REDIS_URL: cannot use ${redactUrl(config.REDIS_URL)}`, () =>
       markUsageRecordingStart(redis, prefix),
     );
-    const adapter = withOutageErrors(createRedisAdapter(redis, { prefix, recordUse }));
+    const refreshGraceSeconds = config.REFRESH_REUSE_GRACE;
+    const adapter = withOutageErrors(createRedisAdapter(redis, { prefix, recordUse, refreshGraceSeconds }));
     const provider = buildProvider({ config, adapter, accounts, keys }, audit, logger);
+    allowConcurrentRefresh(provider, redis, prefix, refreshGraceSeconds);
     const countIntrospection = createIntrospectionCount(redis, { prefix });
     const clients: ClientStore = { redis, prefix, provider, audit };
     return { redis, mongo, accounts, audit, provider, countIntrospection, clients, close };

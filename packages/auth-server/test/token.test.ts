@@ -26,7 +26,9 @@ let client: TestClient;
 let confidential: TestClient;
 
 beforeAll(async () => {
-  auth = await startTestAuthServer();
+  // No grace period: a rotated refresh token presented again is a replay at once (the grace period
+  // for concurrent clients has its own suite, refresh-grace.test.ts).
+  auth = await startTestAuthServer({ REFRESH_REUSE_GRACE: '0' });
   client = await registerClient(auth);
   confidential = await registerClient(auth, { token_endpoint_auth_method: 'client_secret_post' });
 });

@@ -50,3 +50,8 @@ export function clientGrantsKey(prefix: string, clientId: string): string {
 export function usageKey(prefix: string): string {
   return `${prefix}clientUsedAt`;
 }
+
+/** The answer a rotated refresh token's refresh gave, kept for the grace period (refresh-grace.ts). */
+export function refreshAnswerKey(prefix: string, tokenId: string): string {
+  return `${prefix}RefreshAnswer:${tokenId}`;
+}
