@@ -134,7 +134,10 @@ describe('the consent page', () => {
     const page = await consentPage(new FormBrowser(auth.issuer));
     expectPageHeaders(page);
     expect(page.body).toContain('Lesson Planner CLI');
-    expect(page.body).toContain('self-declared');
+    expect(page.body).toContain('self-declared name');
+    // The name is the app's claim: quoted, isolated against bidirectional text, no louder than the warning.
+    expect(page.body).toContain('<q><bdi>Lesson Planner CLI</bdi></q>');
+    expect(page.body).not.toMatch(/<strong><bdi>Lesson Planner CLI/);
     expect(page.body).toContain(`an app on this computer (127.0.0.1, port ${PORT})`);
     expect(page.body).toContain('See your school’s courses');
     expect(page.body).toContain('Confirm who you are');
@@ -143,10 +146,16 @@ describe('the consent page', () => {
     );
   });
 
-  it('sends access_denied with state and iss back to the client on deny', async () => {
+  it('says nothing was shared on deny, then sends access_denied with state and iss back to the client', async () => {
     const browser = new FormBrowser(auth.issuer);
     const page = await consentPage(browser, 'deny-state');
-    const back = await browser.submit(page, '/abort');
+    const denied = await browser.submit(page, '/abort');
+    expect(denied.status).toBe(200);
+    expect(denied.location).toBeUndefined();
+    expect(denied.body).toContain('Nothing was shared');
+    expect(denied.body).toContain('<q><bdi>Lesson Planner CLI</bdi></q>');
+    const link = /<a class="button" href="([^"]+)"/.exec(denied.body)![1]!;
+    const back = await browser.follow(new URL(link.replace(/&amp;/g, '&'), auth.issuer).href);
     const to = new URL(back.location!);
     expect(`${to.origin}${to.pathname}`).toBe(REDIRECT);
     expect(to.searchParams.get('error')).toBe('access_denied');

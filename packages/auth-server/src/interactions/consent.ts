@@ -8,7 +8,7 @@ import { INTERACTION_PATH } from '@school/shared';
 import { InteractionGone } from './error-page.js';
 import { sendPage } from './html.js';
 import { actor, clientView, finishInteraction, redirectOrigin, type Step, type StepDeps } from './steps.js';
-import { consentPage } from './views.js';
+import { consentPage, deniedPage } from './views.js';
 
 /** What oidc-provider's consent prompt lists as not yet granted. */
 interface MissingGrants {
@@ -90,12 +90,16 @@ export function consentSteps({
         ...actor(ctx),
         accountId: ctx.state.interaction.session?.accountId,
       });
-      await finishInteraction(
-        provider,
-        ctx,
+      // Say on our side that nothing was shared before handing the browser back: the app may no
+      // longer be listening, and then the browser's own error would be all the person sees.
+      const continueTo = await provider.interactionResult(
+        ctx.req,
+        ctx.res,
         { error: 'access_denied', error_description: 'The user denied the request' },
-        false,
+        { mergeWithLastSubmission: false },
       );
+      const client = await clientView(provider, ctx.state.interaction);
+      sendPage(ctx, 200, deniedPage({ client, continueTo }));
     },
   };
 }
