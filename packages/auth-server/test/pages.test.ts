@@ -198,3 +198,34 @@ describe('an expired or unknown interaction', () => {
     expectPageHeaders(res);
   });
 });
+
+describe('a remembered sign-in on a shared computer', () => {
+  it('offers "Not you?" on the consent page, which ends the session and starts again at sign-in', async () => {
+    const browser = new FormBrowser(auth.issuer);
+    await consentPage(browser, 'nu-1');
+    const other = await register({ client_name: 'Second App' });
+    const remembered = await browser.follow(authorizeUrl(other, 'nu-2'));
+    expect(formAction(remembered.body, '/confirm')).toBeDefined();
+    expect(remembered.body).toContain(`Signed in as <bdi>${ADMIN.email}</bdi>`);
+    const switched = await browser.submit(remembered, '/switch');
+    expect(formAction(switched.body, '/login')).toBeDefined();
+    expect(switched.body).toContain('Second App');
+  });
+
+  it('signs out at the end_session endpoint with our pages, and the next request starts at sign-in', async () => {
+    const browser = new FormBrowser(auth.issuer);
+    await consentPage(browser, 'so-1');
+    const confirm = await browser.follow(`${auth.issuer}/oauth/session/end`);
+    expectPageHeaders(confirm);
+    expect(confirm.body).toContain('Sign out of your school?');
+    const xsrf = inputValue(confirm.body, 'xsrf');
+    expect(xsrf).toBeDefined();
+    const done = await browser.follow(`${auth.issuer}/oauth/session/end/confirm`, {
+      form: { xsrf: xsrf!, logout: 'yes' },
+    });
+    expectPageHeaders(done);
+    expect(done.body).toContain('You are signed out');
+    const again = await browser.follow(authorizeUrl(clientId, 'so-2'));
+    expect(formAction(again.body, '/login')).toBeDefined();
+  });
+});

@@ -44,6 +44,8 @@ label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #9ca3af;border-radius:6px;font-size:1rem}
 button{margin-top:1.25rem;padding:.65rem 1.2rem;border:0;border-radius:6px;font-size:1rem;cursor:pointer;background:#1d4ed8;color:#fff}
 button.secondary{background:#e5e7eb;color:#111827}
+button.link{margin:0;padding:0;background:none;color:#1d4ed8;text-decoration:underline;font-size:inherit}
+form.switch{font-size:.9rem;margin-top:1rem}
 a.button{display:inline-block;padding:.65rem 1.2rem;border-radius:6px;background:#1d4ed8;color:#fff;text-decoration:none}
 .warning{background:#fef3c7;color:#78350f;padding:.75rem;border-radius:6px}
 .changes{color:#991b1b}

@@ -10,7 +10,7 @@
  */
 import { isLoopbackHost } from '@school/shared';
 import { findScope } from '@school/shared';
-import { html, layout, type SafeHtml } from './html.js';
+import { html, layout, SafeHtml } from './html.js';
 
 /** What the pages say about the app that is asking. */
 export interface ClientView {
@@ -92,6 +92,8 @@ export function loginPage(p: {
 export function consentPage(p: {
   confirmAction: string;
   abortAction: string;
+  /** Where "Not you?" posts: ends the remembered session and starts again at the sign-in page. */
+  switchAction?: string;
   csrf: string;
   client: ClientView;
   scopes: readonly string[];
@@ -139,6 +141,15 @@ export function consentPage(p: {
           </button>
         </form>
       </div>
+      ${
+        p.switchAction && p.accountEmail
+          ? html`<form method="post" action="${p.switchAction}" class="switch">
+              <input type="hidden" name="csrf" value="${p.csrf}" />
+              Signed in as <bdi>${p.accountEmail}</bdi>.
+              <button type="submit" class="link">Not you? Use another account</button>
+            </form>`
+          : ''
+      }
       <p class="note">
         Only allow apps you trust. The app keeps this access until its tokens expire or are revoked; your
         school’s operator can take it back at any time (<code>school-auth clients delete</code>).
@@ -156,6 +167,29 @@ export function deniedPage(p: { client: ClientView; continueTo: string }): strin
         <a class="button" href="${p.continueTo}">Tell the app and go back</a>
       </p>
       <p class="note">If the app has closed, you can close this page: nothing else needs to happen.</p>`,
+  );
+}
+
+/** RP-initiated logout: the confirmation around oidc-provider's own form (its id is `op.logoutForm`). */
+export function logoutPage(form: string): string {
+  return layout(
+    'Sign out?',
+    html`<h1>Sign out of your school?</h1>
+      <p>Apps you allowed keep the access you gave them; signing out only ends this browser's session.</p>
+      ${new SafeHtml(form)}
+      <div class="actions">
+        <button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
+        <button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>
+      </div>`,
+  );
+}
+
+/** After signing out. */
+export function signedOutPage(): string {
+  return layout(
+    'Signed out',
+    html`<h1>You are signed out</h1>
+      <p>This browser no longer has a session with your school. You can close this page.</p>`,
   );
 }
 

@@ -27,6 +27,8 @@ import type { AdapterConstructor } from '../storage/redis-adapter.js';
 import type { SigningJwk } from './keys.js';
 import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy.js';
 import { renderError } from './render-error.js';
+import { sendPage } from '../interactions/html.js';
+import { logoutPage, signedOutPage } from '../interactions/views.js';
 import { StorageUnavailable } from './storage-outage.js';
 
 /**
@@ -152,7 +154,16 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
       devInteractions: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
+      // Sign-out (issue 16): the end_session endpoint, with our pages around oidc-provider's form.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx: KoaContextWithOIDC, form: string) => {
+          sendPage(ctx, 200, logoutPage(form));
+        },
+        postLogoutSuccessSource: async (ctx: KoaContextWithOIDC) => {
+          sendPage(ctx, 200, signedOutPage());
+        },
+      },
       clientCredentials: { enabled: false },
       deviceFlow: { enabled: false },
       userinfo: { enabled: true },
