@@ -12,7 +12,7 @@
 import { createServer, request, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort } from '../test-support/auth-server.js';
+import { freePort } from '../test-support/processes.js';
 import { rawRequest } from '../test-support/raw-http.js';
 import { startEdge, type Edge } from './support/edge.js';
 import { expectEdgeJson, expectEdgePage, seen } from './support/edge-answers.js';

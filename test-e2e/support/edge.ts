@@ -4,10 +4,10 @@
  * process. `startStack` puts it in front of the real services; the edge's own tests can also point it
  * at upstreams they control (a closed port, a server that never answers).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { httpAnswers, startProcess, waitUntil } from '../../test-support/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -70,30 +70,13 @@ export interface Edge {
 export async function startEdge(vars: EdgeVars, edit?: (conf: string) => string): Promise<Edge> {
   const dir = mkdtempSync(join(tmpdir(), 'e2e-edge-'));
   const [cmd, ...args] = nginxArgs(dir, edgeConfig(dir, vars, edit));
-  const out: string[] = [];
-  const child: ChildProcess = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => out.push(d.toString()));
-  child.stderr!.on('data', (d: Buffer) => out.push(d.toString()));
+  const nginx = startProcess('the edge', cmd!, args);
   const url = `http://127.0.0.1:${vars.LISTEN_PORT}`;
-  for (let i = 0; ; i++) {
-    try {
-      await fetch(`${url}/`);
-      break;
-    } catch {
-      if (i > 100 || child.exitCode !== null) {
-        child.kill('SIGTERM');
-        throw new Error(`the edge did not come up at ${url}:\n${out.join('')}`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  try {
+    await waitUntil(nginx, () => httpAnswers(`${url}/`), url, 10_000);
+  } catch (err) {
+    await nginx.stop();
+    throw err;
   }
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((done) => {
-        if (child.exitCode !== null || child.signalCode !== null) return done();
-        child.once('exit', () => done());
-        child.kill('SIGTERM');
-      }),
-  };
+  return { url, stop: () => nginx.stop() };
 }

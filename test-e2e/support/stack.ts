@@ -3,14 +3,19 @@
  * real processes, and nginx with docker/edge.conf.template unchanged — on free loopback ports, with
  * its own Redis key prefix and MongoDB database. End-to-end tests talk to `baseUrl` (the edge) only.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Redis } from 'ioredis';
-import mongoose from 'mongoose';
-import { freePort, SERVICES } from '../../test-support/auth-server.js';
+import { dropAuthStorage, SERVICES } from '../../test-support/auth-server.js';
+import {
+  freePort,
+  httpAnswers,
+  startProcess,
+  waitUntil,
+  type Started,
+} from '../../test-support/processes.js';
 import { edgeConfig, nginxArgs } from './edge.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -34,35 +39,18 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-async function waitFor(url: string, name: string, logs: string[]): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`${name} did not come up at ${url}:\n${logs.join('').slice(-3000)}`);
-}
-
+/** Starts one of the stack's processes from the repository root, its output in `logs[name]`. */
 function run(
   name: string,
   args: string[],
   env: Record<string, string>,
   logs: Record<string, string[]>,
   exits: Record<string, number | null>,
-): ChildProcess {
-  const out: string[] = (logs[name] = []);
-  const child = spawn(args[0]!, args.slice(1), {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d: Buffer) => out.push(d.toString()));
-  child.stderr!.on('data', (d: Buffer) => out.push(d.toString()));
-  child.once('exit', (code) => (exits[name] = code));
-  return child;
+): Started {
+  const p = startProcess(name, args[0]!, args.slice(1), { cwd: ROOT, env: { ...process.env, ...env } });
+  logs[name] = p.lines;
+  p.child.once('exit', (code) => (exits[name] = code));
+  return p;
 }
 
 /** Seeds, starts both services and the edge; resolves when all three answer. */
@@ -137,29 +125,20 @@ export async function startStack(
     logs,
     exits,
     async stop() {
-      await Promise.all(
-        children.map(
-          (c) =>
-            new Promise<void>((done) => {
-              if (c.exitCode !== null || c.signalCode !== null) return done();
-              c.once('exit', () => done());
-              c.kill('SIGTERM');
-            }),
-        ),
-      );
-      const redis = new Redis(SERVICES.redisUrl);
-      const keys = await redis.keys(`${env.REDIS_KEY_PREFIX}*`);
-      if (keys.length) await redis.del(...keys);
-      await redis.quit();
-      const conn = await mongoose.createConnection(env.MONGODB_URI!).asPromise();
-      await conn.dropDatabase();
-      await conn.close();
+      await Promise.all(children.map((c) => c.stop()));
+      await dropAuthStorage({
+        REDIS_URL: SERVICES.redisUrl,
+        REDIS_KEY_PREFIX: env.REDIS_KEY_PREFIX!,
+        MONGODB_URI: env.MONGODB_URI!,
+      });
     },
   };
   try {
-    await waitFor(`${stack.authUrl}/healthz`, 'auth server', logs['auth-server']!);
-    await waitFor(`${stack.apiUrl}/healthz`, 'resource API', logs['resource-api']!);
-    await waitFor(`${edgeUrl}/.well-known/oauth-authorization-server`, 'edge', logs.edge!);
+    const [auth, api, edge] = children;
+    await waitUntil(auth!, () => httpAnswers(`${stack.authUrl}/healthz`), 'its /healthz', 20_000);
+    await waitUntil(api!, () => httpAnswers(`${stack.apiUrl}/healthz`), 'its /healthz', 20_000);
+    const metadata = `${edgeUrl}/.well-known/oauth-authorization-server`;
+    await waitUntil(edge!, () => httpAnswers(metadata), metadata, 20_000);
   } catch (err) {
     await stack.stop();
     throw err;

@@ -18,6 +18,7 @@ import type { Logger } from './logger.js';
 import type { ProviderDeps } from './provider/configuration.js';
 import type { ClientStore } from './storage/client-removal.js';
 import { createProvider } from './provider/create-provider.js';
+import { allowConcurrentRefresh } from './provider/refresh-grace.js';
 import { loadOrCreateKeys } from './provider/keys.js';
 import { createIntrospectionCount, type CountWithRead } from './storage/introspection-count.js';
 import { createRedisAdapter } from './storage/redis-adapter.js';
@@ -99,11 +100,15 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
     await attempt(`REDIS_URL: cannot use ${redactUrl(config.REDIS_URL)}`, () =>
       markUsageRecordingStart(redis, prefix),
     );
+    const refreshGraceSeconds = config.REFRESH_REUSE_GRACE;
     const cimd = createCimdResolver(config, redis, logger);
     const resolveCimdClient = (clientId: string) => cimd.resolve(clientId);
-    const adapter = withOutageErrors(createRedisAdapter(redis, { prefix, recordUse, resolveCimdClient }));
+    const adapter = withOutageErrors(
+      createRedisAdapter(redis, { prefix, recordUse, refreshGraceSeconds, resolveCimdClient }),
+    );
     const cimdConsents = { redis, prefix, ttlSeconds: config.GRANT_TTL };
     const provider = buildProvider({ config, adapter, accounts, keys, cimdConsents }, audit, logger);
+    allowConcurrentRefresh(provider, redis, prefix, refreshGraceSeconds);
     const countIntrospection = createIntrospectionCount(redis, { prefix });
     const clients: ClientStore = { redis, prefix, provider, audit };
     return { redis, mongo, accounts, audit, provider, countIntrospection, clients, close };

@@ -63,10 +63,18 @@ const schema = z
     AUTHORIZATION_CODE_TTL: seconds(60),
     /** Idle lifetime of a refresh token: each rotation issues a fresh one. */
     REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
+    /**
+     * Seconds after a refresh token's rotation during which the same client presenting it again gets
+     * the same new tokens (agents sharing one stored refresh token), not a revoked grant; 0: off.
+     */
+    REFRESH_REUSE_GRACE: z.coerce.number().int().min(0).max(60).default(5),
     /** Absolute lifetime of a grant: no refresh token outlives it. */
     GRANT_TTL: seconds(365 * 24 * 3600),
-    /** How long a login session cookie lasts. */
-    SESSION_TTL: seconds(14 * 24 * 3600),
+    /**
+     * How long a sign-in is remembered in this browser. A school day by default: the pages are used
+     * on shared school computers, where a 14-day session signs the next person in as the last one.
+     */
+    SESSION_TTL: seconds(8 * 3600),
     /** How long a login/consent page may stay open. */
     INTERACTION_TTL: seconds(30 * 60),
     LOG_LEVEL: logLevel,

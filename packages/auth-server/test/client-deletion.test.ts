@@ -196,7 +196,7 @@ describe('school-auth clients delete (another process)', () => {
       [resolve(import.meta.dirname, '../dist/cli/main.js'), 'clients', 'delete', client.clientId],
       { env: { ...process.env, ...cliEnv() }, encoding: 'utf8' },
     );
-    expect({ status: run.status, stderr: run.stderr }).toMatchObject({ status: 0 });
+    if (run.status !== 0) throw new Error(`school-auth clients delete exited ${run.status}: ${run.stderr}`);
     expect(JSON.parse(run.stdout)).toEqual({ deleted: client.clientId });
 
     await expectEveryUseRefused({ access: tokens.access_token, refresh: tokens.refresh_token });

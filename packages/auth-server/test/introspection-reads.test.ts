@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { INTROSPECTOR, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
-import { privateRedis, type ServerProcess } from '../../../test-support/processes.js';
+import { privateRedis, type ServerProcess } from '../../../test-support/private-servers.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 import { introspect, postForm } from './oauth-http.js';
 

@@ -48,9 +48,9 @@ interface Answer {
 }
 
 /** One raw POST (node:http, so the body and its headers go out exactly as given). */
-function post(path: string, headers: Record<string, string>, body: Buffer): Promise<Answer> {
+async function post(path: string, headers: Record<string, string>, body: Buffer): Promise<Answer> {
   const url = new URL(path, auth.issuer);
-  const cookie = [...browser.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  const cookie = await browser.cookieHeader(url.href);
   return new Promise((resolve, reject) => {
     const req = request(
       {

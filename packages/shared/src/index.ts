@@ -17,3 +17,4 @@ export * from './storage-outage.js';
 export * from './oauth-errors.js';
 export * from './http-parser-errors.js';
 export * from './listen.js';
+export * from './resource-identifier.js';

@@ -34,6 +34,7 @@ export const AUDIT_EVENT_TYPES = [
   'token_revoked',
   'grant_revoked',
   'rate_limited',
+  'signed_out',
 ] as const;
 
 /** One kind of security event. */

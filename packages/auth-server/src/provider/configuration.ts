@@ -14,7 +14,13 @@
  */
 import type { Configuration, KoaContextWithOIDC, Client } from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import { ALL_SCOPE_NAMES, API_SCOPE_NAMES, INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
+import {
+  ALL_SCOPE_NAMES,
+  API_SCOPE_NAMES,
+  INTERACTION_PATH,
+  OAUTH_ROUTES,
+  namesResource,
+} from '@school/shared';
 import type { AuthConfig } from '../config.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AdapterConstructor } from '../storage/redis-adapter.js';
@@ -22,6 +28,8 @@ import type { SigningJwk } from './keys.js';
 import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy.js';
 import { renderError } from './render-error.js';
 import { loadExistingGrant, type CimdConsentStore } from '../cimd/cimd-consent.js';
+import { sendPage } from '../interactions/html.js';
+import { logoutPage, signedOutPage } from '../interactions/views.js';
 import { StorageUnavailable } from './storage-outage.js';
 
 /**
@@ -45,9 +53,9 @@ export interface ProviderDeps {
   cimdConsents?: CimdConsentStore;
 }
 
-/** The resource identifier forms accepted for the API; both map to the canonical `BASE_URL`. */
+/** The resource identifier forms accepted for the API (`@school/shared` resource-identifier.ts); all map to `BASE_URL`. */
 export function isApiResource(config: AuthConfig, indicator: string): boolean {
-  return indicator === config.BASE_URL || indicator === `${config.BASE_URL}/`;
+  return namesResource(indicator, config.BASE_URL);
 }
 
 const KNOWN_SCOPES = new Set(ALL_SCOPE_NAMES);
@@ -158,7 +166,16 @@ export function buildConfiguration({
       devInteractions: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
+      // Sign-out (issue 16): the end_session endpoint, with our pages around oidc-provider's form.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx: KoaContextWithOIDC, form: string) => {
+          sendPage(ctx, 200, logoutPage(form));
+        },
+        postLogoutSuccessSource: async (ctx: KoaContextWithOIDC) => {
+          sendPage(ctx, 200, signedOutPage());
+        },
+      },
       clientCredentials: { enabled: false },
       deviceFlow: { enabled: false },
       userinfo: { enabled: true },

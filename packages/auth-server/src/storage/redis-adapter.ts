@@ -74,6 +74,25 @@ export interface RedisAdapterOptions {
    * such ids are looked up as stored clients.
    */
   resolveCimdClient?: (clientId: string) => Promise<AdapterPayload>;
+  /**
+   * Seconds after its rotation during which a refresh token presented again is a concurrent refresh,
+   * not a replay (provider/refresh-grace.ts): `find` does not call it consumed, and losing the
+   * consumption race throws {@link ConcurrentRefresh} instead of revoking the grant. 0: off.
+   */
+  refreshGraceSeconds?: number;
+}
+
+/**
+ * A refresh token consumed by another request less than the grace period ago: the caller may answer
+ * with that request's result (provider/refresh-grace.ts). The grant is left alone.
+ */
+export class ConcurrentRefresh extends errors.InvalidGrant {
+  constructor(
+    readonly tokenId: string,
+    readonly grantId: string | undefined,
+  ) {
+    super('refresh token already used');
+  }
 }
 
 const parsed = (json: string | null): AdapterPayload | undefined =>
@@ -89,6 +108,9 @@ export type AdapterConstructor = new (name: string) => Adapter;
 export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): AdapterConstructor {
   const r = withScripts(redis);
   const { prefix, recordUse, resolveCimdClient } = options;
+  const grace = options.refreshGraceSeconds ?? 0;
+  /** Consumed less than `grace` seconds ago (a refresh token's consumption time, in seconds). */
+  const inGrace = (consumedAt: number) => grace > 0 && Math.floor(Date.now() / 1000) - consumedAt <= grace;
   const tolerance = options.clockToleranceSeconds ?? 15;
   const clientCacheMs = options.clientCacheMs ?? 5_000;
   const clients =
@@ -103,13 +125,17 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
     found: FoundWithGrant | null,
     ctx: object | undefined,
     isUse: boolean,
+    isRefresh: boolean,
   ): AdapterPayload | undefined => {
     if (!found) return undefined;
     const [p, c, grantId, grant] = found;
     if (grantId && grant) keepGrant(ctx, grantPrefix + grantId, grant);
     const payload = JSON.parse(p) as AdapterPayload;
     if (isUse && recordUse && payload.clientId) recordUse(payload.clientId);
-    return c ? { ...payload, consumed: Number(c) } : payload;
+    // A refresh token rotated within the grace period reads as unconsumed: its next consumption
+    // decides, atomically, whether this is a concurrent refresh (see `consume`).
+    if (!c || (isRefresh && inGrace(Number(c)))) return payload;
+    return { ...payload, consumed: Number(c) };
   };
 
   const revokeGrantTokens = async (grantId: string) => {
@@ -171,7 +197,8 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
         const read =
           takeStartedRead(ctx, key) ??
           r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix, clientPrefix);
-        return read.then((found) => withGrant(found, ctx, this.marksUse));
+        const isRefresh = this.name === 'RefreshToken';
+        return read.then((found) => withGrant(found, ctx, this.marksUse, isRefresh));
       }
       if (this.name === 'Grant') {
         const kept = takeGrant(currentRequest(), key);
@@ -201,8 +228,9 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       const outcome = await r.oidcConsume(key, Math.floor(Date.now() / 1000));
       if (outcome === 1) return;
       // Lost a race with another redemption of the same code or refresh token, or it expired meanwhile.
-      const p = await r.hget(key, 'p');
+      const [p, c] = await r.hmget(key, 'p', 'c');
       const grantId = p ? (JSON.parse(p) as AdapterPayload).grantId : undefined;
+      if (this.name === 'RefreshToken' && c && inGrace(Number(c))) throw new ConcurrentRefresh(id, grantId);
       if (grantId) {
         // The winner may still be saving new tokens under this grant: deleting the Grant record makes
         // them inactive too, since every token is checked against its grant.

@@ -57,6 +57,11 @@ export function usageKey(prefix: string): string {
   return `${prefix}clientUsedAt`;
 }
 
+/** The answer a rotated refresh token's refresh gave, kept for the grace period (refresh-grace.ts). */
+export function refreshAnswerKey(prefix: string, tokenId: string): string {
+  return `${prefix}RefreshAnswer:${tokenId}`;
+}
+
 /** The prefix of the cache entries of Client ID Metadata Documents. */
 export function cimdEntryPrefix(prefix: string): string {
   return `${prefix}cimd:`;

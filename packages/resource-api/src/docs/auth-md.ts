@@ -124,7 +124,9 @@ curl -s -X POST ${base}${OAUTH_ROUTES.token} \\
 \`\`\`
 
 No user interaction. Public clients get a new refresh token each time (rotation): keep the newest,
-because reusing an old one revokes the whole grant.
+because reusing an old one revokes the whole grant. Several processes that share one stored refresh
+token may refresh at the same moment: within 5 seconds of a rotation the same refresh token from the
+same client gets the same new tokens back, not a revocation.
 
 ## 7. Revoke
 
@@ -155,7 +157,7 @@ Link: <${prm}>; rel="oauth-protected-resource"
 
 | Answer | When | Headers |
 | --- | --- | --- |
-| \`401 invalid_token\` | the \`Authorization\` header is not \`Bearer <token>\`, or the token is unknown, expired, revoked, a refresh token, or bound to another resource | \`WWW-Authenticate: Bearer error="invalid_token", error_description="...", resource_metadata="${prm}"\` |
+| \`401 invalid_token\` | the \`Authorization\` header is not \`Bearer <token>\`, or the token is unknown, expired, revoked, a refresh token, or bound to another resource | \`WWW-Authenticate: Bearer error="invalid_token", error_description="...", scope="<needed>", resource_metadata="${prm}"\` |
 | \`403 insufficient_scope\` | the token is good but lacks the operation's scope | \`WWW-Authenticate: Bearer error="insufficient_scope", scope="<needed>", resource_metadata="${prm}"\` |
 | \`403 access_denied\` | no token, and the operation has no public view | \`Link: <${prm}>; rel="oauth-protected-resource"\` |
 | \`503 temporarily_unavailable\` | the authorization server cannot be reached to check the token, or the database is unavailable; retry | \`Retry-After\` |

@@ -233,6 +233,17 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
           'An error page for the user (text/html) when the request cannot be sent back to the client: unknown client, a redirect_uri it did not register (RFC 6749 §4.1.2.1)',
         contentType: 'text/html',
       },
+      '405': {
+        description:
+          'An error page (text/html): the authorization endpoint takes GET; Allow lists the methods',
+        contentType: 'text/html',
+        headers: ['Allow'],
+      },
+      '429': {
+        description: 'An error page (text/html): too many authorization requests from this address',
+        contentType: 'text/html',
+        headers: ['Retry-After'],
+      },
       '503': {
         description: 'An error page (text/html): the authorization server cannot reach its storage',
         contentType: 'text/html',
