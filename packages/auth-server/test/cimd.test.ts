@@ -7,7 +7,9 @@
  * with a test CA, which the server trusts through its test-only settings.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, formAction, FormBrowser } from '../../../test-support/form-browser.js';
 import {
@@ -38,6 +40,8 @@ beforeAll(async () => {
     CIMD_ALLOW_LOOPBACK: 'true',
     CIMD_EXTRA_CA_FILE: pki.caFile,
     CIMD_CACHE_MIN_SECONDS: '0',
+    // Every test's documents are on one host (127.0.0.1), and the changing one is never cached.
+    CIMD_FETCHES_PER_MINUTE_PER_HOST: '600',
   });
 });
 afterAll(async () => {
@@ -49,7 +53,7 @@ afterAll(async () => {
 function publish(doc: Record<string, unknown>): string {
   const path = `/apps/${randomBytes(6).toString('hex')}/client.json`;
   const clientId = docs.url(path, '127.0.0.1');
-  docs.json(path, { client_id: clientId, ...doc }, { 'cache-control': 'max-age=0' });
+  docs.json(path, { client_id: clientId, ...doc }, { 'cache-control': 'max-age=60' });
   return clientId;
 }
 
@@ -171,4 +175,48 @@ describe('Client ID Metadata Documents', () => {
     serve('Web notes (new owner)', ['https://notes.example/cb', 'https://notes.example/other']);
     expect(await consentShown()).toBe(true);
   });
+
+  it('is allowed https callbacks, listed with its fetch status and disallowed by the operator command', async () => {
+    const clientId = publish({ client_name: 'Web notes', redirect_uris: ['https://notes.example/cb'] });
+    const refusedFirst = await get(authorizeUrl(clientId, 'https://notes.example/cb').url, {
+      accept: 'text/html',
+    });
+    expect(refusedFirst.text).toContain('invalid_redirect_uri');
+    expect(schoolAuth('clients', 'allow-cimd', clientId)).toEqual({ allowed: clientId });
+    const { url } = authorizeUrl(clientId, 'https://notes.example/cb');
+    const callback = await authorizeInBrowser(new FormBrowser(auth.issuer), url, ADMIN);
+    expect(callback.origin + callback.pathname).toBe('https://notes.example/cb');
+    const listed = schoolAuth('clients', 'cimd') as { client_id: string }[];
+    expect(listed.find((c) => c.client_id === clientId)).toMatchObject({
+      status: 'fresh',
+      https_redirects_allowed: true,
+      fetched_at: expect.any(String),
+    });
+    expect(schoolAuth('clients', 'disallow-cimd', clientId)).toEqual({ disallowed: clientId });
+    const refused = await get(authorizeUrl(clientId, 'https://notes.example/cb').url, {
+      accept: 'text/html',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('invalid_redirect_uri');
+  }, 90_000); // three runs of the command, each opening Redis and MongoDB
 });
+
+/** Runs `school-auth` against this test's server storage; returns its JSON output. */
+function schoolAuth(...args: string[]): unknown {
+  const c = auth.config;
+  const run = spawnSync(process.execPath, [resolve(import.meta.dirname, '../dist/cli/main.js'), ...args], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      BASE_URL: c.BASE_URL,
+      REDIS_URL: c.REDIS_URL,
+      REDIS_KEY_PREFIX: c.REDIS_KEY_PREFIX,
+      MONGODB_URI: c.MONGODB_URI,
+      KEYS_FILE: c.KEYS_FILE,
+      LOG_LEVEL: 'silent',
+    },
+    encoding: 'utf8',
+  });
+  if (run.status !== 0) throw new Error(`school-auth ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
