@@ -10,7 +10,12 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import {
+  ADMIN,
+  operatorCommandEnv,
+  startTestAuthServer,
+  type TestAuthServer,
+} from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, formAction, FormBrowser } from '../../../test-support/form-browser.js';
 import {
   makeTestPki,
@@ -203,18 +208,8 @@ describe('Client ID Metadata Documents', () => {
 
 /** Runs `school-auth` against this test's server storage; returns its JSON output. */
 function schoolAuth(...args: string[]): unknown {
-  const c = auth.config;
   const run = spawnSync(process.execPath, [resolve(import.meta.dirname, '../dist/cli/main.js'), ...args], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      BASE_URL: c.BASE_URL,
-      REDIS_URL: c.REDIS_URL,
-      REDIS_KEY_PREFIX: c.REDIS_KEY_PREFIX,
-      MONGODB_URI: c.MONGODB_URI,
-      KEYS_FILE: c.KEYS_FILE,
-      LOG_LEVEL: 'silent',
-    },
+    env: { ...process.env, ...operatorCommandEnv(auth.config) },
     encoding: 'utf8',
   });
   if (run.status !== 0) throw new Error(`school-auth ${args.join(' ')} exited ${run.status}: ${run.stderr}`);
