@@ -25,6 +25,7 @@ import { createRedisAdapter } from './storage/redis-adapter.js';
 import { createUsageRecorder, usageResolutionSeconds } from './storage/client-usage.js';
 import { markUsageRecordingStart } from './provider/client-sweep.js';
 import { withOutageErrors } from './provider/storage-outage.js';
+import { createCimdResolver } from './cimd/cimd-setup.js';
 
 /** The auth server's open connections and its provider. */
 export interface AuthRuntime {
@@ -100,8 +101,13 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       markUsageRecordingStart(redis, prefix),
     );
     const refreshGraceSeconds = config.REFRESH_REUSE_GRACE;
-    const adapter = withOutageErrors(createRedisAdapter(redis, { prefix, recordUse, refreshGraceSeconds }));
-    const provider = buildProvider({ config, adapter, accounts, keys }, audit, logger);
+    const cimd = createCimdResolver(config, redis, logger);
+    const resolveCimdClient = (clientId: string) => cimd.resolve(clientId);
+    const adapter = withOutageErrors(
+      createRedisAdapter(redis, { prefix, recordUse, refreshGraceSeconds, resolveCimdClient }),
+    );
+    const cimdConsents = { redis, prefix, ttlSeconds: config.GRANT_TTL };
+    const provider = buildProvider({ config, adapter, accounts, keys, cimdConsents }, audit, logger);
     allowConcurrentRefresh(provider, redis, prefix, refreshGraceSeconds);
     const countIntrospection = createIntrospectionCount(redis, { prefix });
     const clients: ClientStore = { redis, prefix, provider, audit };

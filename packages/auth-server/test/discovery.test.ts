@@ -85,14 +85,14 @@ describe('the discovery documents', () => {
     expect(oidc.jwks_uri).toBe(`${auth.issuer}/api/oauth/jwks`);
   });
 
-  it('advertises the code flow with PKCE S256, none and client_secret_post, and the iss parameter', () => {
+  it('advertises the code flow with PKCE S256, none and client_secret_post, the iss parameter and Client ID Metadata Documents', () => {
     expect(oidc).toMatchObject({
       grant_types_supported: ['authorization_code', 'refresh_token'],
       response_types_supported: ['code'],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
       authorization_response_iss_parameter_supported: true,
-      client_id_metadata_document_supported: false,
+      client_id_metadata_document_supported: true, // issue 15
     });
   });
 

@@ -21,6 +21,11 @@ export interface ClientView {
   redirectUri: string;
   /** True for an operator-created integration; false for a self-registered app. */
   registeredIntegration: boolean;
+  /**
+   * For a Client ID Metadata Document client: the host of its client_id URL, which this server
+   * fetched the document from over verified https (the one thing about the app that is verified).
+   */
+  verifiedHost?: string;
 }
 
 /** Who is asking, as the start of a sentence. */
@@ -29,17 +34,29 @@ function clientLabel(c: ClientView): SafeHtml {
   if (c.registeredIntegration)
     return html`<strong><bdi>${name || 'An integration'}</bdi></strong
       >, an integration registered by your school,`;
-  return name ? html`An app calling itself <q><bdi>${name}</bdi></q>` : html`An app without a name`;
+  const who = name ? html`An app calling itself <q><bdi>${name}</bdi></q>` : html`An app without a name`;
+  return html`${who}${verifiedOrigin(c)}`;
+}
+
+/** " from app.example (verified address)": where a metadata-document client's description was fetched. */
+function verifiedOrigin(c: ClientView): SafeHtml | '' {
+  if (!c.verifiedHost) return '';
+  return html` from <strong class="verified-host"><bdi>${c.verifiedHost}</bdi></strong>
+    <span class="tag">verified address</span>`;
 }
 
 /** For a self-registered app: the visible warning that its name is its own claim. */
 function selfDeclaredWarning(c: ClientView): SafeHtml | '' {
   if (c.registeredIntegration) return '';
   const name = c.name?.trim();
+  const whence = c.verifiedHost
+    ? html`the app describes itself at <strong><bdi>${c.verifiedHost}</bdi></strong
+        >, an address this server checked, but the name is whatever that site chose.`
+    : 'the app registered itself and chose it, and your school has not checked it.';
   return html`<p class="warning">
     <strong>Check that you started this app.</strong>
-    ${name ? html`<q><bdi>${name}</bdi></q> is a self-declared name:` : 'It has no name:'} the app registered
-    itself and chose it, and your school has not checked it. Anyone can use any name.
+    ${name ? html`<q><bdi>${name}</bdi></q> is a self-declared name:` : 'It has no name:'} ${whence} Anyone
+    can use any name.
   </p>`;
 }
 

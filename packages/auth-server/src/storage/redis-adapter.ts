@@ -26,9 +26,13 @@
  * the keep first. introspection-count.ts goes one step further on the introspection route.
  *
  * Every revocation is published for resource servers (revocations.ts).
+ *
+ * A client id that is a Client ID Metadata Document URL is resolved by `resolveCimdClient` (fetched,
+ * checked and cached by cimd/cimd-resolver.ts), so every endpoint sees that client the same way.
  */
 import type { Redis } from 'ioredis';
 import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import { isCimdClientId } from '../cimd/client-id-url.js';
 import { ClientCache } from './client-cache.js';
 import { dropGrant, keepGrant, takeGrant, takeStartedRead, type FoundWithGrant } from './request-reads.js';
 import { clientGrantsKey, grantListPrefix, modelKey, modelPrefix, sessionUidKey } from './redis-keys.js';
@@ -66,6 +70,11 @@ export interface RedisAdapterOptions {
   /** Told the client id whenever an access or refresh token is issued or read (client-usage.ts). */
   recordUse?: (clientId: string) => void;
   /**
+   * Finds a client whose id is a Client ID Metadata Document URL (cimd/cimd-resolver.ts); without it
+   * such ids are looked up as stored clients.
+   */
+  resolveCimdClient?: (clientId: string) => Promise<AdapterPayload>;
+  /**
    * Seconds after its rotation during which a refresh token presented again is a concurrent refresh,
    * not a replay (provider/refresh-grace.ts): `find` does not call it consumed, and losing the
    * consumption race throws {@link ConcurrentRefresh} instead of revoking the grant. 0: off.
@@ -98,7 +107,7 @@ export type AdapterConstructor = new (name: string) => Adapter;
  */
 export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): AdapterConstructor {
   const r = withScripts(redis);
-  const { prefix, recordUse } = options;
+  const { prefix, recordUse, resolveCimdClient } = options;
   const grace = options.refreshGraceSeconds ?? 0;
   /** Consumed less than `grace` seconds ago (a refresh token's consumption time, in seconds). */
   const inGrace = (consumedAt: number) => grace > 0 && Math.floor(Date.now() / 1000) - consumedAt <= grace;
@@ -195,6 +204,7 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
         const kept = takeGrant(currentRequest(), key);
         if (kept !== undefined) return Promise.resolve(JSON.parse(kept) as AdapterPayload);
       }
+      if (this.name === 'Client' && resolveCimdClient && isCimdClientId(id)) return resolveCimdClient(id);
       if (this.name === 'Client' && clients) {
         const cached = clients.get(id);
         if (cached) return Promise.resolve(cached);
