@@ -3,7 +3,7 @@
  * process; the integration tests call it to boot the same server in-process on a random port.
  */
 import { createServer, type Server } from 'node:http';
-import { drainServer, listen } from '@school/shared';
+import { listen, stopServer } from '@school/shared';
 import { createApp } from './app.js';
 import { bootstrap, type AuthRuntime } from './bootstrap.js';
 import { startClientSweeper } from './provider/client-sweeper.js';
@@ -68,13 +68,7 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       port,
       server,
       async close(drain = false) {
-        if (drain) await drainServer(server);
-        else {
-          await new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeIdleConnections();
-          });
-        }
+        await stopServer(server, drain);
         await sweeper.stop();
         await runtime.close();
       },

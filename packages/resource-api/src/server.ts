@@ -7,7 +7,7 @@
  * (password redacted), every failure at once (`@school/shared` startup-errors.ts).
  */
 import { createServer, type Server } from 'node:http';
-import { allOrProblems, attempt, drainServer, listen, redactUrl } from '@school/shared';
+import { allOrProblems, attempt, listen, redactUrl, stopServer } from '@school/shared';
 import mongoose, { type Connection } from 'mongoose';
 import { createApp } from './app.js';
 import { IntrospectionClient, type Introspector } from './auth/introspection-client.js';
@@ -126,13 +126,7 @@ export async function startResourceApi(
       verifier,
       introspector,
       async close(drain = false) {
-        if (drain) await drainServer(server);
-        else {
-          await new Promise<void>((resolve) => {
-            server.close(() => resolve());
-            server.closeIdleConnections();
-          });
-        }
+        await stopServer(server, drain);
         await closeAll();
       },
     };

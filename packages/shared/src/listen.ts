@@ -66,3 +66,15 @@ export function drainServer(server: Server, maxMs = DRAIN_MS): Promise<void> {
     });
   });
 }
+
+/**
+ * Stops a server: draining it ({@link drainServer}, a process leaving the edge's pool), or at once
+ * (tests, tools): the listener and the idle connections close now, in-flight requests finish.
+ */
+export function stopServer(server: Server, drain: boolean): Promise<void> {
+  if (drain) return drainServer(server);
+  return new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+}
