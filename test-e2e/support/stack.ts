@@ -149,21 +149,27 @@ export async function startStack(
   const start = async (name: string, script: string, portVar: string, port: number) => {
     const p = run(name, [node, script], { ...env, [portVar]: String(port) }, logs, exits);
     processes[name] = p;
-    await waitUntil(p, () => httpAnswers(`http://127.0.0.1:${port}/healthz`), 'its /healthz', 20_000);
+    // Generous: under the whole suite's load a process can take many seconds to load its modules.
+    await waitUntil(p, () => httpAnswers(`http://127.0.0.1:${port}/healthz`), 'its /healthz', 45_000);
   };
   try {
-    // The first auth server creates the signing keys; the others start once it has.
-    await start('auth-server', 'packages/auth-server/dist/main.js', 'AUTH_PORT', authPort);
-    await Promise.all([
-      ...authPorts
-        .slice(1)
-        .map((port, i) =>
-          start(instanceName('auth-server', i + 1), 'packages/auth-server/dist/main.js', 'AUTH_PORT', port),
-        ),
+    // The first auth server creates the signing keys; the other auth servers start once it has.
+    const [firstAuth, ...apis] = [
+      start('auth-server', 'packages/auth-server/dist/main.js', 'AUTH_PORT', authPort),
       ...apiPorts.map((port, i) =>
         start(instanceName('resource-api', i), 'packages/resource-api/dist/main.js', 'API_PORT', port),
       ),
-    ]);
+    ];
+    const otherAuths = firstAuth!.then(() =>
+      Promise.all(
+        authPorts
+          .slice(1)
+          .map((port, i) =>
+            start(instanceName('auth-server', i + 1), 'packages/auth-server/dist/main.js', 'AUTH_PORT', port),
+          ),
+      ),
+    );
+    await Promise.all([firstAuth, ...apis, otherAuths]);
     const edgeVars = {
       LISTEN_PORT: String(edgePort),
       AUTH_UPSTREAM: authPorts.map((p) => `127.0.0.1:${p}`).join(' '),
