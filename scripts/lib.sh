@@ -53,10 +53,12 @@ ensure_apt() { # ensure_apt COMMAND PACKAGE
 
 # Writes the edge's nginx configuration for LISTEN_PORT, AUTH_UPSTREAM, API_UPSTREAM and
 # EDGE_TRUSTED_PROXY (the ingress trusted to name the client; default `unix:`, no network peer) into DIR.
+# AUTH_UPSTREAM and API_UPSTREAM may list several instances, `host:port host:port`: the template's
+# `server ${AUTH_UPSTREAM};` then gets `a:1; server b:2` (one nginx `server` line each).
 write_edge_config() { # write_edge_config DIR
   local dir=$1
   mkdir -p "$dir/conf.d" "$dir/logs" "$dir/tmp"
-  LISTEN_PORT=$LISTEN_PORT AUTH_UPSTREAM=$AUTH_UPSTREAM API_UPSTREAM=$API_UPSTREAM \
+  LISTEN_PORT=$LISTEN_PORT AUTH_UPSTREAM=$(upstream_servers "$AUTH_UPSTREAM") API_UPSTREAM=$(upstream_servers "$API_UPSTREAM") \
     EDGE_TRUSTED_PROXY=${EDGE_TRUSTED_PROXY:-unix:} \
     envsubst '${LISTEN_PORT} ${AUTH_UPSTREAM} ${API_UPSTREAM} ${EDGE_TRUSTED_PROXY}' \
     <"$root/docker/edge.conf.template" >"$dir/conf.d/edge.conf"
@@ -76,6 +78,11 @@ http {
   include $dir/conf.d/edge.conf;
 }
 CONF
+}
+
+# `a:1 b:2` → `a:1; server b:2` (see write_edge_config).
+upstream_servers() { # upstream_servers LIST
+  echo "$1" | xargs | sed 's/ /; server /g'
 }
 
 # Waits until an HTTP URL answers (any status); fails after ~20 s.

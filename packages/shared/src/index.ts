@@ -18,3 +18,4 @@ export * from './oauth-errors.js';
 export * from './http-parser-errors.js';
 export * from './listen.js';
 export * from './resource-identifier.js';
+export * from './metrics.js';
