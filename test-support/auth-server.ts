@@ -63,13 +63,27 @@ export async function isolatedAuthEnv(env: Record<string, string> = {}): Promise
   };
 }
 
+/** The environment the `school-auth` command needs to work on the storage of the server of `config`. */
+export function operatorCommandEnv(config: AuthConfig): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    BASE_URL: config.BASE_URL,
+    REDIS_URL: config.REDIS_URL,
+    REDIS_KEY_PREFIX: config.REDIS_KEY_PREFIX,
+    MONGODB_URI: config.MONGODB_URI,
+    KEYS_FILE: config.KEYS_FILE,
+    INTROSPECTION_CLIENT_SECRET: config.INTROSPECTION_CLIENT_SECRET,
+    LOG_LEVEL: 'silent',
+  };
+}
+
 /** Deletes what an auth server stored under `config` (its Redis keys and its database). */
 export async function dropAuthStorage(
   config: RedisSettings & Pick<AuthConfig, 'REDIS_KEY_PREFIX' | 'MONGODB_URI'>,
 ): Promise<void> {
   const redis = createRedisClient(config, 'commands');
   await redis.connect();
-  for await (const keys of scanKeys(redis, `${config.REDIS_KEY_PREFIX}*`)) {
+  for await (const keys of scanKeys(redis, config.REDIS_KEY_PREFIX)) {
     await Promise.all(keys.map((k) => redis.del(k))); // one by one: a cluster's DEL cannot span slots
   }
   await redis.quit();

@@ -128,6 +128,10 @@ export async function authorizeInBrowser(
   if (formAction(page.body, '/confirm')) {
     page = await browser.submit(page, opts.decision === 'deny' ? '/abort' : '/confirm');
   }
+  // After Deny a page says nothing was shared; its link hands the browser back to the app.
+  const back = /<a class="button" href="([^"]+)"/.exec(page.body)?.[1];
+  if (!page.location && back)
+    page = await browser.follow(new URL(back.replace(/&amp;/g, '&'), browser.origin).href);
   if (!page.location)
     throw new Error(`expected a redirect to the client, got ${page.status}: ${page.body.slice(0, 300)}`);
   return new URL(page.location);

@@ -14,7 +14,9 @@ const ROOT = resolve(import.meta.dirname, '../..');
 /** The template's variables (the same list as scripts/lib.sh `write_edge_config` and compose). */
 export interface EdgeVars {
   LISTEN_PORT: string;
+  /** One or more `host:port`, separated by spaces: the instances of the auth server. */
   AUTH_UPSTREAM: string;
+  /** The same for the resource API. */
   API_UPSTREAM: string;
   /** The ingress the edge trusts to name the client in X-Forwarded-For; `unix:` trusts none. */
   EDGE_TRUSTED_PROXY: string;
@@ -29,6 +31,14 @@ export const EDGE_TEMPLATE_NAMES = [
 ] as const;
 
 /**
+ * A list of instances as the template's `server ${…_UPSTREAM};` line takes it: `a:1 b:2` becomes
+ * `a:1; server b:2` (the same as scripts/lib.sh `write_edge_config`).
+ */
+export function upstreamServers(list: string): string {
+  return list.trim().split(/\s+/).join('; server ');
+}
+
+/**
  * Writes nginx.conf (and the rendered edge.conf it includes) into `dir`; returns its path.
  * `edit` may change the rendered server config (test-only stacks, e.g. a shorter read timeout).
  */
@@ -36,7 +46,7 @@ export function edgeConfig(dir: string, vars: EdgeVars, edit: (conf: string) => 
   const template = readFileSync(join(ROOT, 'docker/edge.conf.template'), 'utf8');
   const server = template.replace(
     new RegExp(`\\$\\{(${EDGE_TEMPLATE_NAMES.join('|')})\\}`, 'g'),
-    (_, k: keyof EdgeVars) => vars[k],
+    (_, k: keyof EdgeVars) => (k.endsWith('_UPSTREAM') ? upstreamServers(vars[k]) : vars[k]),
   );
   mkdirSync(join(dir, 'tmp'), { recursive: true });
   writeFileSync(join(dir, 'edge.conf'), edit(server));

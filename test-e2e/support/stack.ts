@@ -2,6 +2,8 @@
  * Starts the whole service the way an operator runs it — the built auth server and resource API as
  * real processes, and nginx with docker/edge.conf.template unchanged — on free loopback ports, with
  * its own Redis key prefix and MongoDB database. End-to-end tests talk to `baseUrl` (the edge) only.
+ * Like scripts/start, it can run several instances of each service behind the edge (`instances`);
+ * with several auth servers the API introspects through the edge, as scripts/start sets it up.
  */
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -29,8 +31,18 @@ export interface Stack {
   baseUrl: string;
   /** Where the edge really listens (differs from baseUrl only in the scheme, for https stacks). */
   edgeUrl: string;
+  /** The first auth server's own URL (its port, not the edge). */
   authUrl: string;
+  /** The first resource API's own URL. */
   apiUrl: string;
+  /** Every instance's own URL, in order (the first is `authUrl`, resp. `apiUrl`). */
+  authUrls: string[];
+  apiUrls: string[];
+  /**
+   * Every process by name: `auth-server`, `resource-api` (the first instances), `auth-server-2`,
+   * `resource-api-2`, … and `edge`; `logs` and `exits` use the same names.
+   */
+  processes: Record<string, Started>;
   env: Record<string, string>;
   /** The captured output of each process (structured JSON log lines). */
   logs: Record<string, string[]>;
@@ -53,13 +65,28 @@ function run(
   return p;
 }
 
-/** Seeds, starts both services and the edge; resolves when all three answer. */
+/** The name of instance `k` (from 0) of a service: `auth-server`, `auth-server-2`, … */
+export function instanceName(service: 'auth-server' | 'resource-api', k: number): string {
+  return k === 0 ? service : `${service}-${k + 1}`;
+}
+
+async function freePorts(n: number): Promise<number[]> {
+  const ports: number[] = [];
+  for (let i = 0; i < n; i++) ports.push(await freePort());
+  return ports;
+}
+
+/** Seeds, starts both services and the edge; resolves when every process answers. */
 export async function startStack(
   extraEnv: Record<string, string> = {},
   /** `https`: BASE_URL is https, as behind a TLS-terminating proxy in front of the edge. */
   publicScheme: 'http' | 'https' = 'http',
+  /** How many instances of each service (default 1 each). */
+  instances: { auth?: number; api?: number } = {},
 ): Promise<Stack> {
-  const [edgePort, authPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const edgePort = await freePort();
+  const [authPorts, apiPorts] = [await freePorts(instances.auth ?? 1), await freePorts(instances.api ?? 1)];
+  const [authPort, apiPort] = [authPorts[0]!, apiPorts[0]!];
   const id = randomBytes(5).toString('hex');
   const dir = mkdtempSync(join(tmpdir(), 'e2e-stack-'));
   const baseUrl = `${publicScheme}://127.0.0.1:${edgePort}`;
@@ -69,7 +96,7 @@ export async function startStack(
     BASE_URL: baseUrl,
     AUTH_PORT: String(authPort),
     API_PORT: String(apiPort),
-    AUTH_INTERNAL_URL: `http://127.0.0.1:${authPort}`,
+    AUTH_INTERNAL_URL: authPorts.length > 1 ? edgeUrl : `http://127.0.0.1:${authPort}`,
     TRUST_PROXY: 'true',
     REDIS_URL: SERVICES.redisUrl,
     REDIS_KEY_PREFIX: `e2e:${id}:`,
@@ -97,35 +124,21 @@ export async function startStack(
 
   const logs: Record<string, string[]> = {};
   const exits: Record<string, number | null> = {};
-  const children = [
-    run('auth-server', [node, 'packages/auth-server/dist/main.js'], env, logs, exits),
-    run('resource-api', [node, 'packages/resource-api/dist/main.js'], env, logs, exits),
-    run(
-      'edge',
-      nginxArgs(
-        dir,
-        edgeConfig(dir, {
-          LISTEN_PORT: String(edgePort),
-          AUTH_UPSTREAM: `127.0.0.1:${authPort}`,
-          API_UPSTREAM: `127.0.0.1:${apiPort}`,
-          EDGE_TRUSTED_PROXY: extraEnv.EDGE_TRUSTED_PROXY ?? 'unix:',
-        }),
-      ),
-      env,
-      logs,
-      exits,
-    ),
-  ];
+  const processes: Record<string, Started> = {};
+  const urls = (ports: number[]) => ports.map((p) => `http://127.0.0.1:${p}`);
   const stack: Stack = {
     baseUrl,
     edgeUrl,
     authUrl: `http://127.0.0.1:${authPort}`,
     apiUrl: `http://127.0.0.1:${apiPort}`,
+    authUrls: urls(authPorts),
+    apiUrls: urls(apiPorts),
+    processes,
     env,
     logs,
     exits,
     async stop() {
-      await Promise.all(children.map((c) => c.stop()));
+      await Promise.all(Object.values(processes).map((c) => c.stop()));
       await dropAuthStorage({
         REDIS_URL: SERVICES.redisUrl,
         REDIS_KEY_PREFIX: env.REDIS_KEY_PREFIX!,
@@ -133,12 +146,40 @@ export async function startStack(
       });
     },
   };
+  const start = async (name: string, script: string, portVar: string, port: number) => {
+    const p = run(name, [node, script], { ...env, [portVar]: String(port) }, logs, exits);
+    processes[name] = p;
+    // Generous: under the whole suite's load a process can take many seconds to load its modules.
+    await waitUntil(p, () => httpAnswers(`http://127.0.0.1:${port}/healthz`), 'its /healthz', 45_000);
+  };
   try {
-    const [auth, api, edge] = children;
-    await waitUntil(auth!, () => httpAnswers(`${stack.authUrl}/healthz`), 'its /healthz', 20_000);
-    await waitUntil(api!, () => httpAnswers(`${stack.apiUrl}/healthz`), 'its /healthz', 20_000);
+    // The first auth server creates the signing keys; the other auth servers start once it has.
+    const [firstAuth, ...apis] = [
+      start('auth-server', 'packages/auth-server/dist/main.js', 'AUTH_PORT', authPort),
+      ...apiPorts.map((port, i) =>
+        start(instanceName('resource-api', i), 'packages/resource-api/dist/main.js', 'API_PORT', port),
+      ),
+    ];
+    const otherAuths = firstAuth!.then(() =>
+      Promise.all(
+        authPorts
+          .slice(1)
+          .map((port, i) =>
+            start(instanceName('auth-server', i + 1), 'packages/auth-server/dist/main.js', 'AUTH_PORT', port),
+          ),
+      ),
+    );
+    await Promise.all([firstAuth, ...apis, otherAuths]);
+    const edgeVars = {
+      LISTEN_PORT: String(edgePort),
+      AUTH_UPSTREAM: authPorts.map((p) => `127.0.0.1:${p}`).join(' '),
+      API_UPSTREAM: apiPorts.map((p) => `127.0.0.1:${p}`).join(' '),
+      EDGE_TRUSTED_PROXY: extraEnv.EDGE_TRUSTED_PROXY ?? 'unix:',
+    };
+    const edge = run('edge', nginxArgs(dir, edgeConfig(dir, edgeVars)), env, logs, exits);
+    processes.edge = edge;
     const metadata = `${edgeUrl}/.well-known/oauth-authorization-server`;
-    await waitUntil(edge!, () => httpAnswers(metadata), metadata, 20_000);
+    await waitUntil(edge, () => httpAnswers(metadata), metadata, 20_000);
   } catch (err) {
     await stack.stop();
     throw err;

@@ -18,12 +18,13 @@ import { cors } from './http/cors.js';
 import { strictClientAuthentication } from './http/strict-client-authentication.js';
 import { rateLimit } from './http/rate-limit.js';
 import { LoginGuard } from './interactions/login-guard.js';
-import { NotFoundError, OAUTH_ROUTES } from '@school/shared';
+import { METRICS_PATH, NotFoundError, OAUTH_ROUTES } from '@school/shared';
 import type { RedisClient } from '@school/shared';
 import type { AuditLog } from './audit/audit-log.js';
 import { errorGuard } from './http/error-guard.js';
 import { refuseContentCodings } from './http/content-coding.js';
 import type { CountWithRead } from './storage/introspection-count.js';
+import { authMetrics } from './http/metrics.js';
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -65,8 +66,9 @@ export function createApp({
   // with the same keys the provider verifies them with.
   app.keys = config.COOKIE_SECRETS;
 
+  const metrics = authMetrics({ provider, audit, readiness });
   app.use(publicOrigin(config.BASE_URL));
-  app.use(requestLog(logger));
+  app.use(requestLog(logger, metrics));
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -88,10 +90,14 @@ export function createApp({
   app.use(errorGuard(logger));
   app.use(refuseContentCodings);
 
-  // Health on the service's own port (the edge does not route these): liveness, and readiness that
-  // checks what every request needs.
+  // Health and metrics on the service's own port (the edge does not route these): liveness,
+  // readiness that checks what every request needs, and the Prometheus metrics (http/metrics.ts).
   app.use(async (ctx, next) => {
-    if (ctx.path === '/healthz') {
+    if (ctx.path === METRICS_PATH) {
+      const { contentType, body } = await metrics.scrape();
+      ctx.type = contentType;
+      ctx.body = body;
+    } else if (ctx.path === '/healthz') {
       ctx.body = { status: 'ok' };
     } else if (ctx.path === '/readyz') {
       const checks = await readiness();

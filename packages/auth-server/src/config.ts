@@ -64,10 +64,18 @@ const schema = z
     AUTHORIZATION_CODE_TTL: seconds(60),
     /** Idle lifetime of a refresh token: each rotation issues a fresh one. */
     REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
+    /**
+     * Seconds after a refresh token's rotation during which the same client presenting it again gets
+     * the same new tokens (agents sharing one stored refresh token), not a revoked grant; 0: off.
+     */
+    REFRESH_REUSE_GRACE: z.coerce.number().int().min(0).max(60).default(5),
     /** Absolute lifetime of a grant: no refresh token outlives it. */
     GRANT_TTL: seconds(365 * 24 * 3600),
-    /** How long a login session cookie lasts. */
-    SESSION_TTL: seconds(14 * 24 * 3600),
+    /**
+     * How long a sign-in is remembered in this browser. A school day by default: the pages are used
+     * on shared school computers, where a 14-day session signs the next person in as the last one.
+     */
+    SESSION_TTL: seconds(8 * 3600),
     /** How long a login/consent page may stay open. */
     INTERACTION_TTL: seconds(30 * 60),
     LOG_LEVEL: logLevel,
@@ -112,10 +120,41 @@ const schema = z
     CLIENT_IDLE_TTL: seconds(90 * 24 * 3600),
     /** Seconds between lifecycle sweeps inside the server; 0: none (`school-auth clients sweep` still works). */
     CLIENT_SWEEP_INTERVAL: z.coerce.number().int().min(0).default(3600),
+    /** Seconds a Client ID Metadata Document is reused at least, whatever its cache headers say. */
+    CIMD_CACHE_MIN_SECONDS: z.coerce.number().int().min(0).default(300),
+    /** Seconds a Client ID Metadata Document is reused at most, whatever its cache headers say. */
+    CIMD_CACHE_MAX_SECONDS: seconds(24 * 3600),
+    /** Seconds past its freshness a valid document may still be served while its host fails. */
+    CIMD_STALE_SECONDS: z.coerce.number().int().min(0).default(3600),
+    /** Milliseconds a metadata-document fetch may take in all (connect, TLS, answer). */
+    CIMD_FETCH_TIMEOUT_MS: positiveInt(3000, 10_000),
+    /** Metadata-document fetches per minute to one host (all instances together). */
+    CIMD_FETCHES_PER_MINUTE_PER_HOST: perMinute(30),
+    /**
+     * Test suites only (refused otherwise): fetch metadata documents from loopback addresses too.
+     * Every other deployment keeps the special-use-address rule, since Redis and the services
+     * themselves listen on loopback.
+     */
+    CIMD_ALLOW_LOOPBACK: flag(false),
+    /** Test suites only (refused otherwise): a PEM file of a CA trusted for metadata-document fetches. */
+    CIMD_EXTRA_CA_FILE: z.string().optional(),
   })
   .superRefine((env, ctx) => {
     for (const { path, message } of redisTopologyProblems(env))
       ctx.addIssue({ code: 'custom', path: [path], message });
+    for (const name of ['CIMD_ALLOW_LOOPBACK', 'CIMD_EXTRA_CA_FILE'] as const)
+      if (env.NODE_ENV !== 'test' && env[name])
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'is for the test suites only (NODE_ENV=test)',
+        });
+    if (env.CIMD_CACHE_MIN_SECONDS > env.CIMD_CACHE_MAX_SECONDS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CIMD_CACHE_MIN_SECONDS'],
+        message: 'must not exceed CIMD_CACHE_MAX_SECONDS',
+      });
     if (env.LOGIN_MAX_FAILURES_PER_ACCOUNT !== undefined)
       ctx.addIssue({
         code: 'custom',

@@ -3,7 +3,7 @@
  * process; the integration tests call it to boot the same server in-process on a random port.
  */
 import { createServer, type Server } from 'node:http';
-import { listen } from '@school/shared';
+import { listen, stopServer } from '@school/shared';
 import { createApp } from './app.js';
 import { bootstrap, type AuthRuntime } from './bootstrap.js';
 import { startClientSweeper } from './provider/client-sweeper.js';
@@ -19,8 +19,11 @@ export interface RunningAuthServer extends AuthRuntime {
   url: string;
   port: number;
   server: Server;
-  /** Stops accepting connections, lets in-flight requests finish, then closes Redis and MongoDB. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets in-flight requests finish, then closes Redis and MongoDB.
+   * `drain`: the way a stopping process leaves the edge's pool (`@school/shared` drainServer).
+   */
+  close(drain?: boolean): Promise<void>;
 }
 
 /** Bootstraps and listens on `config.AUTH_HOST:config.port` (port 0: a free one). */
@@ -64,11 +67,8 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       url,
       port,
       server,
-      async close() {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+      async close(drain = false) {
+        await stopServer(server, drain);
         await sweeper.stop();
         await runtime.close();
       },

@@ -126,7 +126,7 @@ function onRedis(backend: string, settings: () => Parameters<typeof createRedisC
     RedisAdapter = createRedisAdapter(redis, { prefix, clockToleranceSeconds: 0 });
   });
   afterAll(async () => {
-    for await (const keys of scanKeys(redis, `${prefix}*`)) await Promise.all(keys.map((k) => redis.del(k)));
+    for await (const keys of scanKeys(redis, prefix)) await Promise.all(keys.map((k) => redis.del(k)));
     await redis.quit();
   });
 

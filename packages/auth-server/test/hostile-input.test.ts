@@ -183,7 +183,9 @@ describe('unsupported methods', () => {
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe('POST');
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
-    expect(await res.text()).toContain('<code>method_not_allowed</code>');
+    const page = await res.text();
+    expect(page).toContain('<code>method_not_allowed</code>');
+    expect(page).toMatch(/<code class="reference">[^<]+<\/code>/); // a request id to quote to support
   });
 
   it('keeps error descriptions to the characters RFC 6749 allows, even when quoting client input', async () => {

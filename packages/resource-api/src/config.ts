@@ -101,7 +101,8 @@ export const CONFIG_DOCS: Record<keyof ApiConfig, string> = {
   API_HOST: 'Interface to listen on.',
   API_PORT: 'Port to listen on (behind the edge).',
   TRUST_PROXY: 'Trust `X-Forwarded-*` (set when the edge proxy sits in front).',
-  AUTH_INTERNAL_URL: 'The auth server’s own origin, for introspection (not through the edge).',
+  AUTH_INTERNAL_URL:
+    'The auth server’s own origin, for introspection (not through the edge; `scripts/start` with several auth servers uses the edge, which spreads the calls over them).',
   INTROSPECTION_CLIENT_ID: 'This API’s static client at the auth server.',
   INTROSPECTION_CLIENT_SECRET:
     'Its secret (client_secret_post), 32+ characters; must equal the auth server’s. Required unless NODE_ENV=test (`scripts/start` generates one into `.data/secrets.env`); values published in the repository are refused.',

@@ -7,7 +7,7 @@
  * (password redacted), every failure at once (`@school/shared` startup-errors.ts).
  */
 import { createServer, type Server } from 'node:http';
-import { allOrProblems, attempt, listen, redactUrl, redisProblem } from '@school/shared';
+import { allOrProblems, attempt, listen, redactUrl, redisProblem, stopServer } from '@school/shared';
 import mongoose, { type Connection } from 'mongoose';
 import { createApp } from './app.js';
 import { IntrospectionClient, type Introspector } from './auth/introspection-client.js';
@@ -30,8 +30,11 @@ export interface RunningResourceApi {
   connection: Connection;
   verifier: TokenVerifier;
   introspector: IntrospectionClient;
-  /** Stops accepting connections, finishes in-flight requests, closes Redis, MongoDB and the pool. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, finishes in-flight requests, closes Redis, MongoDB and the pool.
+   * `drain`: the way a stopping process leaves the edge's pool (`@school/shared` drainServer).
+   */
+  close(drain?: boolean): Promise<void>;
 }
 
 /** Options for tests: a different registry, or an introspector wrapper (e.g. one that counts calls). */
@@ -122,11 +125,8 @@ export async function startResourceApi(
       connection,
       verifier,
       introspector,
-      async close() {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+      async close(drain = false) {
+        await stopServer(server, drain);
         await closeAll();
       },
     };

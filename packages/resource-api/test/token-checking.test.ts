@@ -48,7 +48,7 @@ function expectInvalidToken(res: Awaited<ReturnType<typeof call>>, description?:
   expect(res.body).toEqual({ error: 'invalid_token', error_description: expect.any(String) });
   const challenge = res.headers.get('www-authenticate') ?? '';
   expect(challenge).toMatch(
-    /^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="([^"]+)"$/,
+    /^Bearer error="invalid_token", error_description="[^"]+", scope="[^"]+", resource_metadata="([^"]+)"$/,
   );
   expect(challenge).toContain(`resource_metadata="${prm}"`);
   if (description) expect((res.body as { error_description: string }).error_description).toMatch(description);

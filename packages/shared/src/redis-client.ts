@@ -112,10 +112,16 @@ export async function closeRedis(redis: RedisClient): Promise<void> {
 }
 
 /**
- * Every key matching `match`, in batches, on one node or on every primary of a cluster (a cluster's
- * SCAN only walks the node it is sent to). A key may show up twice (SCAN's own guarantee).
+ * Every key starting with `keyPrefix` (taken literally: glob characters in it are escaped), in
+ * batches, on one node or on every primary of a cluster (a cluster's SCAN only walks the node it is
+ * sent to). A key may show up twice (SCAN's own guarantee).
  */
-export async function* scanKeys(redis: RedisClient, match: string, count = 500): AsyncGenerator<string[]> {
+export async function* scanKeys(
+  redis: RedisClient,
+  keyPrefix: string,
+  count = 500,
+): AsyncGenerator<string[]> {
+  const match = `${keyPrefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
   const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
   for (const node of nodes) {
     for await (const keys of node.scanStream({ match, count }) as AsyncIterable<string[]>) {

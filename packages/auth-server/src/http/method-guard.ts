@@ -19,13 +19,16 @@ const EXACT = new Map<string, string[]>([
   [OAUTH_ROUTES.revocation, ['POST']],
   [OAUTH_ROUTES.introspection, ['POST']],
   [OAUTH_ROUTES.authorization, READ], // SPEC.md: a browser redirect (GET)
+  [OAUTH_ROUTES.end_session, [...READ, 'POST']], // RP-initiated logout (GET or form POST)
+  [`${OAUTH_ROUTES.end_session}/confirm`, ['POST']],
+  [`${OAUTH_ROUTES.end_session}/success`, READ],
 ]);
 
 /** Allowed methods per path pattern (resume and interaction pages). */
 const PATTERNS: Array<[RegExp, string[]]> = [
   [new RegExp(`^${OAUTH_ROUTES.authorization}/[^/]+$`), READ],
   [new RegExp(`^${INTERACTION_PATH}/[^/]+$`), READ],
-  [new RegExp(`^${INTERACTION_PATH}/[^/]+/(login|confirm|abort)$`), ['POST']],
+  [new RegExp(`^${INTERACTION_PATH}/[^/]+/(login|confirm|abort|switch)$`), ['POST']],
 ];
 
 /** The methods `path` answers, or undefined for a path this guard does not know. */

@@ -4,11 +4,11 @@
  * `…/abort` ends the request with `access_denied`. Both follow the shared steps (router.ts).
  */
 import { ALL_SCOPE_NAMES } from '@school/shared';
-import { INTERACTION_PATH } from '@school/shared';
+import { INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
 import { InteractionGone } from './error-page.js';
 import { sendPage } from './html.js';
 import { actor, clientView, finishInteraction, redirectOrigin, type Step, type StepDeps } from './steps.js';
-import { consentPage } from './views.js';
+import { consentPage, deniedPage } from './views.js';
 
 /** What oidc-provider's consent prompt lists as not yet granted. */
 interface MissingGrants {
@@ -37,7 +37,7 @@ export function consentSteps({
   accounts,
   audit,
   csrf,
-}: StepDeps): Record<'show' | 'grant' | 'deny', Step> {
+}: StepDeps): Record<'show' | 'grant' | 'deny' | 'switchAccount', Step> {
   return {
     show: async function showConsent(ctx) {
       const details = ctx.state.interaction;
@@ -53,6 +53,7 @@ export function consentSteps({
         consentPage({
           confirmAction: `${INTERACTION_PATH}/${uid}/confirm`,
           abortAction: `${INTERACTION_PATH}/${uid}/abort`,
+          switchAction: `${INTERACTION_PATH}/${uid}/switch`,
           csrf: csrf.issue(uid),
           client,
           scopes: consentScopes(details.prompt.details as MissingGrants),
@@ -85,17 +86,41 @@ export function consentSteps({
       await finishInteraction(provider, ctx, { consent: { grantId } }, true);
     },
 
+    /**
+     * "Not you?": a remembered session on a shared computer is someone else's. Ends that session and
+     * starts the same authorization request again, so the sign-in page comes first.
+     */
+    switchAccount: async function switchAccount(ctx) {
+      const details = ctx.state.interaction;
+      const session = details.session?.uid
+        ? await provider.Session.findByUid(details.session.uid)
+        : undefined;
+      await session?.destroy();
+      await details.destroy();
+      void audit.record('signed_out', { ...actor(ctx), accountId: details.session?.accountId });
+      const params = Object.entries(details.params).filter(([, v]) => typeof v === 'string') as [
+        string,
+        string,
+      ][];
+      ctx.status = 303;
+      ctx.redirect(`${OAUTH_ROUTES.authorization}?${new URLSearchParams(params).toString()}`);
+    },
+
     deny: async function denyConsent(ctx) {
       void audit.record('consent_denied', {
         ...actor(ctx),
         accountId: ctx.state.interaction.session?.accountId,
       });
-      await finishInteraction(
-        provider,
-        ctx,
+      // Say on our side that nothing was shared before handing the browser back: the app may no
+      // longer be listening, and then the browser's own error would be all the person sees.
+      const continueTo = await provider.interactionResult(
+        ctx.req,
+        ctx.res,
         { error: 'access_denied', error_description: 'The user denied the request' },
-        false,
+        { mergeWithLastSubmission: false },
       );
+      const client = await clientView(provider, ctx.state.interaction);
+      sendPage(ctx, 200, deniedPage({ client, continueTo }));
     },
   };
 }

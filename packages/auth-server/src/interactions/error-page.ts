@@ -38,6 +38,12 @@ export async function noStore(ctx: Context, next: Next): Promise<void> {
   await next();
 }
 
+/** The id the request log gave this request, which a person can quote to support. */
+function requestIdOf(ctx: Context): string | undefined {
+  const id = ctx.state?.requestId as unknown;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
 interface Words {
   title: string;
   message: string;
@@ -80,7 +86,7 @@ export function renderErrorPage(ctx: Context, error: OAuthError): void {
   const words = WORDS[error.code]?.(error.headers['Retry-After']) ?? UNREADABLE;
   ctx.type = 'text/html';
   ctx.set('Content-Security-Policy', pageCsp());
-  ctx.body = errorPage({ ...words, code: error.code });
+  ctx.body = errorPage({ ...words, code: error.code, requestId: requestIdOf(ctx) });
 }
 
 /** oidc-provider's routes a browser is sent to, which answer errors with a page. */
@@ -114,5 +120,10 @@ function explain(out: ErrorOut): string {
 export function renderProviderErrorPage(ctx: Context, out: ErrorOut): void {
   ctx.set('Content-Security-Policy', pageCsp());
   ctx.type = 'text/html';
-  ctx.body = errorPage({ title: 'This app could not connect', message: explain(out), code: out.error });
+  ctx.body = errorPage({
+    title: 'This app could not connect',
+    message: explain(out),
+    code: out.error,
+    requestId: requestIdOf(ctx),
+  });
 }

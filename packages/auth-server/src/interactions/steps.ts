@@ -7,6 +7,7 @@
 import type { Context, Next, ParameterizedContext } from 'koa';
 import { errors, type Interaction, type Provider } from 'oidc-provider';
 import type { z } from 'zod';
+import { isCimdClientId } from '../cimd/client-id-url.js';
 import { clientRole } from '../provider/client-policy.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -93,6 +94,7 @@ export async function clientView(provider: Provider, details: Interaction): Prom
     clientId: client.clientId,
     redirectUri: String(details.params.redirect_uri),
     registeredIntegration: clientRole(client) === 'integration',
+    verifiedHost: isCimdClientId(client.clientId) ? new URL(client.clientId).host : undefined,
   };
 }
 

@@ -84,8 +84,6 @@ export function lifecycleVerdict(
   return now - lastUse > policy.idleSeconds + usageResolutionSeconds(policy.idleSeconds) ? 'idle' : undefined;
 }
 
-const glob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');
-
 /** Runs one sweep over every stored client (see the module comment). */
 export async function sweepClients(
   store: ClientStore,
@@ -104,7 +102,7 @@ export async function sweepClients(
     const seconds = Math.floor(now / 1000);
     const since = Number((await redis.get(usageSinceKey(prefix))) ?? seconds);
     const clientPrefix = modelPrefix(prefix, 'Client');
-    for await (const keys of scanKeys(redis, `${glob(clientPrefix)}*`)) {
+    for await (const keys of scanKeys(redis, clientPrefix)) {
       const ids = keys.map((k) => k.slice(clientPrefix.length));
       const [stored, used] = await Promise.all([getMany(redis, keys), redis.hmget(usageKey(prefix), ...ids)]);
       for (const [i, clientId] of ids.entries()) {
@@ -125,7 +123,7 @@ export async function sweepClients(
 async function orphans(redis: RedisClient, prefix: string): Promise<string[]> {
   const named = new Set<string>();
   const grantsPrefix = clientGrantsPrefix(prefix);
-  for await (const keys of scanKeys(redis, `${glob(grantsPrefix)}*`)) {
+  for await (const keys of scanKeys(redis, grantsPrefix)) {
     for (const k of keys) named.add(clientOfGrantsKey(prefix, k));
   }
   const usage = redis.hscanStream(usageKey(prefix), { count: 500 }) as AsyncIterable<string[]>;

@@ -100,7 +100,7 @@ export async function createIntrospector(provider: Provider, name: string): Prom
 export async function listOperatorClients(redis: RedisClient, prefix: string): Promise<OperatorClient[]> {
   const out: OperatorClient[] = [];
   const marker = modelPrefix(prefix, 'Client');
-  for await (const keys of scanKeys(redis, `${marker}*`)) {
+  for await (const keys of scanKeys(redis, marker)) {
     const values = await getMany(redis, keys);
     for (const json of values) {
       if (!json) continue;

@@ -28,9 +28,13 @@
  * the keep first. introspection-count.ts goes one step further on the introspection route.
  *
  * Every revocation is published for resource servers (revocations.ts).
+ *
+ * A client id that is a Client ID Metadata Document URL is resolved by `resolveCimdClient` (fetched,
+ * checked and cached by cimd/cimd-resolver.ts), so every endpoint sees that client the same way.
  */
 import type { RedisClient } from '@school/shared';
 import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import { isCimdClientId } from '../cimd/client-id-url.js';
 import { ClientCache } from './client-cache.js';
 import { dropGrant, keepGrant, takeGrant, takeStartedRead, type FoundWithGrant } from './request-reads.js';
 import {
@@ -74,6 +78,30 @@ export interface RedisAdapterOptions {
   clientCacheSize?: number;
   /** Told the client id whenever an access or refresh token is issued or read (client-usage.ts). */
   recordUse?: (clientId: string) => void;
+  /**
+   * Finds a client whose id is a Client ID Metadata Document URL (cimd/cimd-resolver.ts); without it
+   * such ids are looked up as stored clients.
+   */
+  resolveCimdClient?: (clientId: string) => Promise<AdapterPayload>;
+  /**
+   * Seconds after its rotation during which a refresh token presented again is a concurrent refresh,
+   * not a replay (provider/refresh-grace.ts): `find` does not call it consumed, and losing the
+   * consumption race throws {@link ConcurrentRefresh} instead of revoking the grant. 0: off.
+   */
+  refreshGraceSeconds?: number;
+}
+
+/**
+ * A refresh token consumed by another request less than the grace period ago: the caller may answer
+ * with that request's result (provider/refresh-grace.ts). The grant is left alone.
+ */
+export class ConcurrentRefresh extends errors.InvalidGrant {
+  constructor(
+    readonly tokenId: string,
+    readonly grantId: string | undefined,
+  ) {
+    super('refresh token already used');
+  }
 }
 
 const parsed = (json: string | null): AdapterPayload | undefined =>
@@ -88,7 +116,10 @@ export type AdapterConstructor = new (name: string) => Adapter;
  */
 export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOptions): AdapterConstructor {
   const r = withScripts(redis);
-  const { prefix, recordUse } = options;
+  const { prefix, recordUse, resolveCimdClient } = options;
+  const grace = options.refreshGraceSeconds ?? 0;
+  /** Consumed less than `grace` seconds ago (a refresh token's consumption time, in seconds). */
+  const inGrace = (consumedAt: number) => grace > 0 && Math.floor(Date.now() / 1000) - consumedAt <= grace;
   const tolerance = options.clockToleranceSeconds ?? 15;
   const clientCacheMs = options.clientCacheMs ?? 5_000;
   const clients =
@@ -114,6 +145,7 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
     found: FoundWithGrant | null,
     ctx: object | undefined,
     isUse: boolean,
+    isRefresh: boolean,
   ): AdapterPayload | undefined | Promise<AdapterPayload | undefined> => {
     if (!found) return undefined;
     const [p, c, grantId, grant] = found;
@@ -122,7 +154,10 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       if (!stored) return undefined;
       if (grantId && grant) keepGrant(ctx, modelKey(prefix, 'Grant', grantId), grant);
       if (isUse && recordUse && payload.clientId) recordUse(payload.clientId);
-      return c ? { ...payload, consumed: Number(c) } : payload;
+      // A refresh token rotated within the grace period reads as unconsumed: its next consumption
+      // decides, atomically, whether this is a concurrent refresh (see `consume`).
+      if (!c || (isRefresh && inGrace(Number(c)))) return payload;
+      return { ...payload, consumed: Number(c) };
     };
     if (typeof payload.clientId !== 'string') return accept(true);
     const stored = clientStored(payload.clientId);
@@ -195,12 +230,14 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
         const ctx = currentRequest();
         const read =
           takeStartedRead(ctx, key) ?? r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix);
-        return read.then((found) => withGrant(found, ctx, this.marksUse));
+        const isRefresh = this.name === 'RefreshToken';
+        return read.then((found) => withGrant(found, ctx, this.marksUse, isRefresh));
       }
       if (this.name === 'Grant') {
         const kept = takeGrant(currentRequest(), key);
         if (kept !== undefined) return Promise.resolve(JSON.parse(kept) as AdapterPayload);
       }
+      if (this.name === 'Client' && resolveCimdClient && isCimdClientId(id)) return resolveCimdClient(id);
       if (this.name === 'Client' && clients) {
         const cached = clients.get(id);
         if (cached) return Promise.resolve(cached);
@@ -224,8 +261,9 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       const outcome = await r.oidcConsume(key, Math.floor(Date.now() / 1000));
       if (outcome === 1) return;
       // Lost a race with another redemption of the same code or refresh token, or it expired meanwhile.
-      const p = await r.hget(key, 'p');
+      const [p, c] = await r.hmget(key, 'p', 'c');
       const grantId = p ? (JSON.parse(p) as AdapterPayload).grantId : undefined;
+      if (this.name === 'RefreshToken' && c && inGrace(Number(c))) throw new ConcurrentRefresh(id, grantId);
       if (grantId) {
         // The winner may still be saving new tokens under this grant: deleting the Grant record makes
         // them inactive too, since every token is checked against its grant.

@@ -38,6 +38,12 @@
  *   `clientGrants:{<clientId>}`  the ids of every Grant of that client, expiring with the longest of
  *                        them: what deleting a client ends first (client-removal.ts);
  *   `clientUsedAt`       a hash, client id → when its tokens were last used, Unix seconds (client-usage.ts);
+ *   `cimd:<url>`         a hash: the cache entry of one Client ID Metadata Document (the checked document,
+ *                        fresh/stale deadlines, the last fetch's status and error; cimd/cimd-resolver.ts);
+ *   `cimdAllowed`        a set of the metadata-document client ids an operator allowed https redirect
+ *                        URIs (`school-auth clients allow-cimd`);
+ *   `cimdConsent:<grantId>`  the hash of the metadata-document client a grant's consent was given to
+ *                        (cimd/cimd-consent.ts), for the grant's lifetime;
  *   `revocations`        the pub/sub channel revoked access tokens are published on (revocations.ts).
  */
 
@@ -114,4 +120,29 @@ export function clientOfGrantsKey(prefix: string, key: string): string {
 /** The hash of last-use times (client id → Unix seconds). */
 export function usageKey(prefix: string): string {
   return `${prefix}clientUsedAt`;
+}
+
+/** The answer a rotated refresh token's refresh gave, kept for the grace period (refresh-grace.ts). */
+export function refreshAnswerKey(prefix: string, tokenId: string): string {
+  return `${prefix}RefreshAnswer:${tokenId}`;
+}
+
+/** The prefix of the cache entries of Client ID Metadata Documents. */
+export function cimdEntryPrefix(prefix: string): string {
+  return `${prefix}cimd:`;
+}
+
+/** The cache entry of the Client ID Metadata Document at `url`. */
+export function cimdEntryKey(prefix: string, url: string): string {
+  return `${cimdEntryPrefix(prefix)}${url}`;
+}
+
+/** The set of metadata-document client ids allowed https redirect URIs. */
+export function cimdAllowedKey(prefix: string): string {
+  return `${prefix}cimdAllowed`;
+}
+
+/** The key of the client hash a metadata-document client's grant was consented for. */
+export function cimdConsentKey(prefix: string, grantId: string): string {
+  return `${prefix}cimdConsent:${grantId}`;
 }
