@@ -17,8 +17,18 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Adapter } from 'oidc-provider';
 import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
-import { createRedisAdapter, type AdapterConstructor } from '../src/storage/redis-adapter.js';
-import { grantListKey, grantTag, modelKey } from '../src/storage/redis-keys.js';
+import {
+  ConcurrentRefresh,
+  createRedisAdapter,
+  type AdapterConstructor,
+} from '../src/storage/redis-adapter.js';
+import {
+  cimdConsentKey,
+  grantListKey,
+  grantTag,
+  modelKey,
+  refreshAnswerKey,
+} from '../src/storage/redis-keys.js';
 import { createRedisClient, revocationChannel, scanKeys, tokenHash, type RedisClient } from '@school/shared';
 import { SERVICES } from '../../../test-support/auth-server.js';
 import { startRedisCluster } from '../../../test-support/redis-cluster.js';
@@ -185,6 +195,21 @@ function onRedis(backend: string, settings: () => Parameters<typeof createRedisC
       expect(await adapter('Grant').find(grantId)).toBeUndefined();
     });
 
+    it('within the refresh grace, reads a rotated refresh token as unconsumed and lets the loser of its race off', async () => {
+      const WithGrace = createRedisAdapter(redis, { prefix, refreshGraceSeconds: 5 });
+      const refresh = new WithGrace('RefreshToken');
+      const grantId = id();
+      const rid = tokenOf(grantId);
+      await new WithGrace('Grant').upsert(grantId, { jti: grantId, kind: 'Grant' }, 60);
+      await refresh.upsert(rid, { jti: rid, kind: 'RefreshToken', grantId }, 60);
+      const outcomes = await Promise.allSettled([refresh.consume(rid), refresh.consume(rid)]);
+      const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+      expect(lost.reason).toBeInstanceOf(ConcurrentRefresh);
+      expect(lost.reason).toMatchObject({ tokenId: rid, grantId });
+      expect((await refresh.find(rid))?.consumed).toBeUndefined();
+      expect(await new WithGrace('Grant').find(grantId)).toBeDefined();
+    });
+
     it("removes a grant's token list with its tokens", async () => {
       const grantId = id();
       const tid = tokenOf(grantId);
@@ -239,3 +264,33 @@ beforeAll(() => {
 afterAll(() => cluster?.stop());
 onRedis('one node', () => ({ REDIS_URL: SERVICES.redisUrl }));
 onRedis('a Redis Cluster', () => ({ REDIS_URL: 'redis://127.0.0.1', REDIS_CLUSTER_NODES: cluster!.nodes }));
+
+describe('the slot rule (redis-keys.ts), as a Redis Cluster computes slots', () => {
+  it("puts a grant, its token list, its tokens and every record about them in the grant's slot", async () => {
+    const redis = createRedisClient(
+      { REDIS_URL: 'redis://127.0.0.1', REDIS_CLUSTER_NODES: cluster!.nodes },
+      'commands',
+    );
+    await redis.connect();
+    try {
+      const prefix = 'oidc:';
+      const grantId = id();
+      const token = tokenOf(grantId);
+      const keys = {
+        grant: modelKey(prefix, 'Grant', grantId),
+        tokenList: grantListKey(prefix, grantId),
+        code: modelKey(prefix, 'AuthorizationCode', token),
+        accessToken: modelKey(prefix, 'AccessToken', token),
+        refreshToken: modelKey(prefix, 'RefreshToken', token),
+        refreshAnswer: refreshAnswerKey(prefix, token),
+        cimdConsent: cimdConsentKey(prefix, grantId),
+      };
+      const grantSlot = await redis.cluster('KEYSLOT', keys.grant);
+      const slots: Record<string, unknown> = {};
+      for (const [what, key] of Object.entries(keys)) slots[what] = await redis.cluster('KEYSLOT', key);
+      expect(slots).toEqual(Object.fromEntries(Object.keys(keys).map((what) => [what, grantSlot])));
+    } finally {
+      await redis.quit();
+    }
+  });
+});

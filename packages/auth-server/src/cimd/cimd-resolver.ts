@@ -159,11 +159,11 @@ export class CimdResolver {
     const issuedAt = stored && entry.issuedAt ? Number(entry.issuedAt) : Math.floor(Date.now() / 1000);
     const metadata = { ...toClientMetadata(doc, httpsAllowed), client_id_issued_at: issuedAt };
     if (!stored || rewrite) {
-      await this.redis
-        .multi()
-        .set(modelKey(this.prefix, 'Client', url), JSON.stringify(metadata))
-        .hset(cimdEntryKey(this.prefix, url), 'issuedAt', issuedAt)
-        .exec();
+      // Two commands, not one MULTI: the entry and the record are in different hash slots (the slot
+      // rule, redis-keys.ts). The entry's time goes first, so an interruption leaves the record
+      // missing, which the next resolution stores again.
+      await this.redis.hset(cimdEntryKey(this.prefix, url), 'issuedAt', issuedAt);
+      await this.redis.set(modelKey(this.prefix, 'Client', url), JSON.stringify(metadata));
     }
     return metadata;
   }

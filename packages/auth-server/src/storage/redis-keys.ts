@@ -8,8 +8,8 @@
  * a multi-key command may only touch keys of ONE slot. So:
  *
  * - By grant: a grant, its token list and every token issued under it (codes, access and refresh
- *   tokens, each rotation of a refresh token, and any record about them, such as a refresh token's
- *   grace record) share the tag `{<first 12 characters of the grant id>}`. The grant-bound models'
+ *   tokens, each rotation of a refresh token, and any record about them: a rotated refresh token's
+ *   kept answer, a metadata-document client's consent hash) share the tag `{<first 12 characters of the grant id>}`. The grant-bound models'
  *   token ids START with those 12 characters (provider/grant-token-ids.ts mints them so), so the
  *   key of a presented token is known from the token alone: `<Model>:{<id[0,12)>}<id[12,)>`. A new
  *   key about a grant or one of its tokens is built with {@link grantScopedKey} and joins that slot.
@@ -19,7 +19,9 @@
  *   a token read checks its client with a second, pipelined read (redis-adapter.ts).
  * - Everything else is one key per command: sessions (`Session:<id>` and `sessionUid:<uid>` are
  *   written one after the other), interactions, the last-use hash, the rate limiter's counters
- *   (rate-limiter-flexible: one key per command), the login guard's, the sweep's lock.
+ *   (rate-limiter-flexible: one key per command), the login guard's, the sweep's lock, and
+ *   the metadata-document cache (`cimd:<url>` and the `Client:<url>` it stores are written one after
+ *   the other, cimd/cimd-resolver.ts; `cimdAllowed`).
  * - The revocation channel is classic pub/sub (PUBLISH): on a cluster every node forwards it to all
  *   nodes, so a subscriber connected to any node hears it. Sharded pub/sub (SPUBLISH) would confine
  *   the traffic to one shard but needs the subscriber to follow that shard through failovers; with
@@ -38,12 +40,15 @@
  *   `clientGrants:{<clientId>}`  the ids of every Grant of that client, expiring with the longest of
  *                        them: what deleting a client ends first (client-removal.ts);
  *   `clientUsedAt`       a hash, client id → when its tokens were last used, Unix seconds (client-usage.ts);
+ *   `RefreshAnswer:{tag}<rest>`  the token response a rotated refresh token's refresh gave, for the
+ *                        grace period (REFRESH_REUSE_GRACE, provider/refresh-grace.ts), in its grant's slot;
  *   `cimd:<url>`         a hash: the cache entry of one Client ID Metadata Document (the checked document,
  *                        fresh/stale deadlines, the last fetch's status and error; cimd/cimd-resolver.ts);
+ *                        written apart from the `Client:<url>` record it stores (another slot);
  *   `cimdAllowed`        a set of the metadata-document client ids an operator allowed https redirect
  *                        URIs (`school-auth clients allow-cimd`);
- *   `cimdConsent:<grantId>`  the hash of the metadata-document client a grant's consent was given to
- *                        (cimd/cimd-consent.ts), for the grant's lifetime;
+ *   `cimdConsent:{tag}<rest>`  the hash of the metadata-document client a grant's consent was given to
+ *                        (cimd/cimd-consent.ts), for the grant's lifetime, in the grant's slot;
  *   `revocations`        the pub/sub channel revoked access tokens are published on (revocations.ts).
  */
 
@@ -122,9 +127,13 @@ export function usageKey(prefix: string): string {
   return `${prefix}clientUsedAt`;
 }
 
-/** The answer a rotated refresh token's refresh gave, kept for the grace period (refresh-grace.ts). */
+/**
+ * The answer a rotated refresh token's refresh gave, kept for the grace period (refresh-grace.ts), in
+ * the slot of the token's grant (the token id starts with the grant's tag): it fails over with the
+ * tokens it names, never apart from them.
+ */
 export function refreshAnswerKey(prefix: string, tokenId: string): string {
-  return `${prefix}RefreshAnswer:${tokenId}`;
+  return grantScopedKey(prefix, 'RefreshAnswer', tokenId);
 }
 
 /** The prefix of the cache entries of Client ID Metadata Documents. */
@@ -142,7 +151,7 @@ export function cimdAllowedKey(prefix: string): string {
   return `${prefix}cimdAllowed`;
 }
 
-/** The key of the client hash a metadata-document client's grant was consented for. */
+/** The key of the client hash a metadata-document client's grant was consented for, in the grant's slot. */
 export function cimdConsentKey(prefix: string, grantId: string): string {
-  return `${prefix}cimdConsent:${grantId}`;
+  return grantScopedKey(prefix, 'cimdConsent', grantId);
 }
