@@ -100,6 +100,24 @@ export function createRedisClient(settings: RedisSettings, use: RedisUse): Redis
 }
 
 /**
+ * Whether Redis serves every key now, for readiness and the metrics' probe; throws what is wrong.
+ * One node (or Sentinel's current primary) answers PING. A cluster is asked for its own state, from
+ * whichever node the client picks (`CLUSTER INFO`, `cluster_state:ok`): a PING there would answer
+ * from one node while a slot has no primary, and then (cluster-require-full-coverage, the default)
+ * the cluster refuses every key command. A primary that has just died counts once the cluster marks
+ * it failed (cluster-node-timeout); its slots' requests get 503 meanwhile all the same.
+ */
+export async function checkRedis(redis: RedisClient): Promise<void> {
+  if (!(redis instanceof Cluster)) {
+    await redis.ping();
+    return;
+  }
+  const info = String(await redis.cluster('INFO'));
+  const state = /^cluster_state:(\w+)/m.exec(info)?.[1] ?? 'unknown';
+  if (state !== 'ok') throw new Error(`cluster_state:${state}`);
+}
+
+/**
  * Closes a client: QUIT when it is connected (pending replies arrive first), else drops it at once
  * (a client still trying to reach a cluster would otherwise wait for it).
  */
