@@ -14,6 +14,10 @@
  * During either failover a request may get 503 temporarily_unavailable (auth server) or 503 (API),
  * never a 500 and never a 401 for a token that is valid; afterwards the services recover by
  * themselves, every token issued before is still accepted, and a token revoked before is still refused.
+ * Both services' /metrics answer throughout and say Redis is up before and after. Concurrent refreshes
+ * within the refresh grace get one answer (its kept answer is in the grant's slot). Last, a primary
+ * and its replica are both lost: the cluster refuses every key (cluster_state:fail), and /readyz and
+ * dependency_up{dependency="redis"} of both services say so until the two nodes are back.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -21,6 +25,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestAuthServer, type TestAuthServer } from '../test-support/auth-server.js';
 import type { Tokens } from '../test-support/oauth-flow.js';
+import { scrape, total } from '../test-support/metrics-scrape.js';
 import { pollUntil } from '../test-support/processes.js';
 import { startRedisCluster, type LocalCluster } from '../test-support/redis-cluster.js';
 import { call, startTestResourceApi, type TestResourceApi } from '../test-support/resource-api.js';
@@ -144,6 +149,39 @@ function figures(answers: ReturnType<typeof load>['answers']): Record<string, nu
   return counts;
 }
 
+/** What each service's metrics say of Redis now: 1 up, 0 down. */
+async function redisUp(): Promise<{ auth: number; api: number }> {
+  const [a, b] = await Promise.all([scrape(auth.issuer), scrape(api.url)]);
+  return {
+    auth: total(a, 'auth_dependency_up', { dependency: 'redis' }),
+    api: total(b, 'api_dependency_up', { dependency: 'redis' }),
+  };
+}
+
+/** Scrapes both services' /metrics over and over until stopped, recording each status and probe. */
+function scraping() {
+  const seen: Array<{ status: number; auth?: number; api?: number }> = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      seen.push(
+        await redisUp().then(
+          (up) => ({ status: 200, ...up }),
+          () => ({ status: 0 }),
+        ),
+      );
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  })();
+  return {
+    seen,
+    async stop() {
+      running = false;
+      await loop;
+    },
+  };
+}
+
 /** Until every issued token introspects active and the API serves it again. */
 async function recovered(): Promise<void> {
   await pollUntil(async () => {
@@ -196,6 +234,31 @@ describe('both services on a Redis Cluster', () => {
     expect((await call(api.url, '/api/v1/orders?limit=1', { token: revoked })).status).toBe(401);
     // The grants spread over more than one primary (else the failovers below prove less).
     expect(new Set(issued.map(({ tokens }) => primaryOf(tokens.access_token))).size).toBeGreaterThan(1);
+    // Both services' metrics probe the cluster and find it up.
+    expect(await redisUp()).toEqual({ auth: 1, api: 1 });
+  });
+
+  it('answer concurrent refreshes with one refresh token within the grace with the same new tokens', async () => {
+    const source = new TokenSource(auth);
+    const tokens = await source.fresh(['orders:read'], { resource: auth.issuer });
+    const client = await source.client();
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const res = await fetch(`${auth.issuer}/api/oauth/token`, {
+          method: 'POST',
+          body: new URLSearchParams({
+            grant_type: 'refresh_token',
+            refresh_token: tokens.refresh_token!,
+            client_id: client.clientId,
+          }),
+        });
+        return { status: res.status, body: (await res.json()) as Tokens };
+      }),
+    );
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    expect(new Set(answers.map((a) => a.body.refresh_token)).size).toBe(1);
+    expect(new Set(answers.map((a) => a.body.access_token)).size).toBe(1);
+    expect((await introspect(answers[0]!.body.access_token)).body).toMatchObject({ active: true });
   });
 
   it('fail over a primary by CLUSTER FAILOVER under load: 503 at most, then everything back', async () => {
@@ -220,6 +283,7 @@ describe('both services on a Redis Cluster', () => {
     await replicated();
     const running = load();
     await new Promise((r) => setTimeout(r, 500));
+    const metrics = scraping();
     const [primary, replica] = targetPair();
     const pid = Number(readFileSync(join(cluster.dir, String(primary), 'redis.pid'), 'utf8'));
     process.kill(pid, 'SIGKILL');
@@ -232,9 +296,40 @@ describe('both services on a Redis Cluster', () => {
     expectOnlySuccessOr503(running.answers);
     // The outage was real: requests for the dead primary's slots were refused while it lasted.
     expect(running.answers.filter((a) => a.status === 503).length).toBeGreaterThan(0);
-    if (process.env.CLUSTER_FIGURES) console.log(figures(running.answers));
+    // The metrics answered throughout, and say Redis is up again.
+    await metrics.stop();
+    expect(metrics.seen.filter((m) => m.status !== 200)).toEqual([]);
+    await pollUntil(async () => {
+      const up = await redisUp();
+      return up.auth === 1 && up.api === 1;
+    }, 'metrics say Redis is up again');
+    if (process.env.CLUSTER_FIGURES) {
+      console.log(figures(running.answers));
+      const downs = metrics.seen.filter((m) => m.auth === 0 || m.api === 0).length;
+      console.log({ scrapes: metrics.seen.length, scrapesSayingRedisDown: downs });
+    }
     await nothingLostNothingResurrected();
     // The killed node comes back as a replica of the promoted one.
     startRedisCluster(BASE_PORT);
+  }, 90_000);
+
+  it('say Redis is down in /readyz and the metrics while the cluster has a slot without a primary, and recover', async () => {
+    const [primary, replica] = targetPair();
+    for (const node of [primary, replica])
+      process.kill(Number(readFileSync(join(cluster.dir, String(node), 'redis.pid'), 'utf8')), 'SIGKILL');
+    // After cluster-node-timeout (2 s here) the cluster marks the pair failed and refuses every key.
+    await pollUntil(async () => {
+      const up = await redisUp();
+      return up.auth === 0 && up.api === 0;
+    }, 'both services say Redis is down');
+    expect((await fetch(`${auth.issuer}/readyz`)).status).toBe(503);
+    expect((await fetch(`${api.url}/readyz`)).status).toBe(503);
+    startRedisCluster(BASE_PORT); // the two nodes come back from their append-only files
+    await pollUntil(async () => {
+      const up = await redisUp();
+      return up.auth === 1 && up.api === 1;
+    }, 'both services say Redis is up again');
+    await pollUntil(async () => (await fetch(`${auth.issuer}/readyz`)).status === 200, 'auth server ready');
+    await recovered();
   }, 90_000);
 });
