@@ -65,8 +65,11 @@ const schema = z
     REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
     /** Absolute lifetime of a grant: no refresh token outlives it. */
     GRANT_TTL: seconds(365 * 24 * 3600),
-    /** How long a login session cookie lasts. */
-    SESSION_TTL: seconds(14 * 24 * 3600),
+    /**
+     * How long a login session lasts, seconds. Short by default (one hour): the browser may be a
+     * shared school computer. Apps keep their access whatever this is; only signing in is remembered.
+     */
+    SESSION_TTL: seconds(3600),
     /** How long a login/consent page may stay open. */
     INTERACTION_TTL: seconds(30 * 60),
     LOG_LEVEL: logLevel,

@@ -70,7 +70,7 @@ describe('the discovery documents', () => {
     expect(rfc8414).toEqual(oidc);
   });
 
-  it('names the issuer and exactly the six endpoints of the service, plus the JWKS URI', () => {
+  it('names the issuer and exactly the seven endpoints of the service (sign-out since issue 16), plus the JWKS URI', () => {
     const endpoints = Object.fromEntries(Object.entries(oidc).filter(([k]) => k.endsWith('_endpoint')));
     expect(endpoints).toEqual({
       authorization_endpoint: `${auth.issuer}/oauth/authorize`,
@@ -79,6 +79,7 @@ describe('the discovery documents', () => {
       registration_endpoint: `${auth.issuer}/api/oauth/register`,
       introspection_endpoint: `${auth.issuer}/api/oauth/introspect`,
       revocation_endpoint: `${auth.issuer}/api/oauth/revoke`,
+      end_session_endpoint: `${auth.issuer}/oauth/session/end`,
     });
     expect(oidc.issuer).toBe(auth.issuer);
     expect(oidc.jwks_uri).toBe(`${auth.issuer}/api/oauth/jwks`);
@@ -100,9 +101,9 @@ describe('the discovery documents', () => {
     expect(oidc.scopes_supported).toEqual(SPEC_SCOPES);
   });
 
-  it('advertises no PAR, DPoP, logout, device, CIBA, agent_auth or identity features', () => {
+  it('advertises no PAR, DPoP, front/back-channel or session logout, device, CIBA, agent_auth or identity features', () => {
     const unwanted =
-      /pushed_authorization|require_pushed|dpop|end_session|logout|check_session|device|backchannel|agent|identity|register_uri|mtls|jwt-bearer|token-exchange|id-jag/i;
+      /pushed_authorization|require_pushed|dpop|frontchannel|backchannel_logout|check_session|device|backchannel|agent|identity|register_uri|mtls|jwt-bearer|token-exchange|id-jag/i;
     expect(Object.keys(oidc).filter((k) => unwanted.test(k))).toEqual([]);
     expect(JSON.stringify(oidc)).not.toMatch(/jwt-bearer|token-exchange|id-jag|implicit|client_credentials/i);
   });

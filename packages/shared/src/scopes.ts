@@ -62,6 +62,8 @@ export interface ScopeDefinition {
   readonly description: string;
   /** What approving it lets the app do, in plain words for the consent page. */
   readonly consentText: string;
+  /** True for the scopes that let an app create, change or delete data (the pages flag them). */
+  readonly changesData: boolean;
 }
 
 const consentVerb: Record<Access, string> = {
@@ -84,6 +86,7 @@ export const API_SCOPES: readonly ScopeDefinition[] = AREAS.flatMap((area) =>
       area.name === 'storage'
         ? 'Upload files to your school’s storage'
         : `${consentVerb[access]} ${area.title}`,
+    changesData: access === 'write',
   })),
 );
 
@@ -93,6 +96,7 @@ export const ALL_SCOPES: readonly ScopeDefinition[] = [
     name,
     description,
     consentText: oidcConsentText[name as keyof typeof OIDC_SCOPES],
+    changesData: false,
   })),
   ...API_SCOPES,
 ];

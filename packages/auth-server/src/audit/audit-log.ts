@@ -34,6 +34,12 @@ export const AUDIT_EVENT_TYPES = [
   'token_revoked',
   'grant_revoked',
   'rate_limited',
+  'signed_out',
+  'password_changed',
+  'sessions_ended',
+  'account_created',
+  'account_unlocked',
+  'password_reset',
 ] as const;
 
 /** One kind of security event. */

@@ -4,7 +4,7 @@
  * the interaction router (501) see it. CORS preflights are left to oidc-provider.
  */
 import type { Middleware } from 'koa';
-import { INTERACTION_PATH, MethodNotAllowedError, OAUTH_ROUTES } from '@school/shared';
+import { ACCOUNT_PATH, INTERACTION_PATH, MethodNotAllowedError, OAUTH_ROUTES } from '@school/shared';
 
 const READ = ['GET', 'HEAD'];
 
@@ -19,13 +19,19 @@ const EXACT = new Map<string, string[]>([
   [OAUTH_ROUTES.revocation, ['POST']],
   [OAUTH_ROUTES.introspection, ['POST']],
   [OAUTH_ROUTES.authorization, READ], // SPEC.md: a browser redirect (GET)
+  [OAUTH_ROUTES.end_session, [...READ, 'POST']], // OpenID Connect RP-Initiated Logout 1.0 §2
+  [`${OAUTH_ROUTES.end_session}/confirm`, ['POST']],
+  [`${OAUTH_ROUTES.end_session}/success`, READ],
 ]);
 
 /** Allowed methods per path pattern (resume and interaction pages). */
 const PATTERNS: Array<[RegExp, string[]]> = [
   [new RegExp(`^${OAUTH_ROUTES.authorization}/[^/]+$`), READ],
   [new RegExp(`^${INTERACTION_PATH}/[^/]+$`), READ],
-  [new RegExp(`^${INTERACTION_PATH}/[^/]+/(login|confirm|abort)$`), ['POST']],
+  [new RegExp(`^${INTERACTION_PATH}/[^/]+/(login|confirm|abort|switch)$`), ['POST']],
+  // The account pages (account-pages/router.ts): pages are read, forms post to `…/<action>`.
+  [new RegExp(`^${ACCOUNT_PATH}(/(apps|clients|activity|account|staff|signed-in))?$`), READ],
+  [new RegExp(`^${ACCOUNT_PATH}/(apps|clients|account|staff)/[a-z-]+$`), ['POST']],
 ];
 
 /** The methods `path` answers, or undefined for a path this guard does not know. */

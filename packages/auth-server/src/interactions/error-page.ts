@@ -75,12 +75,18 @@ const UNREADABLE: Words = {
   message: `Your browser sent something this page cannot accept. ${START_AGAIN}`,
 };
 
+/** The request id the request log gave this request (http/request-log.ts), for a person to quote. */
+function requestIdOf(ctx: Context): string | undefined {
+  const id: unknown = ctx.state.requestId;
+  return typeof id === 'string' && id ? id : undefined;
+}
+
 /** Answers `error` as a page (the status and the error's headers are the caller's to set). */
 export function renderErrorPage(ctx: Context, error: OAuthError): void {
   const words = WORDS[error.code]?.(error.headers['Retry-After']) ?? UNREADABLE;
   ctx.type = 'text/html';
   ctx.set('Content-Security-Policy', pageCsp());
-  ctx.body = errorPage({ ...words, code: error.code });
+  ctx.body = errorPage({ ...words, code: error.code, requestId: requestIdOf(ctx) });
 }
 
 /** oidc-provider's routes a browser is sent to, which answer errors with a page. */
@@ -89,6 +95,7 @@ const BROWSER_ROUTES = new Set([
   'resume',
   'end_session',
   'end_session_confirm',
+  'end_session_success',
   'code_verification',
 ]);
 
@@ -114,5 +121,10 @@ function explain(out: ErrorOut): string {
 export function renderProviderErrorPage(ctx: Context, out: ErrorOut): void {
   ctx.set('Content-Security-Policy', pageCsp());
   ctx.type = 'text/html';
-  ctx.body = errorPage({ title: 'This app could not connect', message: explain(out), code: out.error });
+  ctx.body = errorPage({
+    title: 'This app could not connect',
+    message: explain(out),
+    code: out.error,
+    requestId: requestIdOf(ctx),
+  });
 }

@@ -66,5 +66,13 @@ export function interactionRouter(deps: InteractionDeps): Router<InteractionStat
     consent.grant,
   );
   router.post('/:uid/abort', forms, load, checkForm(consentForm, formCheck), consent.deny);
+  router.post(
+    '/:uid/switch',
+    forms,
+    load,
+    checkForm(consentForm, formCheck),
+    requirePrompt('consent'),
+    consent.switchAccount,
+  );
   return router;
 }

@@ -7,7 +7,7 @@
 import type { Context, Next, ParameterizedContext } from 'koa';
 import { errors, type Interaction, type Provider } from 'oidc-provider';
 import type { z } from 'zod';
-import { clientRole } from '../provider/client-policy.js';
+import { clientKind } from '../provider/client-kind.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { CsrfTokens } from './csrf.js';
@@ -92,7 +92,7 @@ export async function clientView(provider: Provider, details: Interaction): Prom
     name: client.clientName,
     clientId: client.clientId,
     redirectUri: String(details.params.redirect_uri),
-    registeredIntegration: clientRole(client) === 'integration',
+    kind: clientKind(client),
   };
 }
 

@@ -1,40 +1,25 @@
 /**
- * The login, consent and error pages (DESIGN.md §5). Every value shown comes from a client or a
- * user, so everything goes through the escaping {@link html} template.
+ * The login, consent, denied, sign-out and error pages (DESIGN.md §5). Every value shown comes from a
+ * client or a user, so everything goes through the escaping {@link html} template, and every string a
+ * client supplied is isolated and labelled by page-parts.ts.
  */
-import { isLoopbackHost } from '@school/shared';
-import { findScope } from '@school/shared';
+import { ACCOUNT_PATH } from '@school/shared';
 import { html, layout, type SafeHtml } from './html.js';
+import { appLabel, destinationText, scopeGroups, type AppIdentity } from './page-parts.js';
+
+export { destinationText } from './page-parts.js';
 
 /** What the pages say about the app that is asking. */
-export interface ClientView {
-  /** The name the client registered; `undefined` when it gave none. */
-  name?: string;
-  clientId: string;
+export interface ClientView extends AppIdentity {
   /** The redirect URI of this request. */
   redirectUri: string;
-  /** True for an operator-created integration; false for a self-registered app. */
-  registeredIntegration: boolean;
 }
 
-function clientLabel(c: ClientView): SafeHtml {
-  const name = c.name?.trim() || 'An unnamed app';
-  return c.registeredIntegration
-    ? html`<strong><bdi>${name}</bdi></strong>`
-    : html`<strong><bdi>${name}</bdi></strong>
-        <span class="tag" title="The app chose this name itself; it has not been verified"
-          >self-declared name</span
-        >`;
-}
-
-/** Where the browser goes afterwards, in words: "an app on this computer (127.0.0.1, port 5173)". */
-export function destinationText(redirectUri: string): string {
-  const url = new URL(redirectUri);
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  return isLoopbackHost(url.hostname)
-    ? `an app on this computer (${url.hostname}, port ${port})`
-    : `${url.protocol}//${url.host}`;
-}
+/** The line under every sign-in and consent page: where access is managed afterwards. */
+const manageLater = html`<p class="note">
+  You can see every app you allowed, and take its access back at any time, on
+  <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
+</p>`;
 
 /** The sign-in form. */
 export function loginPage(p: {
@@ -44,10 +29,16 @@ export function loginPage(p: {
   email?: string;
   error?: string;
 }): string {
+  const forAccountPages = p.client.kind === 'console';
   return layout(
     'Sign in',
     html`<h1>Sign in to your school</h1>
-      <p>${clientLabel(p.client)} wants to connect to your school account.</p>
+      ${
+        forAccountPages
+          ? html`<p>Sign in to see and manage the apps connected to your school.</p>`
+          : html`<p>This app wants to connect to your school account:</p>
+              ${appLabel(p.client)}`
+      }
       ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
       <form method="post" action="${p.action}">
         <input type="hidden" name="csrf" value="${p.csrf}" />
@@ -65,62 +56,123 @@ export function loginPage(p: {
         <input id="password" type="password" name="password" autocomplete="current-password" required />
         <button type="submit">Sign in</button>
       </form>
-      <p class="note">
-        After you sign in you will be asked what to allow. You will then be sent to
-        ${destinationText(p.client.redirectUri)}.
-      </p>`,
+      ${
+        forAccountPages
+          ? ''
+          : html`<p class="note">
+              After you sign in you will be asked what to allow. You will then be sent to
+              <bdi>${destinationText(p.client.redirectUri)}</bdi>.
+            </p>`
+      }
+      <p class="note">On a shared computer, sign out when you are done.</p>`,
   );
 }
 
-/** The consent form: who asks, where it sends you, and each scope in plain words. */
+/** The consent form: who asks, where it sends you, each scope in plain words, and "Not you?". */
 export function consentPage(p: {
   confirmAction: string;
   abortAction: string;
+  switchAction: string;
   csrf: string;
   client: ClientView;
   scopes: readonly string[];
   accountEmail?: string;
 }): string {
-  const items = p.scopes.map((s) => {
-    const def = findScope(s);
-    return html`<li>${def?.consentText ?? s} <code>${s}</code></li>`;
-  });
+  const csrf = html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
   return layout(
     'Allow access?',
     html`<h1>Allow access to your school?</h1>
+      <p>This app is asking for access to your school:</p>
+      ${appLabel(p.client)}
       <p>
-        ${clientLabel(p.client)} is asking for
-        access${p.accountEmail ? html` to the account <strong>${p.accountEmail}</strong>` : ''}.
+        If you allow it, you will be sent back to
+        <strong><bdi>${destinationText(p.client.redirectUri)}</bdi></strong
+        >.
       </p>
-      <p>
-        If you allow it, you will be sent back to <strong>${destinationText(p.client.redirectUri)}</strong>.
-      </p>
-      <p>It will be able to:</p>
-      <ul class="scopes">
-        ${items}
-      </ul>
+      <h2>It will be able to</h2>
+      ${scopeGroups(p.scopes)}
       <div class="actions">
-        <form method="post" action="${p.confirmAction}">
-          <input type="hidden" name="csrf" value="${p.csrf}" /><button type="submit">Allow</button>
-        </form>
+        <form method="post" action="${p.confirmAction}">${csrf}<button type="submit">Allow</button></form>
         <form method="post" action="${p.abortAction}">
-          <input type="hidden" name="csrf" value="${p.csrf}" /><button type="submit" class="secondary">
-            Deny
-          </button>
+          ${csrf}<button type="submit" class="secondary">Deny</button>
         </form>
       </div>
-      <p class="note">
-        Only allow apps you trust. You can revoke access later by revoking the app's tokens.
-      </p>`,
+      ${
+        p.accountEmail
+          ? html`<form method="post" action="${p.switchAction}" class="who-am-i">
+              ${csrf}
+              <p>
+                Signed in as <strong><bdi>${p.accountEmail}</bdi></strong
+                >.
+                <button type="submit" class="link">Not you? Sign in as someone else</button>
+              </p>
+            </form>`
+          : ''
+      }
+      ${manageLater}`,
+  );
+}
+
+/** After Deny: said on our side before the browser goes back to an app that may no longer listen. */
+export function deniedPage(p: { client: AppIdentity; continueTo: string }): string {
+  return layout(
+    'Nothing was shared',
+    html`<h1>Nothing was shared</h1>
+      <p>You denied access. The app below received nothing from your school:</p>
+      ${appLabel(p.client)}
+      <p>The app will be told that you said no. If it is no longer open, you can simply close this window.</p>
+      <p><a class="button" href="${p.continueTo}">Return to the app</a></p>`,
   );
 }
 
 /** A page for what cannot be sent back to the app: an expired page, an unknown client, a bad redirect. */
-export function errorPage(p: { title: string; message: string; code?: string }): string {
+export function errorPage(p: { title: string; message: string; code?: string; requestId?: string }): string {
   return layout(
     p.title,
     html`<h1>${p.title}</h1>
       <p>${p.message}</p>
-      ${p.code ? html`<p class="note">Error code: <code>${p.code}</code></p>` : ''}`,
+      ${p.code ? html`<p class="note">Error code: <code>${p.code}</code></p>` : ''}
+      ${
+        p.requestId
+          ? html`<p class="note">
+              If you contact support, quote this reference: <code class="ref">${p.requestId}</code>
+            </p>`
+          : ''
+      }`,
+  );
+}
+
+/** oidc-provider's sign-out question (`logoutSource`), around its own form (`form`, its xsrf token). */
+export function signOutPage(p: { form: SafeHtml; accountEmail?: string }): string {
+  return layout(
+    'Sign out?',
+    html`<h1>Sign out?</h1>
+      ${
+        p.accountEmail
+          ? html`<p>
+              You are signed in as <strong><bdi>${p.accountEmail}</bdi></strong
+              >.
+            </p>`
+          : ''
+      }
+      <p>
+        Signing out ends your session in this browser. Apps you allowed keep their access; take it back on
+        <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
+      </p>
+      ${p.form}
+      <div class="actions">
+        <button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
+        <button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>
+      </div>`,
+  );
+}
+
+/** oidc-provider's page after a sign-out (`postLogoutSuccessSource`). */
+export function signedOutPage(): string {
+  return layout(
+    'Signed out',
+    html`<h1>You are signed out</h1>
+      <p>Nobody can use your session in this browser any more. You can close this window.</p>
+      <p><a href="${ACCOUNT_PATH}">Sign in again</a></p>`,
   );
 }

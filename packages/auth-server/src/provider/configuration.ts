@@ -10,7 +10,10 @@
  *   absolute cap on a refresh-token chain. Public clients' refresh tokens rotate on every use
  *   (oidc-provider's default), and reuse of a rotated one revokes the grant.
  * - PKCE S256 is required of every client, confidential ones too; `pkce.required` must be synchronous.
- * - Anything not in SPEC.md is off: PAR, DPoP, logout, device flow, dev interactions.
+ * - Sign-out is RP-Initiated Logout at `end_session_endpoint` (sign-out-pages.ts); it ends the login
+ *   session, never an app's access. This service's own account pages are a configured client that
+ *   signs in like any app (account-console.ts).
+ * - Anything else not in SPEC.md is off: PAR, DPoP, device flow, dev interactions.
  */
 import type { Configuration, KoaContextWithOIDC, Client } from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -21,6 +24,8 @@ import type { AdapterConstructor } from '../storage/redis-adapter.js';
 import type { SigningJwk } from './keys.js';
 import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy.js';
 import { renderError } from './render-error.js';
+import { accountConsoleClient, loadExistingGrant } from './account-console.js';
+import { signOutSources } from './sign-out-pages.js';
 import { StorageUnavailable } from './storage-outage.js';
 
 /**
@@ -73,9 +78,9 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
 
   return {
     ...(adapter === 'memory' ? {} : { adapter }),
-    // The only configured client holds no tokens (no grant types): token reads treat a client that is
-    // not stored in Redis as gone (redis-adapter.ts), so a configured client with grants would need that
-    // check to know it.
+    // The configured clients hold no tokens: the introspector has no grant types, and the account pages
+    // never redeem their codes. Token reads treat a client that is not stored in Redis as gone
+    // (redis-adapter.ts), so a configured client with tokens would need that check to know it.
     clients: [
       {
         client_id: config.INTROSPECTION_CLIENT_ID,
@@ -87,7 +92,9 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
         redirect_uris: [],
         [CLIENT_ROLE]: 'introspector',
       },
+      accountConsoleClient(config.BASE_URL),
     ],
+    loadExistingGrant,
     jwks: { keys },
     cookies: {
       keys: config.COOKIE_SECRETS,
@@ -146,7 +153,7 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
       devInteractions: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
+      rpInitiatedLogout: { enabled: true, ...signOutSources(accounts) },
       clientCredentials: { enabled: false },
       deviceFlow: { enabled: false },
       userinfo: { enabled: true },
