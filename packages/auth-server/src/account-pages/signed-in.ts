@@ -9,14 +9,14 @@
  * whose `Origin` names another site is refused, as on the login and consent pages.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { ACCOUNT_PATH, OAUTH_ROUTES, OAuthError } from '@school/shared';
+import { ACCOUNT_PATH, OAUTH_ROUTES } from '@school/shared';
 import type { Next, ParameterizedContext } from 'koa';
 import type { Provider } from 'oidc-provider';
 import type { z } from 'zod';
 import type { AccountProfile, AccountStore } from '../accounts/account-store.js';
 import { ACCOUNT_SIGNED_IN_PATH } from '../provider/account-console.js';
 import { ACCOUNT_CONSOLE_CLIENT_ID } from '../provider/client-kind.js';
-import type { CsrfTokens } from '../interactions/csrf.js';
+import { isForeignOrigin, type CsrfTokens } from '../interactions/csrf.js';
 import { FormRejected } from '../interactions/error-page.js';
 
 /** What the account steps leave on `ctx.state`. */
@@ -37,13 +37,6 @@ export type AccountContext<S = object> = ParameterizedContext<AccountState & S> 
 
 /** One step of an account route. */
 export type AccountStep<S = object> = (ctx: AccountContext<S>, next: Next) => Promise<unknown>;
-
-/** 403 `admin_only`: the page is for the school's admins. */
-export class AdminOnly extends OAuthError {
-  constructor() {
-    super(403, 'admin_only', 'this page is for the school’s admins');
-  }
-}
 
 /** The authorization request that signs a person in to the account pages. */
 export function signInUrl(baseUrl: string): string {
@@ -82,12 +75,6 @@ export function requireSignIn(
   };
 }
 
-/** Goes on only for an admin of the school. */
-export const requireAdmin: AccountStep = async function requireAdmin(ctx, next) {
-  if (ctx.state.account.role !== 'admin') throw new AdminOnly();
-  await next();
-};
-
 /**
  * Refuses ({@link FormRejected}) a form from another site, without this session's CSRF token, or not
  * matching `schema`; else leaves it on `ctx.state.form`.
@@ -97,8 +84,7 @@ export function checkAccountForm<T extends { csrf: string }>(
   { csrf, ownOrigin }: { csrf: CsrfTokens; ownOrigin: string },
 ): AccountStep<{ form: T }> {
   return async function checkAccountForm(ctx, next) {
-    const origin = ctx.get('origin');
-    if (origin !== '' && origin !== 'null' && origin !== ownOrigin) throw new FormRejected();
+    if (isForeignOrigin(ctx.get('origin'), ownOrigin)) throw new FormRejected();
     const form = schema.safeParse(ctx.request.body);
     if (!form.success || !csrf.verify(`account:${ctx.state.sessionUid}`, form.data.csrf))
       throw new FormRejected();

@@ -15,20 +15,17 @@ export function when(at: number | Date | undefined): string {
   return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
-/** The navigation every account page starts with (the admin's pages only for admins). */
-export function accountNav(account: AccountProfile, current: string): SafeHtml {
+/**
+ * The navigation every account page starts with.
+ * TODO(issue 16, not yet built): All clients, Activity and Staff accounts for admins, Your account.
+ */
+export function accountNav(current: string): SafeHtml {
   const link = (page: string, label: string) =>
     page === current
       ? html`<a href="${ACCOUNT_PATH}/${page}" aria-current="page"><strong>${label}</strong></a>`
       : html`<a href="${ACCOUNT_PATH}/${page}">${label}</a>`;
   return html`<nav aria-label="Account pages">
     ${link('apps', 'Connected apps')}
-    ${
-      account.role === 'admin'
-        ? [link('clients', 'All clients'), link('activity', 'Activity'), link('staff', 'Staff accounts')]
-        : ''
-    }
-    ${link('account', 'Your account')}
     <a href="${OAUTH_ROUTES.end_session}">Sign out</a>
   </nav>`;
 }
@@ -45,7 +42,7 @@ function signedInAs(account: AccountProfile): SafeHtml {
 export function accountPage(title: string, account: AccountProfile, current: string, body: SafeHtml): string {
   return layout(
     title,
-    html`${accountNav(account, current)}
+    html`${accountNav(current)}
       <h1>${title}</h1>
       ${body} ${signedInAs(account)}`,
     { wide: true },

@@ -30,8 +30,8 @@ const PATTERNS: Array<[RegExp, string[]]> = [
   [new RegExp(`^${INTERACTION_PATH}/[^/]+$`), READ],
   [new RegExp(`^${INTERACTION_PATH}/[^/]+/(login|confirm|abort|switch)$`), ['POST']],
   // The account pages (account-pages/router.ts): pages are read, forms post to `…/<action>`.
-  [new RegExp(`^${ACCOUNT_PATH}(/(apps|clients|activity|account|staff|signed-in))?$`), READ],
-  [new RegExp(`^${ACCOUNT_PATH}/(apps|clients|account|staff)/[a-z-]+$`), ['POST']],
+  [new RegExp(`^${ACCOUNT_PATH}(/(apps|signed-in))?$`), READ],
+  [new RegExp(`^${ACCOUNT_PATH}/apps/revoke$`), ['POST']],
 ];
 
 /** The methods `path` answers, or undefined for a path this guard does not know. */

@@ -10,7 +10,7 @@ import type { z } from 'zod';
 import { clientKind } from '../provider/client-kind.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import type { CsrfTokens } from './csrf.js';
+import { isForeignOrigin, type CsrfTokens } from './csrf.js';
 import type { LoginGuard } from './login-guard.js';
 import { FormRejected, InteractionGone } from './error-page.js';
 import type { ClientView } from './views.js';
@@ -66,9 +66,7 @@ export function checkForm<T extends { csrf: string }>(
   { csrf, ownOrigin }: { csrf: CsrfTokens; ownOrigin: string },
 ): Step<{ form: T }> {
   return async function checkForm(ctx, next) {
-    const origin = ctx.get('origin');
-    // `Origin: null` (privacy settings, some redirects) says nothing; the CSRF token still decides.
-    if (origin !== '' && origin !== 'null' && origin !== ownOrigin) throw new FormRejected();
+    if (isForeignOrigin(ctx.get('origin'), ownOrigin)) throw new FormRejected();
     const form = schema.safeParse(ctx.request.body);
     if (!form.success || !csrf.verify(ctx.state.interaction.uid, form.data.csrf)) throw new FormRejected();
     ctx.state.form = form.data;
