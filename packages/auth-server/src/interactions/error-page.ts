@@ -95,6 +95,7 @@ const BROWSER_ROUTES = new Set([
   'resume',
   'end_session',
   'end_session_confirm',
+  'end_session_success',
   'code_verification',
 ]);
 

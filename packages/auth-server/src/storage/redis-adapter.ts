@@ -9,8 +9,9 @@
  * sweep, or straight from Redis), instead of oidc-provider failing on the missing client (a 500 on
  * `client.subjectType` in introspection, issue 13 finding 13). Every client that can hold tokens is
  * stored in Redis; the only configured (static) client, the resource API's introspector, has no grants.
- * Reads and issues of access and refresh tokens are also reported to `recordUse` (client-usage.ts), which
- * the client lifecycle sweep reads.
+ * Reads and issues of access and refresh tokens are also reported to `recordUse` (client-usage.ts, which
+ * the client lifecycle sweep reads; grant-usage.ts, which Connected apps shows). A Grant is indexed by
+ * its client (client removal) and its account (Connected apps) in the same script that stores it.
  *
  * Why not the upstream example adapter: it reads the grant list's TTL before every write (a second
  * round trip), keeps consumed state in a way a racing second request can also pass, and lets the grant
@@ -35,7 +36,14 @@ import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provid
 import { isCimdClientId } from '../cimd/client-id-url.js';
 import { ClientCache } from './client-cache.js';
 import { dropGrant, keepGrant, takeGrant, takeStartedRead, type FoundWithGrant } from './request-reads.js';
-import { clientGrantsKey, grantListPrefix, modelKey, modelPrefix, sessionUidKey } from './redis-keys.js';
+import {
+  accountGrantsKey,
+  clientGrantsKey,
+  grantListPrefix,
+  modelKey,
+  modelPrefix,
+  sessionUidKey,
+} from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
 import { publishRevoked } from './revocations.js';
 
@@ -67,8 +75,11 @@ export interface RedisAdapterOptions {
   clientCacheMs?: number;
   /** At most this many clients are cached (the least recently used goes first). Default 1000. */
   clientCacheSize?: number;
-  /** Told the client id whenever an access or refresh token is issued or read (client-usage.ts). */
-  recordUse?: (clientId: string) => void;
+  /**
+   * Told the client id and grant id whenever an access or refresh token is issued or read
+   * (client-usage.ts, grant-usage.ts).
+   */
+  recordUse?: (clientId: string, grantId?: string) => void;
   /**
    * Finds a client whose id is a Client ID Metadata Document URL (cimd/cimd-resolver.ts); without it
    * such ids are looked up as stored clients.
@@ -131,7 +142,7 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
     const [p, c, grantId, grant] = found;
     if (grantId && grant) keepGrant(ctx, grantPrefix + grantId, grant);
     const payload = JSON.parse(p) as AdapterPayload;
-    if (isUse && recordUse && payload.clientId) recordUse(payload.clientId);
+    if (isUse && recordUse && payload.clientId) recordUse(payload.clientId, payload.grantId);
     // A refresh token rotated within the grace period reads as unconsumed: its next consumption
     // decides, atomically, whether this is a concurrent refresh (see `consume`).
     if (!c || (isRefresh && inGrace(Number(c)))) return payload;
@@ -169,6 +180,8 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       if (uid) keys.push(sessionUidKey(prefix, payload.uid!));
       const indexed = this.name === 'Grant' && payload.clientId;
       if (indexed) keys.push(clientGrantsKey(prefix, payload.clientId!));
+      const byAccount = indexed && payload.accountId;
+      if (byAccount) keys.push(accountGrantsKey(prefix, payload.accountId!));
       const consumed = this.consumable && payload.consumed ? String(payload.consumed) : '';
       if (this.name === 'Client') clients?.forget(id);
       if (this.name === 'Grant') dropGrant(currentRequest(), key);
@@ -183,9 +196,10 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
         grant ? '1' : '0',
         uid ? '1' : '0',
         indexed ? '1' : '0',
+        byAccount ? '1' : '0',
       );
       if (this.name === 'Client') clients?.forget(id);
-      if (this.marksUse && recordUse && payload.clientId) recordUse(payload.clientId);
+      if (this.marksUse && recordUse && payload.clientId) recordUse(payload.clientId, payload.grantId);
     }
 
     // Not `async`: the read paths return ioredis's promise with one `then`, since every extra

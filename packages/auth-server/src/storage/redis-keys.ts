@@ -12,6 +12,11 @@
  *   `sessionUid:<uid>`   the id of the Session with that uid, with the Session's TTL;
  *   `clientGrants:<clientId>`  the ids of every Grant of that client, expiring with the longest of
  *                        them (as the grant list): what deleting a client ends first (client-removal.ts);
+ *   `accountGrants:<accountId>`  the ids of every Grant of that account, expiring with the longest of
+ *                        them: what Connected apps lists (account-grants.ts); ids of grants since gone
+ *                        are dropped when read;
+ *   `grantUsedAt:<grantId>`  when that grant's tokens were last used, Unix seconds, expiring with the
+ *                        grant's longest life (grant-usage.ts);
  *   `clientUsedAt`       a hash, client id → when its tokens were last used, Unix seconds (client-usage.ts);
  *   `cimd:<url>`         a hash: the cache entry of one Client ID Metadata Document (the checked document,
  *                        fresh/stale deadlines, the last fetch's status and error; cimd/cimd-resolver.ts);
@@ -80,4 +85,14 @@ export function cimdAllowedKey(prefix: string): string {
 /** The key of the client hash a metadata-document client's grant was consented for. */
 export function cimdConsentKey(prefix: string, grantId: string): string {
   return `${prefix}cimdConsent:${grantId}`;
+}
+
+/** The key of the set of an account's grant ids. */
+export function accountGrantsKey(prefix: string, accountId: string): string {
+  return `${prefix}accountGrants:${accountId}`;
+}
+
+/** The key of a grant's last-use time (Unix seconds). */
+export function grantUsageKey(prefix: string, grantId: string): string {
+  return `${prefix}grantUsedAt:${grantId}`;
 }

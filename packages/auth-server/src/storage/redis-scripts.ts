@@ -11,7 +11,8 @@ import type { Redis } from 'ioredis';
 import type { FoundWithGrant } from './request-reads.js';
 
 // KEYS[1] = the model key; then the grant list if ARGV[6] == '1'; then the session-uid key if
-// ARGV[7] == '1'; then the client's grant set if ARGV[8] == '1' (a Grant). ARGV[1] = payload JSON;
+// ARGV[7] == '1'; then the client's grant set and the account's grant set if ARGV[8] == '1' (a Grant;
+// the account's set only when ARGV[9] == '1'). ARGV[1] = payload JSON;
 // ARGV[2] = TTL seconds ('0': none); ARGV[3] = '1' for a consumable model (a hash {p, c});
 // ARGV[4] = consumed-at ('' when not consumed); ARGV[5] = the id.
 const UPSERT = `
@@ -40,14 +41,18 @@ if ARGV[7] == '1' then
   redis.call('SET', KEYS[n], ARGV[5], 'EX', ttl)
   n = n + 1
 end
-if ARGV[8] == '1' then
-  redis.call('SADD', KEYS[n], ARGV[5])
+local function index(set)
+  redis.call('SADD', set, ARGV[5])
   if ttl > 0 then
-    redis.call('EXPIRE', KEYS[n], ttl, 'NX')
-    redis.call('EXPIRE', KEYS[n], ttl, 'GT')
+    redis.call('EXPIRE', set, ttl, 'NX')
+    redis.call('EXPIRE', set, ttl, 'GT')
   else
-    redis.call('PERSIST', KEYS[n])
+    redis.call('PERSIST', set)
   end
+end
+if ARGV[8] == '1' then
+  index(KEYS[n])
+  if ARGV[9] == '1' then index(KEYS[n + 1]) end
 end
 return 1`;
 
@@ -147,6 +152,21 @@ redis.call('DEL', KEYS[1], KEYS[2])
 redis.call('HDEL', KEYS[3], ARGV[4])
 return {1, #ids, ended}`;
 
+// Ends grants an account holds (account-grants.ts). KEYS = the grant keys, then their token lists,
+// in the same order. Deletes all of them; returns the deleted token keys.
+const END_GRANTS = `
+local ended = {}
+local half = #KEYS / 2
+for g = 1, half do
+  local keys = redis.call('LRANGE', KEYS[half + g], 0, -1)
+  for i = 1, #keys, 500 do
+    redis.call('DEL', unpack(keys, i, math.min(i + 499, #keys)))
+  end
+  for _, k in ipairs(keys) do ended[#ended + 1] = k end
+  redis.call('DEL', KEYS[g], KEYS[half + g])
+end
+return ended`;
+
 /** The scripts as commands of an ioredis connection (arguments as in the comments above). */
 export interface StorageScripts {
   oidcUpsert(numberOfKeys: number, ...keysAndArgs: string[]): Promise<number>;
@@ -175,6 +195,7 @@ export interface StorageScripts {
     listPrefix: string,
     clientId: string,
   ): Promise<[number, number, string[]]>;
+  oidcEndGrants(numberOfKeys: number, ...keys: string[]): Promise<string[]>;
 }
 
 /** A connection with {@link StorageScripts} defined. */
@@ -190,6 +211,7 @@ export function withScripts(redis: Redis): ScriptedRedis {
     redis.defineCommand('oidcFindWithGrant', { numberOfKeys: 1, lua: FIND_WITH_GRANT });
     redis.defineCommand('oidcCountAndRead', { numberOfKeys: 2, lua: COUNT_AND_READ });
     redis.defineCommand('oidcEndClient', { numberOfKeys: 3, lua: END_CLIENT });
+    redis.defineCommand('oidcEndGrants', { lua: END_GRANTS });
   }
   return r;
 }
