@@ -7,6 +7,7 @@ import type { AccountProfile } from '../accounts/account-store.js';
 import { html, layout, type SafeHtml } from '../interactions/html.js';
 import { appLabel, destinationText, scopeGroups } from '../interactions/page-parts.js';
 import type { ConnectedApp } from './connected-apps.js';
+import { isAdmin } from './require-admin.js';
 
 /** A Unix time or Date as a person reads it, in UTC: "2026-11-25 08:30 UTC". */
 export function when(at: number | Date | undefined): string {
@@ -16,16 +17,26 @@ export function when(at: number | Date | undefined): string {
 }
 
 /**
- * The navigation every account page starts with.
- * TODO(issue 16, not yet built): All clients, Activity and Staff accounts for admins, Your account.
+ * The account pages, in the order of the navigation; `admin` pages are shown to the school's admins
+ * only (require-admin.ts). A new page adds its row here and its route in router.ts.
  */
-export function accountNav(current: string): SafeHtml {
+export const ACCOUNT_PAGES: readonly { page: string; label: string; admin: boolean }[] = [
+  { page: 'apps', label: 'Connected apps', admin: false },
+  { page: 'account', label: 'Your account', admin: false },
+  { page: 'clients', label: 'All clients', admin: true },
+  { page: 'activity', label: 'Activity', admin: true },
+  { page: 'staff', label: 'Staff accounts', admin: true },
+];
+
+/** The navigation every account page starts with: the pages `account` may use, and Sign out. */
+export function accountNav(current: string, account: AccountProfile): SafeHtml {
   const link = (page: string, label: string) =>
     page === current
       ? html`<a href="${ACCOUNT_PATH}/${page}" aria-current="page"><strong>${label}</strong></a>`
       : html`<a href="${ACCOUNT_PATH}/${page}">${label}</a>`;
+  const pages = ACCOUNT_PAGES.filter((p) => !p.admin || isAdmin(account));
   return html`<nav aria-label="Account pages">
-    ${link('apps', 'Connected apps')}
+    ${pages.map((p) => link(p.page, p.label))}
     <a href="${OAUTH_ROUTES.end_session}">Sign out</a>
   </nav>`;
 }
@@ -42,7 +53,7 @@ function signedInAs(account: AccountProfile): SafeHtml {
 export function accountPage(title: string, account: AccountProfile, current: string, body: SafeHtml): string {
   return layout(
     title,
-    html`${accountNav(current)}
+    html`${accountNav(current, account)}
       <h1>${title}</h1>
       ${body} ${signedInAs(account)}`,
     { wide: true },
