@@ -65,7 +65,7 @@ describe('the admin in a browser', () => {
       await page.waitForSelector('text=Allow access to your school?');
       const text = await page.innerText('main');
       expect(text).toContain('Gradebook Sync Agent');
-      expect(text).toContain('self-declared name');
+      expect(text).toContain('Self-declared name');
       expect(text).toContain(`an app on this computer (127.0.0.1, port ${listener.port})`);
       expect(text).toContain('See your school’s courses');
       expect(text).toContain('Create, change and delete your school’s coupons');
@@ -95,9 +95,7 @@ describe('the admin in a browser', () => {
       await page.fill('input[name=password]', E2E_ADMIN.password);
       await page.click('button[type=submit]');
       await page.click('button:has-text("Deny")');
-      // Our page says nothing was shared before the browser goes back to the app.
-      await page.waitForSelector('text=Nothing was shared');
-      await page.click('a:has-text("Tell the app and go back")');
+      await page.click('text=Return to the app'); // after our own "Nothing was shared" page
 
       const callback = await listener.received;
       expect(callback.searchParams.get('error')).toBe('access_denied');

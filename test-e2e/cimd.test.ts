@@ -91,8 +91,7 @@ describe('a metadata-document client in Chromium, through the edge', () => {
         listener,
       );
       expect(consent).toContain('e2e CIMD CLI');
-      expect(consent).toContain(`from ${new URL(clientId).host}`);
-      expect(consent).toContain('verified address');
+      expect(consent).toContain(`Published at ${new URL(clientId).host} (checked)`);
       expect(callback.searchParams.get('state')).toBe(state);
       expect(callback.searchParams.get('iss')).toBe(stack.baseUrl);
 

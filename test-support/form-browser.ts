@@ -34,6 +34,14 @@ export function formAction(html: string, suffix: string): string | undefined {
   return actions.find((a) => a.endsWith(suffix));
 }
 
+/** The `href` of the first link whose text contains `text`, resolved as the page would not (as written). */
+export function linkHref(html: string, text: string): string | undefined {
+  for (const m of html.matchAll(/<a[^>]*href="([^"]*)"[^>]*>([\s\S]*?)<\/a>/g)) {
+    if (m[2]!.includes(text)) return m[1]!.replace(/&amp;/g, '&');
+  }
+  return undefined;
+}
+
 /** A cookie-keeping client that never follows redirects by itself; it sends cookies to `origin` only. */
 export class FormBrowser {
   readonly jar = new CookieJar();
@@ -128,10 +136,9 @@ export async function authorizeInBrowser(
   if (formAction(page.body, '/confirm')) {
     page = await browser.submit(page, opts.decision === 'deny' ? '/abort' : '/confirm');
   }
-  // After Deny a page says nothing was shared; its link hands the browser back to the app.
-  const back = /<a class="button" href="([^"]+)"/.exec(page.body)?.[1];
-  if (!page.location && back)
-    page = await browser.follow(new URL(back.replace(/&amp;/g, '&'), browser.origin).href);
+  // After Deny, a page says nothing was shared; its link hands the browser back to the app.
+  const back = page.location ? undefined : linkHref(page.body, 'Return to the app');
+  if (back) page = await browser.follow(new URL(back, browser.origin).href);
   if (!page.location)
     throw new Error(`expected a redirect to the client, got ${page.status}: ${page.body.slice(0, 300)}`);
   return new URL(page.location);

@@ -10,6 +10,7 @@ import type { Provider } from 'oidc-provider';
 import type { AccountStore } from './accounts/account-store.js';
 import type { AuthConfig } from './config.js';
 import { interactionRouter } from './interactions/router.js';
+import { accountRouter } from './account-pages/router.js';
 import type { Logger } from './logger.js';
 import { requestLog } from './http/request-log.js';
 import { publicOrigin } from './http/public-origin.js';
@@ -147,8 +148,18 @@ export function createApp({
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
   });
+  const accountPages = accountRouter({
+    provider,
+    accounts,
+    audit,
+    redis,
+    prefix: config.REDIS_KEY_PREFIX,
+    baseUrl: config.BASE_URL,
+    csrfSecret: config.COOKIE_SECRETS[0]!,
+  });
   app.use(methodGuard);
   app.use(interactions.routes());
+  app.use(accountPages.routes());
   app.use(mount(provider));
 
   app.use(async (ctx) => {

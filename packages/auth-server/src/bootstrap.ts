@@ -30,6 +30,7 @@ import { loadOrCreateKeys } from './provider/keys.js';
 import { createIntrospectionCount, type CountWithRead } from './storage/introspection-count.js';
 import { createRedisAdapter } from './storage/redis-adapter.js';
 import { createUsageRecorder, usageResolutionSeconds } from './storage/client-usage.js';
+import { createGrantUsageRecorder } from './storage/grant-usage.js';
 import { markUsageRecordingStart } from './provider/client-sweep.js';
 import { withOutageErrors } from './provider/storage-outage.js';
 import { createCimdResolver } from './cimd/cimd-setup.js';
@@ -95,10 +96,15 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
     audit = new AuditLog(mongo, logger, config.AUDIT_RETENTION_DAYS);
     await attempt(mongoAt, () => Promise.all([accounts.init(), audit!.init()]));
     const prefix = config.REDIS_KEY_PREFIX;
-    const recordUse = createUsageRecorder(redis, {
+    const recordClientUse = createUsageRecorder(redis, {
       prefix,
       resolutionSeconds: usageResolutionSeconds(config.CLIENT_IDLE_TTL),
     });
+    const recordGrantUse = createGrantUsageRecorder(redis, { prefix, grantTtlSeconds: config.GRANT_TTL });
+    const recordUse = (clientId: string, grantId?: string) => {
+      recordClientUse(clientId);
+      if (grantId) recordGrantUse(grantId);
+    };
     await attempt(redisProblem(config, 'use'), () => markUsageRecordingStart(redis, prefix));
     const refreshGraceSeconds = config.REFRESH_REUSE_GRACE;
     const cimd = createCimdResolver(config, redis, logger);

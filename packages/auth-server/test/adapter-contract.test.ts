@@ -22,10 +22,13 @@ import {
   createRedisAdapter,
   type AdapterConstructor,
 } from '../src/storage/redis-adapter.js';
+import { accountGrants, endAccountAccess } from '../src/storage/account-grants.js';
+import { createGrantUsageRecorder, grantsLastUsed } from '../src/storage/grant-usage.js';
 import {
   cimdConsentKey,
   grantListKey,
   grantTag,
+  grantUsageKey,
   modelKey,
   refreshAnswerKey,
 } from '../src/storage/redis-keys.js';
@@ -105,6 +108,21 @@ function adapterContract(label: string, adapters: () => AdapterFactory): void {
       await adapter('RefreshToken').revokeByGrantId(grantId);
       for (const [name, tid] of made) expect(await adapter(name).find(tid)).toBeUndefined();
       expect(await adapter('AccessToken').find(survivor)).toBeDefined();
+    });
+
+    it('stores and revokes the tokens of many grants at once (in one tick, as concurrent requests do)', async () => {
+      const grants = Array.from({ length: 12 }, () => id());
+      const tokens = grants.map((grantId) => [grantId, tokenOf(grantId)] as const);
+      await Promise.all(
+        tokens.map(([grantId, tid]) =>
+          adapter('RefreshToken').upsert(tid, { jti: tid, kind: 'RefreshToken', grantId }, 60),
+        ),
+      );
+      const found = await Promise.all(tokens.map(([, tid]) => adapter('RefreshToken').find(tid)));
+      expect(found.every(Boolean)).toBe(true);
+      await Promise.all(grants.map((grantId) => adapter('RefreshToken').revokeByGrantId(grantId)));
+      const after = await Promise.all(tokens.map(([, tid]) => adapter('RefreshToken').find(tid)));
+      expect(after.filter(Boolean)).toEqual([]);
     });
 
     it('finds a session by its uid, and not after the session is destroyed', async () => {
@@ -210,6 +228,43 @@ function onRedis(backend: string, settings: () => Parameters<typeof createRedisC
       expect(await new WithGrace('Grant').find(grantId)).toBeDefined();
     });
 
+    it("indexes grants by account, and ending an account's access to one app ends that app's grants only", async () => {
+      const accountId = id();
+      const app = id();
+      const ended = [id(), id()];
+      const kept = id();
+      for (const [grantId, clientId] of [...ended.map((g) => [g, app]), [kept, id()]] as const) {
+        await adapter('Grant').upsert(
+          grantId,
+          { jti: grantId, kind: 'Grant', accountId, clientId, iat: 1 },
+          60,
+        );
+        const tid = tokenOf(grantId);
+        await adapter('AccessToken').upsert(tid, { jti: tid, kind: 'AccessToken', grantId, clientId }, 60);
+      }
+      const held = async () => (await accountGrants(redis, prefix, accountId)).map((g) => g.grantId).sort();
+      expect(await held()).toEqual([...ended, kept].sort());
+      expect(await endAccountAccess(redis, prefix, accountId, app)).toEqual({ grants: 2, tokens: 2 });
+      expect(await held()).toEqual([kept]);
+      for (const grantId of ended) expect(await redis.exists(modelKey(prefix, 'Grant', grantId))).toBe(0);
+      expect(await redis.exists(modelKey(prefix, 'Grant', kept))).toBe(1);
+    });
+
+    it('records and reads the last use of several grants at once', async () => {
+      const grants = [id(), id(), id()];
+      const record = createGrantUsageRecorder(redis, { prefix, grantTtlSeconds: 60 });
+      record(grants[0]!);
+      record(grants[1]!);
+      const before = Math.floor(Date.now() / 1000) - 1;
+      let times: Array<number | undefined> = [];
+      for (let i = 0; i < 50 && times.filter(Boolean).length < 2; i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        times = await grantsLastUsed(redis, prefix, grants);
+      }
+      expect(times).toEqual([expect.any(Number), expect.any(Number), undefined]);
+      expect(times[0]).toBeGreaterThanOrEqual(before);
+    });
+
     it("removes a grant's token list with its tokens", async () => {
       const grantId = id();
       const tid = tokenOf(grantId);
@@ -284,6 +339,7 @@ describe('the slot rule (redis-keys.ts), as a Redis Cluster computes slots', () 
         refreshToken: modelKey(prefix, 'RefreshToken', token),
         refreshAnswer: refreshAnswerKey(prefix, token),
         cimdConsent: cimdConsentKey(prefix, grantId),
+        lastUse: grantUsageKey(prefix, grantId),
       };
       const grantSlot = await redis.cluster('KEYSLOT', keys.grant);
       const slots: Record<string, unknown> = {};

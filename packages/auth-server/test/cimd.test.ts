@@ -91,8 +91,8 @@ describe('Client ID Metadata Documents', () => {
     let page = await browser.follow(url);
     page = await browser.submit(page, '/login', { email: ADMIN.email, password: ADMIN.password });
     expect(page.body).toContain('Notes agent');
-    expect(page.body).toMatch(/from <strong class="verified-host"><bdi>127\.0\.0\.1:\d+<\/bdi><\/strong>/);
-    expect(page.body).toContain('verified address');
+    expect(page.body).toMatch(/Published at <bdi>127\.0\.0\.1:\d+<\/bdi> \(checked\)/);
+    expect(page.body).toContain('kind-metadata-document');
     page = await browser.submit(page, '/confirm');
     const callback = new URL(page.location!);
     expect(callback.origin + callback.pathname).toBe(redirectUri);

@@ -70,7 +70,7 @@ describe('the discovery documents', () => {
     expect(rfc8414).toEqual(oidc);
   });
 
-  it('names the issuer and exactly the six endpoints of the service and sign-out, plus the JWKS URI', () => {
+  it('names the issuer and exactly the seven endpoints of the service (sign-out since issue 16), plus the JWKS URI', () => {
     const endpoints = Object.fromEntries(Object.entries(oidc).filter(([k]) => k.endsWith('_endpoint')));
     expect(endpoints).toEqual({
       authorization_endpoint: `${auth.issuer}/oauth/authorize`,
@@ -106,9 +106,9 @@ describe('the discovery documents', () => {
     expect(Object.keys(oidc).filter((k) => /logout|check_session/i.test(k))).toEqual([]);
   });
 
-  it('advertises no PAR, DPoP, device, CIBA, agent_auth or identity features', () => {
+  it('advertises no PAR, DPoP, front/back-channel or session logout, device, CIBA, agent_auth or identity features', () => {
     const unwanted =
-      /pushed_authorization|require_pushed|dpop|check_session|device|backchannel|agent|identity|register_uri|mtls|jwt-bearer|token-exchange|id-jag/i;
+      /pushed_authorization|require_pushed|dpop|frontchannel|backchannel_logout|check_session|device|backchannel|agent|identity|register_uri|mtls|jwt-bearer|token-exchange|id-jag/i;
     expect(Object.keys(oidc).filter((k) => unwanted.test(k))).toEqual([]);
     expect(JSON.stringify(oidc)).not.toMatch(/jwt-bearer|token-exchange|id-jag|implicit|client_credentials/i);
   });

@@ -185,7 +185,7 @@ describe('unsupported methods', () => {
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     const page = await res.text();
     expect(page).toContain('<code>method_not_allowed</code>');
-    expect(page).toMatch(/<code class="reference">[^<]+<\/code>/); // a request id to quote to support
+    expect(page).toMatch(/<code class="ref">[^<]+<\/code>/); // a request id to quote to support
   });
 
   it('keeps error descriptions to the characters RFC 6749 allows, even when quoting client input', async () => {

@@ -5,7 +5,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
-import { FormBrowser, formAction, inputValue, type Page } from '../../../test-support/form-browser.js';
+import {
+  FormBrowser,
+  formAction,
+  inputValue,
+  linkHref,
+  type Page,
+} from '../../../test-support/form-browser.js';
 
 const PORT = 49152;
 const REDIRECT = `http://127.0.0.1:${PORT}/cb`;
@@ -134,10 +140,7 @@ describe('the consent page', () => {
     const page = await consentPage(new FormBrowser(auth.issuer));
     expectPageHeaders(page);
     expect(page.body).toContain('Lesson Planner CLI');
-    expect(page.body).toContain('self-declared name');
-    // The name is the app's claim: quoted, isolated against bidirectional text, no louder than the warning.
-    expect(page.body).toContain('<q><bdi>Lesson Planner CLI</bdi></q>');
-    expect(page.body).not.toMatch(/<strong><bdi>Lesson Planner CLI/);
+    expect(page.body).toContain('Self-declared name: the app chose this name itself');
     expect(page.body).toContain(`an app on this computer (127.0.0.1, port ${PORT})`);
     expect(page.body).toContain('See your school’s courses');
     expect(page.body).toContain('Confirm who you are');
@@ -146,16 +149,15 @@ describe('the consent page', () => {
     );
   });
 
-  it('says nothing was shared on deny, then sends access_denied with state and iss back to the client', async () => {
+  it('says on its own page that nothing was shared after deny, then sends access_denied with state and iss back to the client', async () => {
     const browser = new FormBrowser(auth.issuer);
     const page = await consentPage(browser, 'deny-state');
     const denied = await browser.submit(page, '/abort');
     expect(denied.status).toBe(200);
     expect(denied.location).toBeUndefined();
     expect(denied.body).toContain('Nothing was shared');
-    expect(denied.body).toContain('<q><bdi>Lesson Planner CLI</bdi></q>');
-    const link = /<a class="button" href="([^"]+)"/.exec(denied.body)![1]!;
-    const back = await browser.follow(new URL(link.replace(/&amp;/g, '&'), auth.issuer).href);
+    expectPageHeaders(denied);
+    const back = await browser.follow(linkHref(denied.body, 'Return to the app')!);
     const to = new URL(back.location!);
     expect(`${to.origin}${to.pathname}`).toBe(REDIRECT);
     expect(to.searchParams.get('error')).toBe('access_denied');
@@ -199,33 +201,75 @@ describe('an expired or unknown interaction', () => {
   });
 });
 
-describe('a remembered sign-in on a shared computer', () => {
-  it('offers "Not you?" on the consent page, which ends the session and starts again at sign-in', async () => {
-    const browser = new FormBrowser(auth.issuer);
-    await consentPage(browser, 'nu-1');
-    const other = await register({ client_name: 'Second App' });
-    const remembered = await browser.follow(authorizeUrl(other, 'nu-2'));
-    expect(formAction(remembered.body, '/confirm')).toBeDefined();
-    expect(remembered.body).toContain(`Signed in as <bdi>${ADMIN.email}</bdi>`);
-    const switched = await browser.submit(remembered, '/switch');
-    expect(formAction(switched.body, '/login')).toBeDefined();
-    expect(switched.body).toContain('Second App');
+describe('what a person sees of the app (issue 16)', () => {
+  it('isolates the name in <bdi> and says in visible words, set no quieter than the name, that it is self-declared', async () => {
+    const page = await consentPage(new FormBrowser(auth.issuer));
+    expect(page.body).toContain('<span class="app-name"><bdi>Lesson Planner CLI</bdi></span>');
+    expect(page.body).toMatch(/<span class="kind kind-open">Self-declared name:/);
+    expect(page.body).not.toMatch(/<strong>\s*<bdi>Lesson Planner CLI/); // the name is not bold
+    expect(page.body).not.toMatch(/title="/); // nothing said only in a tooltip
+    const style = /<style>([\s\S]*?)<\/style>/.exec(page.body)![1]!;
+    expect(style).toMatch(/\.app-name\{display:block;font-size:1rem\}/);
+    expect(style).toMatch(/\.kind\{display:block;font-size:1rem;font-weight:600/);
   });
 
-  it('signs out at the end_session endpoint with our pages, and the next request starts at sign-in', async () => {
+  it('groups and flags the scopes that create, change or delete data', async () => {
     const browser = new FormBrowser(auth.issuer);
-    await consentPage(browser, 'so-1');
-    const confirm = await browser.follow(`${auth.issuer}/oauth/session/end`);
-    expectPageHeaders(confirm);
-    expect(confirm.body).toContain('Sign out of your school?');
-    const xsrf = inputValue(confirm.body, 'xsrf');
-    expect(xsrf).toBeDefined();
-    const done = await browser.follow(`${auth.issuer}/oauth/session/end/confirm`, {
-      form: { xsrf: xsrf!, logout: 'yes' },
+    let page = await browser.follow(authorizeUrl(clientId, 'w', 'openid courses:read coupons:write'));
+    page = await browser.submit(page, '/login', { email: ADMIN.email, password: ADMIN.password });
+    const writes = /<ul class="scopes writes">([\s\S]*?)<\/ul>/.exec(page.body)?.[1];
+    expect(writes).toContain('coupons:write');
+    expect(writes).not.toContain('courses:read');
+    expect(page.body).toContain('<span class="flag">Changes data</span>');
+  });
+
+  it('points to Connected apps to take access back, not to revoking tokens', async () => {
+    const page = await consentPage(new FormBrowser(auth.issuer));
+    expect(linkHref(page.body, 'Connected apps')).toBe('/oauth/account/apps');
+    expect(page.body).not.toContain("revoking the app's tokens");
+  });
+
+  it('offers "Not you?", which ends the remembered session and asks the same request to sign in again', async () => {
+    const browser = new FormBrowser(auth.issuer);
+    const consent = await consentPage(browser, 'switch-state');
+    expect(consent.body).toContain(ADMIN.email);
+    const again = await browser.submit(consent, '/switch');
+    expect(formAction(again.body, '/login')).toBeDefined(); // the login page, not the consent page
+    expect(again.body).toContain('Lesson Planner CLI');
+    // Signing in there goes on with the same request: its state comes back to the app.
+    const consent2 = await browser.submit(again, '/login', { email: ADMIN.email, password: ADMIN.password });
+    const posted = await browser.submit(consent2, '/confirm');
+    expect(new URL(posted.location!).searchParams.get('state')).toBe('switch-state');
+  });
+
+  it('shows the request id on an error page, for a person to quote to support', async () => {
+    const res = await new FormBrowser(auth.issuer).request(
+      `/oauth/interaction/${randomBytes(16).toString('base64url')}`,
+      {
+        headers: { 'x-request-id': 'support-ref-1234' },
+      },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body).toContain('<code class="ref">support-ref-1234</code>');
+  });
+});
+
+describe('sign-out at the end_session_endpoint', () => {
+  it('asks on a page of ours, signs out on confirmation, and keeps the apps’ access', async () => {
+    const browser = new FormBrowser(auth.issuer);
+    await browser.submit(await consentPage(browser, 'before-sign-out'), '/confirm');
+    const question = await browser.follow('/oauth/session/end');
+    expect(question.status).toBe(200);
+    expectPageHeaders(question);
+    expect(question.body).toContain('Sign out?');
+    expect(question.body).toContain(ADMIN.email);
+    const done = await browser.follow(formAction(question.body, '/confirm')!, {
+      form: { xsrf: inputValue(question.body, 'xsrf')!, logout: 'yes' },
     });
-    expectPageHeaders(done);
     expect(done.body).toContain('You are signed out');
-    const again = await browser.follow(authorizeUrl(clientId, 'so-2'));
-    expect(formAction(again.body, '/login')).toBeDefined();
+    expectPageHeaders(done);
+    // The next authorization asks to sign in again.
+    const next = await browser.follow(authorizeUrl(clientId, 'after'));
+    expect(formAction(next.body, '/login')).toBeDefined();
   });
 });

@@ -30,6 +30,14 @@ describe('POST /api/oauth/register refuses redirect URIs that are not loopback',
     expectOAuthError(await register(auth, { redirect_uris: redirectUris }), 400, 'invalid_redirect_uri');
   });
 
+  it('refuses a post_logout_redirect_uri that is not loopback (sign-out would send the browser there)', async () => {
+    const res = await register(auth, {
+      redirect_uris: [REDIRECT],
+      post_logout_redirect_uris: ['https://phish.example/signed-out'],
+    });
+    expectOAuthError(res, 400, 'invalid_client_metadata');
+  });
+
   it('refuses a registration without redirect_uris with 400 invalid_redirect_uri', async () => {
     expectOAuthError(await register(auth, { client_name: 'No callback' }), 400, 'invalid_redirect_uri');
   });

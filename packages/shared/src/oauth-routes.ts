@@ -33,3 +33,9 @@ export const DISCOVERY_PATHS = {
 
 /** Where the login and consent pages live; the `_interaction` cookie is scoped to this path. */
 export const INTERACTION_PATH = '/oauth/interaction';
+
+/**
+ * Where a signed-in person manages what they granted (Connected apps) and, for the school's admins,
+ * every client, the audit trail and staff accounts: the auth server's account pages.
+ */
+export const ACCOUNT_PATH = '/oauth/account';

@@ -14,6 +14,16 @@ export interface NewAccount {
   role?: 'admin' | 'staff';
 }
 
+/** An account as the account pages show it. */
+export interface AccountProfile {
+  _id: string;
+  email: string;
+  name: string;
+  /** `admin`: an admin of the school (every client, Activity, staff accounts); `staff`: their own apps. */
+  role: 'admin' | 'staff';
+  createdAt: Date;
+}
+
 /** Options of {@link AccountStore}. */
 export interface AccountStoreOptions {
   /** At most this many recently read accounts are kept (the oldest entry goes first). Default 1000. */
@@ -87,6 +97,14 @@ export class AccountStore {
     this.writes++;
     this.recent.delete(doc!._id);
     return doc!._id;
+  }
+
+  /** Who `accountId` is, for the account pages (never the password hash); undefined when gone. */
+  async profile(accountId: string): Promise<AccountProfile | undefined> {
+    const doc = await this.model
+      .findById(accountId, { email: 1, name: 1, role: 1, createdAt: 1 })
+      .lean<AccountProfile>();
+    return doc ?? undefined;
   }
 
   /**

@@ -35,6 +35,11 @@ export const AUDIT_EVENT_TYPES = [
   'grant_revoked',
   'rate_limited',
   'signed_out',
+  'password_changed',
+  'sessions_ended',
+  'account_created',
+  'account_unlocked',
+  'password_reset',
 ] as const;
 
 /** One kind of security event. */

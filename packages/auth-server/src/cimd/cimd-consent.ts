@@ -8,7 +8,7 @@
  * is, under the grant (`cimdConsent:<grantId>`, for the grant's lifetime); on a later request it
  * hands oidc-provider the existing grant only if the hash still matches, and otherwise none, so
  * the consent prompt lists everything again and the new consent makes a new grant. Other clients
- * keep oidc-provider's default behaviour.
+ * (and every client when no store is given) keep oidc-provider's default behaviour.
  */
 import type { RedisClient } from '@school/shared';
 import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
@@ -24,14 +24,14 @@ export interface CimdConsentStore {
 }
 
 /** oidc-provider's `loadExistingGrant`, with consents to metadata-document clients tied to their document. */
-export function loadExistingGrant(store: CimdConsentStore) {
+export function loadExistingGrant(store: CimdConsentStore | undefined) {
   return async function loadGrantForCurrentDocument(ctx: KoaContextWithOIDC): Promise<Grant | undefined> {
     const client = ctx.oidc.client!;
     const justGiven = ctx.oidc.result?.consent?.grantId as string | undefined;
     const grantId = justGiven || ctx.oidc.session!.grantIdFor(client.clientId);
     if (!grantId) return undefined;
     const grant = await ctx.oidc.provider.Grant.find(grantId);
-    if (!grant || !isCimdClientId(client.clientId)) return grant;
+    if (!grant || !store || !isCimdClientId(client.clientId)) return grant;
     const key = cimdConsentKey(store.prefix, grantId);
     const hash = consentHash(client);
     if (justGiven) {

@@ -4,7 +4,7 @@
  * the interaction router (501) see it. CORS preflights are left to oidc-provider.
  */
 import type { Middleware } from 'koa';
-import { INTERACTION_PATH, MethodNotAllowedError, OAUTH_ROUTES } from '@school/shared';
+import { ACCOUNT_PATH, INTERACTION_PATH, MethodNotAllowedError, OAUTH_ROUTES } from '@school/shared';
 
 const READ = ['GET', 'HEAD'];
 
@@ -29,6 +29,9 @@ const PATTERNS: Array<[RegExp, string[]]> = [
   [new RegExp(`^${OAUTH_ROUTES.authorization}/[^/]+$`), READ],
   [new RegExp(`^${INTERACTION_PATH}/[^/]+$`), READ],
   [new RegExp(`^${INTERACTION_PATH}/[^/]+/(login|confirm|abort|switch)$`), ['POST']],
+  // The account pages (account-pages/router.ts): pages are read, forms post to `…/<action>`.
+  [new RegExp(`^${ACCOUNT_PATH}(/(apps|signed-in))?$`), READ],
+  [new RegExp(`^${ACCOUNT_PATH}/apps/revoke$`), ['POST']],
 ];
 
 /** The methods `path` answers, or undefined for a path this guard does not know. */

@@ -1,10 +1,12 @@
 /**
  * The consent page and its two forms (DESIGN.md §5): who asks, where the browser goes afterwards, and
  * each scope in plain words. `…/confirm` grants what oidc-provider found missing and records it;
- * `…/abort` ends the request with `access_denied`. Both follow the shared steps (router.ts).
+ * `…/abort` ends the request with `access_denied`, after a page of our own saying that nothing was
+ * shared (the app may no longer be listening, and a browser error page would say nothing); `…/switch`
+ * ("Not you?") ends the remembered session and starts the same authorization request again, so
+ * someone else can sign in. All follow the shared steps (router.ts).
  */
-import { ALL_SCOPE_NAMES } from '@school/shared';
-import { INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
+import { ALL_SCOPE_NAMES, INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
 import { InteractionGone } from './error-page.js';
 import { sendPage } from './html.js';
 import { actor, clientView, finishInteraction, redirectOrigin, type Step, type StepDeps } from './steps.js';
@@ -86,41 +88,38 @@ export function consentSteps({
       await finishInteraction(provider, ctx, { consent: { grantId } }, true);
     },
 
-    /**
-     * "Not you?": a remembered session on a shared computer is someone else's. Ends that session and
-     * starts the same authorization request again, so the sign-in page comes first.
-     */
-    switchAccount: async function switchAccount(ctx) {
-      const details = ctx.state.interaction;
-      const session = details.session?.uid
-        ? await provider.Session.findByUid(details.session.uid)
-        : undefined;
-      await session?.destroy();
-      await details.destroy();
-      void audit.record('signed_out', { ...actor(ctx), accountId: details.session?.accountId });
-      const params = Object.entries(details.params).filter(([, v]) => typeof v === 'string') as [
-        string,
-        string,
-      ][];
-      ctx.status = 303;
-      ctx.redirect(`${OAUTH_ROUTES.authorization}?${new URLSearchParams(params).toString()}`);
-    },
-
     deny: async function denyConsent(ctx) {
-      void audit.record('consent_denied', {
-        ...actor(ctx),
-        accountId: ctx.state.interaction.session?.accountId,
-      });
-      // Say on our side that nothing was shared before handing the browser back: the app may no
-      // longer be listening, and then the browser's own error would be all the person sees.
-      const continueTo = await provider.interactionResult(
+      const details = ctx.state.interaction;
+      const client = await clientView(provider, details);
+      void audit.record('consent_denied', { ...actor(ctx), accountId: details.session?.accountId });
+      const to = await provider.interactionResult(
         ctx.req,
         ctx.res,
         { error: 'access_denied', error_description: 'The user denied the request' },
         { mergeWithLastSubmission: false },
       );
-      const client = await clientView(provider, ctx.state.interaction);
-      sendPage(ctx, 200, deniedPage({ client, continueTo }));
+      sendPage(ctx, 200, deniedPage({ client, continueTo: to }), redirectOrigin(details));
+    },
+
+    switchAccount: async function switchAccount(ctx) {
+      const details = ctx.state.interaction;
+      const uid = details.session?.uid;
+      const session = uid ? await provider.Session.findByUid(uid) : undefined;
+      await session?.destroy();
+      void audit.record('signed_out', { ...actor(ctx), accountId: details.session?.accountId });
+      ctx.status = 303;
+      ctx.redirect(`${OAUTH_ROUTES.authorization}?${authorizationQuery(details.params)}`);
     },
   };
+}
+
+/** The authorization request's parameters as a query string, to start it again. */
+function authorizationQuery(params: Record<string, unknown>): URLSearchParams {
+  const query = new URLSearchParams();
+  for (const [name, value] of Object.entries(params)) {
+    for (const v of Array.isArray(value) ? value : [value]) {
+      if (typeof v === 'string') query.append(name, v);
+    }
+  }
+  return query;
 }

@@ -1,5 +1,6 @@
 /**
- * CSRF tokens for the login and consent forms.
+ * CSRF tokens for the login and consent forms, and the account pages' forms (bound to the login
+ * session's uid instead, account-pages/signed-in.ts).
  *
  * The token is an HMAC of the interaction's uid under a server secret. The uid is random, single-use,
  * short-lived and bound to the browser by oidc-provider's `_interaction` cookie (HttpOnly,
@@ -25,4 +26,12 @@ export class CsrfTokens {
     const given = Buffer.from(token);
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
+}
+
+/**
+ * True when a form's `Origin` header names another site. `Origin: null` (privacy settings, some
+ * redirects) and no header say nothing: the CSRF token still decides.
+ */
+export function isForeignOrigin(origin: string, ownOrigin: string): boolean {
+  return origin !== '' && origin !== 'null' && origin !== ownOrigin;
 }

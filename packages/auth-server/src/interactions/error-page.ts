@@ -31,6 +31,13 @@ export class FormRejected extends OAuthError {
   }
 }
 
+/** 403 `admins_only`: an account page only the school's admins may use (account-pages/require-admin.ts). */
+export class AdminsOnly extends OAuthError {
+  constructor() {
+    super(403, 'admins_only', 'this page is for the school’s admins');
+  }
+}
+
 /** The first step of every interaction route: nothing on these pages may be cached. */
 export async function noStore(ctx: Context, next: Next): Promise<void> {
   ctx.set('Cache-Control', 'no-store');
@@ -56,6 +63,11 @@ const WORDS: Record<string, (retryAfter?: string) => Words> = {
   interaction_expired: () => ({
     title: 'This sign-in page has expired',
     message: `It was already used, or it was open for too long. ${START_AGAIN}`,
+  }),
+  admins_only: () => ({
+    title: 'This page is for the school’s admins',
+    message:
+      'Your account can see and revoke the apps you allowed yourself, on Connected apps. Ask one of your school’s admins if you need more.',
   }),
   csrf_check_failed: () => ({
     title: 'This form could not be verified',
@@ -95,6 +107,7 @@ const BROWSER_ROUTES = new Set([
   'resume',
   'end_session',
   'end_session_confirm',
+  'end_session_success',
   'code_verification',
 ]);
 

@@ -35,32 +35,50 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml
 
 const STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
+*,*::before,*::after{box-sizing:border-box}
 body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f3f4f6;color:#111827}
-main{box-sizing:border-box;background:#fff;max-width:28rem;width:calc(100% - 2rem);margin:1rem 0;padding:2rem;border-radius:12px;box-shadow:0 1px 3px #0002;overflow-wrap:anywhere}
-@media (max-width:30rem){main{padding:1.25rem}}
+main{background:#fff;max-width:28rem;width:calc(100% - 1rem);margin:.5rem;padding:clamp(1rem,4vw,2rem);border-radius:12px;box-shadow:0 1px 3px #0002;overflow-wrap:anywhere}
+main.wide{max-width:60rem}
 h1{font-size:1.35rem;margin:0 0 1rem}
+h2{font-size:1.05rem;margin:1.25rem 0 .5rem}
 p{line-height:1.5}
+a{color:#1d4ed8}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}
-input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #9ca3af;border-radius:6px;font-size:1rem}
-button{margin-top:1.25rem;padding:.65rem 1.2rem;border:0;border-radius:6px;font-size:1rem;cursor:pointer;background:#1d4ed8;color:#fff}
+input[type=email],input[type=password],input[type=text],select{width:100%;padding:.6rem;border:1px solid #6b7280;border-radius:6px;font-size:1rem}
+button,a.button{display:inline-block;margin-top:1.25rem;padding:.65rem 1.2rem;border:0;border-radius:6px;font-size:1rem;cursor:pointer;background:#1d4ed8;color:#fff;text-decoration:none}
 button.secondary{background:#e5e7eb;color:#111827}
-button.link{margin:0;padding:0;background:none;color:#1d4ed8;text-decoration:underline;font-size:inherit}
-form.switch{font-size:.9rem;margin-top:1rem}
-a.button{display:inline-block;padding:.65rem 1.2rem;border-radius:6px;background:#1d4ed8;color:#fff;text-decoration:none}
-.warning{background:#fef3c7;color:#78350f;padding:.75rem;border-radius:6px}
-.changes{color:#991b1b}
-ul.scopes.changes li::marker{content:'✎ '}
+button.danger{background:#b91c1c;color:#fff;margin-top:.5rem}
+button.link{background:none;color:#1d4ed8;padding:0;margin:0;text-decoration:underline;font-size:inherit}
 .actions{display:flex;gap:.75rem;flex-wrap:wrap}
 .actions form{margin:0}
 .error{background:#fee2e2;color:#991b1b;padding:.75rem;border-radius:6px}
+.ok{background:#dcfce7;color:#14532d;padding:.75rem;border-radius:6px}
 .note{font-size:.9rem;color:#4b5563}
-.tag{font-size:.8rem;background:#fef3c7;color:#92400e;padding:.1rem .4rem;border-radius:4px;white-space:nowrap}
-ul.scopes{padding-left:1.2rem}
+.app{border-left:4px solid #d97706;padding:.25rem 0 .25rem .75rem;margin:.5rem 0}
+.app-name{display:block;font-size:1rem}
+.kind{display:block;font-size:1rem;font-weight:600;color:#92400e}
+.kind-integration,.kind-console,.kind-metadata-document{color:#1e3a8a}
+.group{margin:.75rem 0 .25rem;font-weight:600}
+.flag{font-size:.85rem;background:#fee2e2;color:#991b1b;padding:.1rem .4rem;border-radius:4px}
+ul.scopes{padding-left:1.2rem;margin:.25rem 0}
 ul.scopes li{margin:.3rem 0}
+ul.writes li{color:#991b1b}
 code{background:#f3f4f6;padding:.05rem .3rem;border-radius:4px}
-@media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}main{background:#1f2937}
-input[type=email],input[type=password]{background:#111827;color:#f9fafb}code{background:#374151}.note{color:#d1d5db}
-.changes{color:#fca5a5}}
+nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;margin:0 0 1rem;font-size:.95rem}
+nav form{margin:0}
+.card{border:1px solid #d1d5db;border-radius:8px;padding:.75rem 1rem;margin:.75rem 0}
+dl.facts{display:grid;grid-template-columns:minmax(6rem,auto) 1fr;gap:.25rem .75rem;margin:.5rem 0}
+dl.facts dt{font-weight:600}
+dl.facts dd{margin:0}
+table{border-collapse:collapse;width:100%;font-size:.9rem}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e5e7eb;vertical-align:top}
+.filters{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
+.filters label{margin:0}
+.filters button{margin:0}
+@media (max-width:40rem){table,thead,tbody,tr,th,td{display:block}thead{display:none}tr{border:1px solid #d1d5db;border-radius:8px;margin:.5rem 0;padding:.25rem}td{border:0}td::before{content:attr(data-label) ": ";font-weight:600}}
+@media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}main{background:#1f2937}a,button.link{color:#93c5fd}
+input,select{background:#111827;color:#f9fafb}code{background:#374151}.note{color:#d1d5db}.kind{color:#fcd34d}
+.kind-integration,.kind-console,.kind-metadata-document{color:#bfdbfe}ul.writes li{color:#fca5a5}}
 `;
 
 /** The CSP hash of the one stylesheet every page inlines. */
@@ -85,8 +103,8 @@ export function pageCsp(formTargets: readonly string[] = []): string {
   ].join('; ');
 }
 
-/** A whole page around `body`. */
-export function layout(title: string, body: SafeHtml): string {
+/** A whole page around `body`; `wide` for the pages with lists and tables. */
+export function layout(title: string, body: SafeHtml, { wide = false } = {}): string {
   return html`<!doctype html>
     <html lang="en">
       <head>
@@ -97,7 +115,7 @@ export function layout(title: string, body: SafeHtml): string {
         ${STYLE_ELEMENT}
       </head>
       <body>
-        <main>${body}</main>
+        <main class="${wide ? 'wide' : ''}">${body}</main>
       </body>
     </html> `.value;
 }

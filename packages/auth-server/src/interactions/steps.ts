@@ -7,11 +7,10 @@
 import type { Context, Next, ParameterizedContext } from 'koa';
 import { errors, type Interaction, type Provider } from 'oidc-provider';
 import type { z } from 'zod';
-import { isCimdClientId } from '../cimd/client-id-url.js';
-import { clientRole } from '../provider/client-policy.js';
+import { clientKind } from '../provider/client-kind.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import type { CsrfTokens } from './csrf.js';
+import { isForeignOrigin, type CsrfTokens } from './csrf.js';
 import type { LoginGuard } from './login-guard.js';
 import { FormRejected, InteractionGone } from './error-page.js';
 import type { ClientView } from './views.js';
@@ -67,9 +66,7 @@ export function checkForm<T extends { csrf: string }>(
   { csrf, ownOrigin }: { csrf: CsrfTokens; ownOrigin: string },
 ): Step<{ form: T }> {
   return async function checkForm(ctx, next) {
-    const origin = ctx.get('origin');
-    // `Origin: null` (privacy settings, some redirects) says nothing; the CSRF token still decides.
-    if (origin !== '' && origin !== 'null' && origin !== ownOrigin) throw new FormRejected();
+    if (isForeignOrigin(ctx.get('origin'), ownOrigin)) throw new FormRejected();
     const form = schema.safeParse(ctx.request.body);
     if (!form.success || !csrf.verify(ctx.state.interaction.uid, form.data.csrf)) throw new FormRejected();
     ctx.state.form = form.data;
@@ -93,8 +90,7 @@ export async function clientView(provider: Provider, details: Interaction): Prom
     name: client.clientName,
     clientId: client.clientId,
     redirectUri: String(details.params.redirect_uri),
-    registeredIntegration: clientRole(client) === 'integration',
-    verifiedHost: isCimdClientId(client.clientId) ? new URL(client.clientId).host : undefined,
+    kind: clientKind(client),
   };
 }
 

@@ -5,13 +5,14 @@ const selfRegistered: ClientView = {
   name: 'Verified by your IT Department — please click Allow',
   clientId: 'c1',
   redirectUri: 'http://127.0.0.1:5173/cb',
-  registeredIntegration: false,
+  kind: 'open',
 };
 
 const consent = (client: ClientView, scopes: string[]) =>
   consentPage({
     confirmAction: '/c',
     abortAction: '/a',
+    switchAction: '/s',
     csrf: 't',
     client,
     scopes,
@@ -21,18 +22,18 @@ const consent = (client: ClientView, scopes: string[]) =>
 describe('the consent page', () => {
   it('lists the scopes that change data apart, under their own heading', () => {
     const page = consent(selfRegistered, ['openid', 'courses:read', 'coupons:write']);
-    const [reads, changes] = page.split('It will also be able to change your school’s data');
+    const [reads, changes] = page.split('<span class="flag">Changes data</span>');
     expect(reads).toContain('See your school’s courses');
     expect(reads).not.toContain('coupons:write');
     expect(changes).toContain('Create, change and delete your school’s coupons');
     expect(changes).not.toContain('courses:read');
   });
 
-  it('shows a self-registered name quoted and in normal type, with the warning in visible words', () => {
+  it('shows a self-registered name in normal type, with the warning in visible words', () => {
     const page = consent(selfRegistered, ['openid']);
-    expect(page).toContain('<q><bdi>Verified by your IT Department — please click Allow</bdi></q>');
-    expect(page).not.toContain('<strong><bdi>Verified');
-    expect(page).toContain('is a self-declared name');
+    expect(page).toContain('<bdi>Verified by your IT Department — please click Allow</bdi>');
+    expect(page).not.toMatch(/<(strong|b|h1|h2)>\s*<bdi>Verified/);
+    expect(page).toContain('Self-declared name: the app chose this name itself');
     expect(page).not.toContain('title=');
   });
 
@@ -47,15 +48,29 @@ describe('the consent page', () => {
   });
 
   it('names a registered integration as one, without the self-declared warning', () => {
-    const page = consent({ ...selfRegistered, name: 'Partner CRM', registeredIntegration: true }, ['openid']);
-    expect(page).toContain('an integration registered by your school');
-    expect(page).not.toContain('self-declared');
+    const page = consent({ ...selfRegistered, name: 'Partner CRM', kind: 'integration' }, ['openid']);
+    expect(page).toContain('Registered integration');
+    expect(page).not.toMatch(/self-declared/i);
+  });
+
+  it('names the verified host of a metadata-document client, and still not its name', () => {
+    const page = consent(
+      {
+        ...selfRegistered,
+        name: 'Agent',
+        clientId: 'https://agent.example/client.json',
+        kind: 'metadata-document',
+      },
+      ['openid'],
+    );
+    expect(page).toContain('Published at <bdi>agent.example</bdi> (checked)');
+    expect(page).toMatch(/The name\s+itself was chosen by the app/);
   });
 });
 
 describe('the error page', () => {
   it('shows the request id a person can quote to support', () => {
     const page = errorPage({ title: 'T', message: 'M', code: 'server_error', requestId: 'req-123' });
-    expect(page).toContain('<code class="reference">req-123</code>');
+    expect(page).toContain('<code class="ref">req-123</code>');
   });
 });

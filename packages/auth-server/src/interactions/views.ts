@@ -1,73 +1,25 @@
 /**
- * The login, consent and error pages (DESIGN.md §5). Every value shown comes from a client or a
- * user, so everything goes through the escaping {@link html} template, and every string a client
- * chose (its name, its redirect host) or a user typed is isolated in `<bdi>`, so a right-to-left
- * override inside it cannot reverse the page's own words around it.
- *
- * A self-registered app's name is the app's claim: it is shown in normal type, quoted, and the
- * warning that says so is in visible words (a tooltip cannot be read on a phone) and no quieter than
- * the name. Scopes that let the app change data are listed apart, under their own heading.
+ * The login, consent, denied, sign-out and error pages (DESIGN.md §5). Every value shown comes from a
+ * client or a user, so everything goes through the escaping {@link html} template, and every string a
+ * client supplied is isolated and labelled by page-parts.ts.
  */
-import { isLoopbackHost } from '@school/shared';
-import { findScope } from '@school/shared';
-import { html, layout, SafeHtml } from './html.js';
+import { ACCOUNT_PATH } from '@school/shared';
+import { html, layout, type SafeHtml } from './html.js';
+import { appLabel, destinationText, scopeGroups, type AppIdentity } from './page-parts.js';
+
+export { destinationText } from './page-parts.js';
 
 /** What the pages say about the app that is asking. */
-export interface ClientView {
-  /** The name the client registered; `undefined` when it gave none. */
-  name?: string;
-  clientId: string;
+export interface ClientView extends AppIdentity {
   /** The redirect URI of this request. */
   redirectUri: string;
-  /** True for an operator-created integration; false for a self-registered app. */
-  registeredIntegration: boolean;
-  /**
-   * For a Client ID Metadata Document client: the host of its client_id URL, which this server
-   * fetched the document from over verified https (the one thing about the app that is verified).
-   */
-  verifiedHost?: string;
 }
 
-/** Who is asking, as the start of a sentence. */
-function clientLabel(c: ClientView): SafeHtml {
-  const name = c.name?.trim();
-  if (c.registeredIntegration)
-    return html`<strong><bdi>${name || 'An integration'}</bdi></strong
-      >, an integration registered by your school,`;
-  const who = name ? html`An app calling itself <q><bdi>${name}</bdi></q>` : html`An app without a name`;
-  return html`${who}${verifiedOrigin(c)}`;
-}
-
-/** " from app.example (verified address)": where a metadata-document client's description was fetched. */
-function verifiedOrigin(c: ClientView): SafeHtml | '' {
-  if (!c.verifiedHost) return '';
-  return html` from <strong class="verified-host"><bdi>${c.verifiedHost}</bdi></strong>
-    <span class="tag">verified address</span>`;
-}
-
-/** For a self-registered app: the visible warning that its name is its own claim. */
-function selfDeclaredWarning(c: ClientView): SafeHtml | '' {
-  if (c.registeredIntegration) return '';
-  const name = c.name?.trim();
-  const whence = c.verifiedHost
-    ? html`the app describes itself at <strong><bdi>${c.verifiedHost}</bdi></strong
-        >, an address this server checked, but the name is whatever that site chose.`
-    : 'the app registered itself and chose it, and your school has not checked it.';
-  return html`<p class="warning">
-    <strong>Check that you started this app.</strong>
-    ${name ? html`<q><bdi>${name}</bdi></q> is a self-declared name:` : 'It has no name:'} ${whence} Anyone
-    can use any name.
-  </p>`;
-}
-
-/** Where the browser goes afterwards, in words: "an app on this computer (127.0.0.1, port 5173)". */
-export function destinationText(redirectUri: string): string {
-  const url = new URL(redirectUri);
-  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
-  return isLoopbackHost(url.hostname)
-    ? `an app on this computer (${url.hostname}, port ${port})`
-    : `${url.protocol}//${url.host}`;
-}
+/** The line under every sign-in and consent page: where access is managed afterwards. */
+const manageLater = html`<p class="note">
+  You can see every app you allowed, and take its access back at any time, on
+  <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
+</p>`;
 
 /** The sign-in form. */
 export function loginPage(p: {
@@ -77,11 +29,17 @@ export function loginPage(p: {
   email?: string;
   error?: string;
 }): string {
+  const forAccountPages = p.client.kind === 'console';
   return layout(
     'Sign in',
     html`<h1>Sign in to your school</h1>
-      <p>${clientLabel(p.client)} wants to connect to your school account.</p>
-      ${selfDeclaredWarning(p.client)} ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
+      ${
+        forAccountPages
+          ? html`<p>Sign in to see and manage the apps connected to your school.</p>`
+          : html`<p>This app wants to connect to your school account:</p>
+              ${appLabel(p.client)}`
+      }
+      ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
       <form method="post" action="${p.action}">
         <input type="hidden" name="csrf" value="${p.csrf}" />
         <label for="email">Email</label>
@@ -98,115 +56,72 @@ export function loginPage(p: {
         <input id="password" type="password" name="password" autocomplete="current-password" required />
         <button type="submit">Sign in</button>
       </form>
-      <p class="note">
-        After you sign in you will be asked what to allow. You will then be sent to
-        <bdi>${destinationText(p.client.redirectUri)}</bdi>.
-      </p>`,
+      ${
+        forAccountPages
+          ? ''
+          : html`<p class="note">
+              After you sign in you will be asked what to allow. You will then be sent to
+              <bdi>${destinationText(p.client.redirectUri)}</bdi>.
+            </p>`
+      }
+      <p class="note">On a shared computer, sign out when you are done.</p>`,
   );
 }
 
-/** The consent form: who asks, where it sends you, and each scope in plain words. */
+/** The consent form: who asks, where it sends you, each scope in plain words, and "Not you?". */
 export function consentPage(p: {
   confirmAction: string;
   abortAction: string;
-  /** Where "Not you?" posts: ends the remembered session and starts again at the sign-in page. */
-  switchAction?: string;
+  switchAction: string;
   csrf: string;
   client: ClientView;
   scopes: readonly string[];
   accountEmail?: string;
 }): string {
-  const item = (s: string) => html`<li>${findScope(s)?.consentText ?? s} <code>${s}</code></li>`;
-  const changes = p.scopes.filter((s) => findScope(s)?.changesData);
-  const reads = p.scopes.filter((s) => !findScope(s)?.changesData);
+  const csrf = html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
   return layout(
     'Allow access?',
     html`<h1>Allow access to your school?</h1>
-      <p>
-        ${clientLabel(p.client)} is asking for
-        access${p.accountEmail ? html` to the account <strong><bdi>${p.accountEmail}</bdi></strong>` : ''}.
-      </p>
-      ${selfDeclaredWarning(p.client)}
+      <p>This app is asking for access to your school:</p>
+      ${appLabel(p.client)}
       <p>
         If you allow it, you will be sent back to
         <strong><bdi>${destinationText(p.client.redirectUri)}</bdi></strong
         >.
       </p>
-      ${
-        reads.length
-          ? html`<p>It will be able to:</p>
-              <ul class="scopes">
-                ${reads.map(item)}
-              </ul>`
-          : ''
-      }
-      ${
-        changes.length
-          ? html`<p class="changes"><strong>It will also be able to change your school’s data:</strong></p>
-              <ul class="scopes changes">
-                ${changes.map(item)}
-              </ul>`
-          : ''
-      }
+      <h2>It will be able to</h2>
+      ${scopeGroups(p.scopes)}
       <div class="actions">
-        <form method="post" action="${p.confirmAction}">
-          <input type="hidden" name="csrf" value="${p.csrf}" /><button type="submit">Allow</button>
-        </form>
+        <form method="post" action="${p.confirmAction}">${csrf}<button type="submit">Allow</button></form>
         <form method="post" action="${p.abortAction}">
-          <input type="hidden" name="csrf" value="${p.csrf}" /><button type="submit" class="secondary">
-            Deny
-          </button>
+          ${csrf}<button type="submit" class="secondary">Deny</button>
         </form>
       </div>
       ${
-        p.switchAction && p.accountEmail
-          ? html`<form method="post" action="${p.switchAction}" class="switch">
-              <input type="hidden" name="csrf" value="${p.csrf}" />
-              Signed in as <bdi>${p.accountEmail}</bdi>.
-              <button type="submit" class="link">Not you? Use another account</button>
+        p.accountEmail
+          ? html`<form method="post" action="${p.switchAction}" class="who-am-i">
+              ${csrf}
+              <p>
+                Signed in as <strong><bdi>${p.accountEmail}</bdi></strong
+                >.
+                <button type="submit" class="link">Not you? Sign in as someone else</button>
+              </p>
             </form>`
           : ''
       }
-      <p class="note">
-        Only allow apps you trust. The app keeps this access until its tokens expire or are revoked; your
-        school’s operator can take it back at any time (<code>school-auth clients delete</code>).
-      </p>`,
+      ${manageLater}`,
   );
 }
 
-/** After Deny: nothing was shared; the browser goes back to the app only when the person says so. */
-export function deniedPage(p: { client: ClientView; continueTo: string }): string {
+/** After Deny: said on our side before the browser goes back to an app that may no longer listen. */
+export function deniedPage(p: { client: AppIdentity; continueTo: string }): string {
   return layout(
     'Nothing was shared',
     html`<h1>Nothing was shared</h1>
-      <p>You denied access. ${clientLabel(p.client)} has received nothing from your school account.</p>
-      <p>
-        <a class="button" href="${p.continueTo}">Tell the app and go back</a>
-      </p>
-      <p class="note">If the app has closed, you can close this page: nothing else needs to happen.</p>`,
-  );
-}
-
-/** RP-initiated logout: the confirmation around oidc-provider's own form (its id is `op.logoutForm`). */
-export function logoutPage(form: string): string {
-  return layout(
-    'Sign out?',
-    html`<h1>Sign out of your school?</h1>
-      <p>Apps you allowed keep the access you gave them; signing out only ends this browser's session.</p>
-      ${new SafeHtml(form)}
-      <div class="actions">
-        <button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
-        <button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>
-      </div>`,
-  );
-}
-
-/** After signing out. */
-export function signedOutPage(): string {
-  return layout(
-    'Signed out',
-    html`<h1>You are signed out</h1>
-      <p>This browser no longer has a session with your school. You can close this page.</p>`,
+      <p>You denied access. The app below received nothing from your school:</p>
+      ${appLabel(p.client)}
+      <p>The app will be told that you said no. If it is no longer open, you can simply close this window.</p>
+      <p><a class="button" href="${p.continueTo}">Return to the app</a></p>`,
   );
 }
 
@@ -220,9 +135,44 @@ export function errorPage(p: { title: string; message: string; code?: string; re
       ${
         p.requestId
           ? html`<p class="note">
-              Reference for your school’s support: <code class="reference">${p.requestId}</code>
+              If you contact support, quote this reference: <code class="ref">${p.requestId}</code>
             </p>`
           : ''
       }`,
+  );
+}
+
+/** oidc-provider's sign-out question (`logoutSource`), around its own form (`form`, its xsrf token). */
+export function signOutPage(p: { form: SafeHtml; accountEmail?: string }): string {
+  return layout(
+    'Sign out?',
+    html`<h1>Sign out?</h1>
+      ${
+        p.accountEmail
+          ? html`<p>
+              You are signed in as <strong><bdi>${p.accountEmail}</bdi></strong
+              >.
+            </p>`
+          : ''
+      }
+      <p>
+        Signing out ends your session in this browser. Apps you allowed keep their access; take it back on
+        <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
+      </p>
+      ${p.form}
+      <div class="actions">
+        <button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
+        <button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>
+      </div>`,
+  );
+}
+
+/** oidc-provider's page after a sign-out (`postLogoutSuccessSource`). */
+export function signedOutPage(): string {
+  return layout(
+    'Signed out',
+    html`<h1>You are signed out</h1>
+      <p>Nobody can use your session in this browser any more. You can close this window.</p>
+      <p><a href="${ACCOUNT_PATH}">Sign in again</a></p>`,
   );
 }

@@ -95,6 +95,13 @@ export function validateClientMetadata(
   }
   const problems = uris.map(loopbackRedirectProblem).filter(Boolean);
   if (problems.length) throw new errors.InvalidClientMetadata(`redirect_uris ${problems.join('; ')}`);
+  // Where sign-out (end_session_endpoint) may send the browser afterwards: the same loopback rule.
+  const afterSignOut = metadata.post_logout_redirect_uris;
+  const signOutProblems = Array.isArray(afterSignOut)
+    ? afterSignOut.map(loopbackRedirectProblem).filter(Boolean)
+    : [];
+  if (signOutProblems.length)
+    throw new errors.InvalidClientMetadata(`post_logout_redirect_uris ${signOutProblems.join('; ')}`);
   // Loopback clients are native apps, even those that say web: this also turns on any-port matching
   // (RFC 8252 §7.3). Overriding the value skips oidc-provider's own check of it, so it is done here.
   if (!['native', 'web', undefined].includes(metadata.application_type)) {

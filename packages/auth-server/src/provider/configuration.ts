@@ -10,7 +10,10 @@
  *   absolute cap on a refresh-token chain. Public clients' refresh tokens rotate on every use
  *   (oidc-provider's default), and reuse of a rotated one revokes the grant.
  * - PKCE S256 is required of every client, confidential ones too; `pkce.required` must be synchronous.
- * - Anything not in SPEC.md is off: PAR, DPoP, logout, device flow, dev interactions.
+ * - Sign-out is RP-Initiated Logout at `end_session_endpoint` (sign-out-pages.ts); it ends the login
+ *   session, never an app's access. This service's own account pages are a configured client that
+ *   signs in like any app (account-console.ts).
+ * - Anything else not in SPEC.md is off: PAR, DPoP, device flow, dev interactions.
  */
 import type { Configuration, KoaContextWithOIDC, Client } from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -27,9 +30,10 @@ import type { AdapterConstructor } from '../storage/redis-adapter.js';
 import type { SigningJwk } from './keys.js';
 import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy.js';
 import { renderError } from './render-error.js';
-import { loadExistingGrant, type CimdConsentStore } from '../cimd/cimd-consent.js';
-import { sendPage } from '../interactions/html.js';
-import { logoutPage, signedOutPage } from '../interactions/views.js';
+import { loadExistingGrant } from '../cimd/cimd-consent.js';
+import type { CimdConsentStore } from '../cimd/cimd-consent.js';
+import { accountConsoleClient, withAccountConsoleGrant } from './account-console.js';
+import { signOutSources } from './sign-out-pages.js';
 import { StorageUnavailable } from './storage-outage.js';
 
 /**
@@ -90,9 +94,9 @@ export function buildConfiguration({
 
   return {
     ...(adapter === 'memory' ? {} : { adapter }),
-    // The only configured client holds no tokens (no grant types): token reads treat a client that is
-    // not stored in Redis as gone (redis-adapter.ts), so a configured client with grants would need that
-    // check to know it.
+    // The configured clients hold no tokens: the introspector has no grant types, and the account pages
+    // never redeem their codes. Token reads treat a client that is not stored in Redis as gone
+    // (redis-adapter.ts), so a configured client with tokens would need that check to know it.
     clients: [
       {
         client_id: config.INTROSPECTION_CLIENT_ID,
@@ -104,7 +108,9 @@ export function buildConfiguration({
         redirect_uris: [],
         [CLIENT_ROLE]: 'introspector',
       },
+      accountConsoleClient(config.BASE_URL),
     ],
+    loadExistingGrant: withAccountConsoleGrant(loadExistingGrant(cimdConsents)),
     jwks: { keys },
     cookies: {
       keys: config.COOKIE_SECRETS,
@@ -151,7 +157,6 @@ export function buildConfiguration({
       Interaction: config.INTERACTION_TTL,
       IdToken: config.ACCESS_TOKEN_TTL,
     },
-    ...(cimdConsents ? { loadExistingGrant: loadExistingGrant(cimdConsents) } : {}),
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
     renderError,
     discovery: {
@@ -166,16 +171,7 @@ export function buildConfiguration({
       devInteractions: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
-      // Sign-out (issue 16): the end_session endpoint, with our pages around oidc-provider's form.
-      rpInitiatedLogout: {
-        enabled: true,
-        logoutSource: async (ctx: KoaContextWithOIDC, form: string) => {
-          sendPage(ctx, 200, logoutPage(form));
-        },
-        postLogoutSuccessSource: async (ctx: KoaContextWithOIDC) => {
-          sendPage(ctx, 200, signedOutPage());
-        },
-      },
+      rpInitiatedLogout: { enabled: true, ...signOutSources(accounts) },
       clientCredentials: { enabled: false },
       deviceFlow: { enabled: false },
       userinfo: { enabled: true },

@@ -76,7 +76,6 @@ export async function removeClient(
     const ids = await r.srandmember(index, BATCH);
     for (const grantId of ids) {
       const ended = await r.oidcRevokeGrant(
-        2,
         grantListKey(prefix, grantId),
         modelKey(prefix, 'Grant', grantId),
       );

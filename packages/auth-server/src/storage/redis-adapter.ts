@@ -10,8 +10,10 @@
  * sweep, or straight from Redis), instead of oidc-provider failing on the missing client (a 500 on
  * `client.subjectType` in introspection, issue 13 finding 13). Every client that can hold tokens is
  * stored in Redis; the only configured (static) client, the resource API's introspector, has no grants.
- * Reads and issues of access and refresh tokens are also reported to `recordUse` (client-usage.ts), which
- * the client lifecycle sweep reads.
+ * Reads and issues of access and refresh tokens are also reported to `recordUse` (client-usage.ts, which
+ * the client lifecycle sweep reads; grant-usage.ts, which Connected apps shows). A Grant is indexed by
+ * its client (client removal) and its account (Connected apps) just before the script that stores
+ * it, each index with a command of its own (they are in other hash slots than the grant).
  *
  * Why not the upstream example adapter: it reads the grant list's TTL before every write (a second
  * round trip), keeps consumed state in a way a racing second request can also pass, and lets the grant
@@ -38,6 +40,7 @@ import { isCimdClientId } from '../cimd/client-id-url.js';
 import { ClientCache } from './client-cache.js';
 import { dropGrant, keepGrant, takeGrant, takeStartedRead, type FoundWithGrant } from './request-reads.js';
 import {
+  accountGrantsKey,
   clientGrantsKey,
   grantListKey,
   grantTag,
@@ -76,8 +79,11 @@ export interface RedisAdapterOptions {
   clientCacheMs?: number;
   /** At most this many clients are cached (the least recently used goes first). Default 1000. */
   clientCacheSize?: number;
-  /** Told the client id whenever an access or refresh token is issued or read (client-usage.ts). */
-  recordUse?: (clientId: string) => void;
+  /**
+   * Told the client id and grant id whenever an access or refresh token is issued or read
+   * (client-usage.ts, grant-usage.ts).
+   */
+  recordUse?: (clientId: string, grantId?: string) => void;
   /**
    * Finds a client whose id is a Client ID Metadata Document URL (cimd/cimd-resolver.ts); without it
    * such ids are looked up as stored clients.
@@ -153,7 +159,7 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
     const accept = (stored: boolean) => {
       if (!stored) return undefined;
       if (grantId && grant) keepGrant(ctx, modelKey(prefix, 'Grant', grantId), grant);
-      if (isUse && recordUse && payload.clientId) recordUse(payload.clientId);
+      if (isUse && recordUse && payload.clientId) recordUse(payload.clientId, payload.grantId);
       // A refresh token rotated within the grace period reads as unconsumed: its next consumption
       // decides, atomically, whether this is a concurrent refresh (see `consume`).
       if (!c || (isRefresh && inGrace(Number(c)))) return payload;
@@ -166,9 +172,9 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
 
   /** Deletes every token of a grant (and the Grant itself with `withGrant`), and publishes them. */
   const revokeGrantTokens = async (grantId: string, withGrantRecord = false) => {
-    const keys = [grantListKey(prefix, grantId)];
-    if (withGrantRecord) keys.push(modelKey(prefix, 'Grant', grantId));
-    await publishRevoked(r, prefix, await r.oidcRevokeGrant(keys.length, ...keys));
+    const list = grantListKey(prefix, grantId);
+    const last = withGrantRecord ? modelKey(prefix, 'Grant', grantId) : list;
+    await publishRevoked(r, prefix, await r.oidcRevokeGrant(list, last));
   };
 
   return class RedisAdapter implements Adapter {
@@ -190,25 +196,31 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       const key = this.key(id);
       const ttl =
         typeof expiresIn === 'number' && expiresIn > 0 ? Math.ceil(expiresIn) + tolerance : undefined;
-      const keys = [key];
+      let list = key; // the grant's token list, or the key again (redis-scripts.ts UPSERT)
       const grant = this.grantBound && payload.grantId && ttl;
       if (grant) {
         // The slot rule (redis-keys.ts): provider/grant-token-ids.ts mints such ids; anything else
         // would land in another slot than its grant and fail on a cluster only, so it fails here.
         if (!id.startsWith(grantTag(payload.grantId!)))
           throw new Error(`${this.name} id does not start with its grant's tag (storage/redis-keys.ts)`);
-        keys.push(grantListKey(prefix, payload.grantId!));
+        list = grantListKey(prefix, payload.grantId!);
       }
       const consumed = this.consumable && payload.consumed ? String(payload.consumed) : '';
       if (this.name === 'Client') clients?.forget(id);
       if (this.name === 'Grant') dropGrant(currentRequest(), key);
-      // A client's grant index is in the client's slot, not the grant's: written first, so a grant
-      // is never stored unindexed (an index naming a grant that failed to store ends nothing).
-      if (this.name === 'Grant' && payload.clientId)
-        await r.oidcIndexGrant(clientGrantsKey(prefix, payload.clientId), id, String(ttl ?? 0));
+      // A grant's indexes, by client (client removal) and by account (Connected apps), are each in a
+      // slot of their own, not the grant's: written first, each its own command, so a grant is never
+      // stored unindexed (an index naming a grant that failed to store names nothing; both drop it).
+      if (this.name === 'Grant' && payload.clientId) {
+        const expiry = String(ttl ?? 0);
+        await Promise.all([
+          r.oidcIndexGrant(clientGrantsKey(prefix, payload.clientId), id, expiry),
+          payload.accountId && r.oidcIndexGrant(accountGrantsKey(prefix, payload.accountId), id, expiry),
+        ]);
+      }
       await r.oidcUpsert(
-        keys.length,
-        ...keys,
+        key,
+        list,
         JSON.stringify(payload),
         String(ttl ?? 0),
         this.consumable ? '1' : '0',
@@ -219,7 +231,7 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       if (this.name === 'Session' && payload.uid && ttl)
         await r.set(sessionUidKey(prefix, payload.uid), id, 'EX', ttl);
       if (this.name === 'Client') clients?.forget(id);
-      if (this.marksUse && recordUse && payload.clientId) recordUse(payload.clientId);
+      if (this.marksUse && recordUse && payload.clientId) recordUse(payload.clientId, payload.grantId);
     }
 
     // Not `async`: the read paths return ioredis's promise with one `then`, since every extra

@@ -9,7 +9,7 @@
  *
  * - By grant: a grant, its token list and every token issued under it (codes, access and refresh
  *   tokens, each rotation of a refresh token, and any record about them: a rotated refresh token's
- *   kept answer, a metadata-document client's consent hash) share the tag `{<first 12 characters of the grant id>}`. The grant-bound models'
+ *   kept answer, a metadata-document client's consent hash, the grant's last-use time) share the tag `{<first 12 characters of the grant id>}`. The grant-bound models'
  *   token ids START with those 12 characters (provider/grant-token-ids.ts mints them so), so the
  *   key of a presented token is known from the token alone: `<Model>:{<id[0,12)>}<id[12,)>`. A new
  *   key about a grant or one of its tokens is built with {@link grantScopedKey} and joins that slot.
@@ -21,7 +21,8 @@
  *   written one after the other), interactions, the last-use hash, the rate limiter's counters
  *   (rate-limiter-flexible: one key per command), the login guard's, the sweep's lock, and
  *   the metadata-document cache (`cimd:<url>` and the `Client:<url>` it stores are written one after
- *   the other, cimd/cimd-resolver.ts; `cimdAllowed`).
+ *   the other, cimd/cimd-resolver.ts; `cimdAllowed`), an account's grant index `accountGrants:<id>`
+ *   (written before the grant, as the client's; read with one GET per grant, account-grants.ts).
  * - The revocation channel is classic pub/sub (PUBLISH): on a cluster every node forwards it to all
  *   nodes, so a subscriber connected to any node hears it. Sharded pub/sub (SPUBLISH) would confine
  *   the traffic to one shard but needs the subscriber to follow that shard through failovers; with
@@ -39,6 +40,11 @@
  *   `sessionUid:<uid>`   the id of the Session with that uid, with the Session's TTL;
  *   `clientGrants:{<clientId>}`  the ids of every Grant of that client, expiring with the longest of
  *                        them: what deleting a client ends first (client-removal.ts);
+ *   `accountGrants:<accountId>`  the ids of every Grant of that account, expiring with the longest of
+ *                        them: what Connected apps lists (account-grants.ts); ids of grants since gone
+ *                        are dropped when read; written apart from the Grant (another slot);
+ *   `grantUsedAt:{tag}<rest>`  when that grant's tokens were last used, Unix seconds, expiring with the
+ *                        grant's longest life (grant-usage.ts), in the grant's slot;
  *   `clientUsedAt`       a hash, client id → when its tokens were last used, Unix seconds (client-usage.ts);
  *   `RefreshAnswer:{tag}<rest>`  the token response a rotated refresh token's refresh gave, for the
  *                        grace period (REFRESH_REUSE_GRACE, provider/refresh-grace.ts), in its grant's slot;
@@ -154,4 +160,14 @@ export function cimdAllowedKey(prefix: string): string {
 /** The key of the client hash a metadata-document client's grant was consented for, in the grant's slot. */
 export function cimdConsentKey(prefix: string, grantId: string): string {
   return grantScopedKey(prefix, 'cimdConsent', grantId);
+}
+
+/** The key of the set of an account's grant ids (a slot of its own: only single-key commands touch it). */
+export function accountGrantsKey(prefix: string, accountId: string): string {
+  return `${prefix}accountGrants:${accountId}`;
+}
+
+/** The key of a grant's last-use time (Unix seconds), in the grant's slot. */
+export function grantUsageKey(prefix: string, grantId: string): string {
+  return grantScopedKey(prefix, 'grantUsedAt', grantId);
 }

@@ -8,6 +8,13 @@
  * one hash slot (one grant's keys, or one client's index), so each runs unchanged on a Redis Cluster.
  * A key a script computes itself (the grant named inside a token) is built in that same slot, by
  * the same rule as redis-keys.ts `grantScopedKey` ({@link LUA_GRANT_KEY}).
+ *
+ * Every script has a fixed number of keys, so its first argument is a key: on a cluster, ioredis's
+ * auto-pipelining groups a command with the others of the same tick by the node of its first
+ * argument, and a script called with a key count first (`2, key, key`) was grouped by the slot of
+ * "2", then refused with whatever else shared that pipeline ("All keys in the pipeline should belong
+ * to the same slots allocation group") whenever two such calls for grants on different nodes met in
+ * one tick. A script that may not need its second key is given its first one again.
  */
 import type { RedisClient } from '@school/shared';
 import { GRANT_TAG_LENGTH } from './redis-keys.js';
@@ -17,7 +24,8 @@ import type { FoundWithGrant } from './request-reads.js';
 const LUA_GRANT_KEY = (p: string, gid: string) =>
   `${p} .. '{' .. string.sub(${gid}, 1, ${GRANT_TAG_LENGTH}) .. '}' .. string.sub(${gid}, ${GRANT_TAG_LENGTH + 1})`;
 
-// KEYS[1] = the model key; KEYS[2] = its grant's token list if ARGV[5] == '1' (same slot).
+// KEYS[1] = the model key; KEYS[2] = its grant's token list if ARGV[5] == '1' (same slot), else
+// KEYS[1] again.
 // ARGV[1] = payload JSON; ARGV[2] = TTL seconds ('0': none); ARGV[3] = '1' for a consumable model
 // (a hash {p, c}); ARGV[4] = consumed-at ('' when not consumed).
 const UPSERT = `
@@ -42,8 +50,8 @@ if ARGV[5] == '1' then
 end
 return 1`;
 
-// KEYS[1] = a client's grant set. ARGV[1] = the grant id, ARGV[2] = its TTL ('0': none).
-// The set expires with the longest-lived grant in it.
+// KEYS[1] = a grant index (a client's or an account's grant set). ARGV[1] = the grant id, ARGV[2] = its
+// TTL ('0': none). The set expires with the longest-lived grant in it.
 const INDEX_GRANT = `
 local ttl = tonumber(ARGV[2])
 redis.call('SADD', KEYS[1], ARGV[1])
@@ -61,14 +69,14 @@ const CONSUME = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 return redis.call('HSETNX', KEYS[1], 'c', ARGV[1])`;
 
-// KEYS[1] = a grant's token list, KEYS[2] (optional) = the Grant itself, same slot. Deletes every key
-// the list names, the list and the Grant when given; returns the deleted token keys.
+// KEYS[1] = a grant's token list, KEYS[2] = the Grant itself (same slot), or the list again to keep
+// the Grant. Deletes every key the list names, the list and KEYS[2]; returns the deleted token keys.
 const REVOKE_GRANT = `
 local keys = redis.call('LRANGE', KEYS[1], 0, -1)
 for i = 1, #keys, 500 do
   redis.call('DEL', unpack(keys, i, math.min(i + 499, #keys)))
 end
-redis.call('DEL', unpack(KEYS))
+redis.call('DEL', KEYS[1], KEYS[2])
 return keys`;
 
 /**
@@ -120,10 +128,18 @@ return 1`;
 
 /** The scripts as commands of an ioredis connection (arguments as in the comments above). */
 export interface StorageScripts {
-  oidcUpsert(numberOfKeys: number, ...keysAndArgs: string[]): Promise<number>;
-  oidcIndexGrant(clientGrants: string, grantId: string, ttl: string): Promise<number>;
+  oidcUpsert(
+    key: string,
+    grantListOrKey: string,
+    payload: string,
+    ttl: string,
+    consumable: '0' | '1',
+    consumedAt: string,
+    listed: '0' | '1',
+  ): Promise<number>;
+  oidcIndexGrant(index: string, grantId: string, ttl: string): Promise<number>;
   oidcConsume(key: string, now: number): Promise<number>;
-  oidcRevokeGrant(numberOfKeys: number, ...keys: string[]): Promise<string[]>;
+  oidcRevokeGrant(grantList: string, grantOrList: string): Promise<string[]>;
   oidcFindWithGrant(key: string, consumable: '0' | '1', grantPrefix: string): Promise<FoundWithGrant | null>;
   oidcCount(counterKey: string, seconds: number): Promise<[number, number]>;
   oidcDropEmptyIndex(clientGrants: string): Promise<number>;
@@ -136,10 +152,10 @@ export type ScriptedRedis = RedisClient & StorageScripts;
 export function withScripts(redis: RedisClient): ScriptedRedis {
   const r = redis as ScriptedRedis;
   if (typeof r.oidcUpsert !== 'function') {
-    redis.defineCommand('oidcUpsert', { lua: UPSERT });
+    redis.defineCommand('oidcUpsert', { numberOfKeys: 2, lua: UPSERT });
     redis.defineCommand('oidcIndexGrant', { numberOfKeys: 1, lua: INDEX_GRANT });
     redis.defineCommand('oidcConsume', { numberOfKeys: 1, lua: CONSUME });
-    redis.defineCommand('oidcRevokeGrant', { lua: REVOKE_GRANT });
+    redis.defineCommand('oidcRevokeGrant', { numberOfKeys: 2, lua: REVOKE_GRANT });
     redis.defineCommand('oidcFindWithGrant', { numberOfKeys: 1, lua: FIND_WITH_GRANT });
     redis.defineCommand('oidcCount', { numberOfKeys: 1, lua: COUNT });
     redis.defineCommand('oidcDropEmptyIndex', { numberOfKeys: 1, lua: DROP_EMPTY_INDEX });

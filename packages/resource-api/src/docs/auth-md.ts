@@ -2,7 +2,7 @@
  * `GET /auth.md`: the authentication walkthrough for agents and developers, generated from the
  * configuration and the registry (URLs, scopes, areas), so it cannot drift from what the server does.
  */
-import { API_SCOPES, DISCOVERY_PATHS, OAUTH_ROUTES, OIDC_SCOPES } from '@school/shared';
+import { ACCOUNT_PATH, API_SCOPES, DISCOVERY_PATHS, OAUTH_ROUTES, OIDC_SCOPES } from '@school/shared';
 import { prmUrl, type ApiConfig } from '../config.js';
 import { scopeOf, type AreaModule } from '../lib/operation.js';
 
@@ -173,6 +173,12 @@ curl -s -X POST ${base}${OAUTH_ROUTES.revocation} -d token="$REFRESH_TOKEN" -d c
 Revoking either token ends its grant: the refresh token and every access token issued under it
 (a client signing the same user in again in the same browser session reuses the grant). The API
 refuses a revoked token on its very next use.
+
+The person who allowed an app can take its access back too, without its tokens: on
+**Connected apps**, ${base}${ACCOUNT_PATH}/apps (sign in with the school account; every app they
+allowed, its scopes, when it was last used, and a Revoke button). Sign-out is at
+${base}${OAUTH_ROUTES.end_session} (the \`end_session_endpoint\`); it ends the browser's session, never
+an app's access.
 
 ## Anonymous access
 

@@ -1,0 +1,107 @@
+/**
+ * Connected apps: one row per app the signed-in person has granted (their grants grouped by client,
+ * storage/account-grants.ts), with what the page shows of it, and Revoke, which ends all of that
+ * app's access and refresh tokens for this person (and only theirs) and is audited.
+ */
+import type { RedisClient } from '@school/shared';
+import type { Provider } from 'oidc-provider';
+import { z } from 'zod';
+import type { AuditLog } from '../audit/audit-log.js';
+import { ACCOUNT_CONSOLE_CLIENT_ID, clientKind } from '../provider/client-kind.js';
+import { accountGrants, endAccountAccess } from '../storage/account-grants.js';
+import { grantsLastUsed } from '../storage/grant-usage.js';
+import { sendPage } from '../interactions/html.js';
+import type { AppIdentity } from '../interactions/page-parts.js';
+import type { AccountStep } from './signed-in.js';
+import { accountPath } from './signed-in.js';
+import { connectedAppsPage } from './views.js';
+
+/** One connected app as the page shows it. */
+export interface ConnectedApp extends AppIdentity {
+  /** Where it sends the browser: its registered redirect URIs. */
+  redirectUris: string[];
+  scopes: string[];
+  /** First authorized, Unix seconds. */
+  firstAuthorized: number;
+  /** Last used, Unix seconds, when it ever was (at most a minute old: storage/grant-usage.ts). */
+  lastUsed?: number;
+}
+
+/** The Revoke form. */
+export const revokeForm = z.object({ csrf: z.string(), client_id: z.string().min(1).max(2000) });
+
+/** What the steps need. */
+export interface ConnectedAppsDeps {
+  provider: Provider;
+  redis: RedisClient;
+  prefix: string;
+  audit: AuditLog;
+}
+
+/** The apps `accountId` has granted, newest first. */
+export async function connectedApps(
+  { provider, redis, prefix }: ConnectedAppsDeps,
+  accountId: string,
+): Promise<ConnectedApp[]> {
+  const grants = (await accountGrants(redis, prefix, accountId)).filter(
+    (g) => g.clientId !== ACCOUNT_CONSOLE_CLIENT_ID,
+  );
+  const used = await grantsLastUsed(
+    redis,
+    prefix,
+    grants.map((g) => g.grantId),
+  );
+  const byClient = new Map<string, ConnectedApp>();
+  for (const [i, g] of grants.entries()) {
+    let app = byClient.get(g.clientId);
+    if (!app) {
+      const client = await provider.Client.find(g.clientId);
+      if (!client) continue; // removed meanwhile: its grants end with it
+      app = {
+        clientId: g.clientId,
+        name: client.clientName,
+        kind: clientKind(client),
+        redirectUris: [...(client.redirectUris ?? [])],
+        scopes: [],
+        firstAuthorized: g.issuedAt,
+      };
+      byClient.set(g.clientId, app);
+    }
+    app.scopes = [...new Set([...app.scopes, ...g.scopes])];
+    app.firstAuthorized = Math.min(app.firstAuthorized, g.issuedAt);
+    const last = used[i];
+    if (last !== undefined && (app.lastUsed === undefined || last > app.lastUsed)) app.lastUsed = last;
+  }
+  return [...byClient.values()].sort((a, b) => b.firstAuthorized - a.firstAuthorized);
+}
+
+/** The page and the Revoke step. */
+export function connectedAppsSteps(deps: ConnectedAppsDeps): {
+  show: AccountStep;
+  revoke: AccountStep<{ form: z.infer<typeof revokeForm> }>;
+} {
+  return {
+    show: async function showConnectedApps(ctx) {
+      const { account, csrf } = ctx.state;
+      // The query names the client just revoked; only a stored client's name is ever shown for it.
+      const revokedId = typeof ctx.query.revoked === 'string' ? ctx.query.revoked : undefined;
+      const revokedClient = revokedId ? await deps.provider.Client.find(revokedId) : undefined;
+      const revoked = revokedId ? (revokedClient?.clientName ?? 'the app') : undefined;
+      const apps = await connectedApps(deps, account._id);
+      sendPage(ctx, 200, connectedAppsPage({ account, csrf, apps, revoked }));
+    },
+    revoke: async function revokeApp(ctx) {
+      const { account, form } = ctx.state;
+      const ended = await endAccountAccess(deps.redis, deps.prefix, account._id, form.client_id);
+      void deps.audit.record('grant_revoked', {
+        requestId: ctx.state.requestId,
+        ip: ctx.ip,
+        accountId: account._id,
+        clientId: form.client_id,
+        details: { by: 'account', ...ended },
+      });
+      ctx.status = 303;
+      ctx.redirect(`${accountPath('apps')}?${new URLSearchParams({ revoked: form.client_id })}`);
+    },
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * The account pages under `/oauth/account` (issue 16): Connected apps for everyone signed in; All
+ * clients, Activity and staff accounts for the school's admins (`role: admin` on the account; the
+ * seeded admin is one); Your account. Built like the interaction pages (interactions/router.ts):
+ * never cached (`noStore`), the signed-in person loaded first (`requireSignIn`), every form checked
+ * against its zod schema, its CSRF token and its Origin before it acts, then one named step.
+ */
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import { ACCOUNT_PATH } from '@school/shared';
+import type { RedisClient } from '@school/shared';
+import type { Provider } from 'oidc-provider';
+import type { AccountStore } from '../accounts/account-store.js';
+import type { AuditLog } from '../audit/audit-log.js';
+import { CsrfTokens } from '../interactions/csrf.js';
+import { noStore } from '../interactions/error-page.js';
+import { connectedAppsSteps, revokeForm } from './connected-apps.js';
+import { accountPath, checkAccountForm, requireSignIn, type AccountState } from './signed-in.js';
+
+/** What the account pages need. */
+export interface AccountPagesDeps {
+  provider: Provider;
+  accounts: AccountStore;
+  audit: AuditLog;
+  redis: RedisClient;
+  /** REDIS_KEY_PREFIX. */
+  prefix: string;
+  /** The public origin, for the Origin check and the sign-in request. */
+  baseUrl: string;
+  /** The key of the forms' CSRF tokens. */
+  csrfSecret: string;
+}
+
+/** Builds the router of the account pages. */
+export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
+  const csrf = new CsrfTokens(deps.csrfSecret);
+  const formCheck = { csrf, ownOrigin: new URL(deps.baseUrl).origin };
+  const signedIn = requireSignIn(deps.provider, deps.accounts, csrf, deps.baseUrl);
+  const forms = bodyParser({ enableTypes: ['form'], formLimit: '16kb', encoding: 'utf-8' });
+  const apps = connectedAppsSteps(deps);
+
+  const router = new Router<AccountState>({ prefix: ACCOUNT_PATH });
+  router.use(noStore);
+  const home = async (ctx: { status: number; redirect(url: string): void }) => {
+    ctx.status = 303;
+    ctx.redirect(accountPath('apps'));
+  };
+  router.get('/', home);
+  // Back from signing in (provider/account-console.ts): the login session is set; the code is unused.
+  router.get('/signed-in', home);
+  router.get('/apps', signedIn, apps.show);
+  router.post('/apps/revoke', forms, signedIn, checkAccountForm(revokeForm, formCheck), apps.revoke);
+  return router;
+}

@@ -1,0 +1,113 @@
+/**
+ * The account pages, in the look of the login and consent pages (interactions/html.ts): escaped
+ * templates, no script, every client-supplied string isolated and labelled (interactions/page-parts.ts).
+ */
+import { ACCOUNT_PATH, OAUTH_ROUTES } from '@school/shared';
+import type { AccountProfile } from '../accounts/account-store.js';
+import { html, layout, type SafeHtml } from '../interactions/html.js';
+import { appLabel, destinationText, scopeGroups } from '../interactions/page-parts.js';
+import type { ConnectedApp } from './connected-apps.js';
+import { isAdmin } from './require-admin.js';
+
+/** A Unix time or Date as a person reads it, in UTC: "2026-11-25 08:30 UTC". */
+export function when(at: number | Date | undefined): string {
+  if (at === undefined) return 'Not yet';
+  const d = typeof at === 'number' ? new Date(at * 1000) : at;
+  return `${d.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/**
+ * The account pages, in the order of the navigation; `admin` pages are shown to the school's admins
+ * only (require-admin.ts). A new page adds its row here and its route in router.ts.
+ */
+export const ACCOUNT_PAGES: readonly { page: string; label: string; admin: boolean }[] = [
+  { page: 'apps', label: 'Connected apps', admin: false },
+  { page: 'account', label: 'Your account', admin: false },
+  { page: 'clients', label: 'All clients', admin: true },
+  { page: 'activity', label: 'Activity', admin: true },
+  { page: 'staff', label: 'Staff accounts', admin: true },
+];
+
+/** The navigation every account page starts with: the pages `account` may use, and Sign out. */
+export function accountNav(current: string, account: AccountProfile): SafeHtml {
+  const link = (page: string, label: string) =>
+    page === current
+      ? html`<a href="${ACCOUNT_PATH}/${page}" aria-current="page"><strong>${label}</strong></a>`
+      : html`<a href="${ACCOUNT_PATH}/${page}">${label}</a>`;
+  const pages = ACCOUNT_PAGES.filter((p) => !p.admin || isAdmin(account));
+  return html`<nav aria-label="Account pages">
+    ${pages.map((p) => link(p.page, p.label))}
+    <a href="${OAUTH_ROUTES.end_session}">Sign out</a>
+  </nav>`;
+}
+
+/** Who is signed in, with "Not you?". */
+function signedInAs(account: AccountProfile): SafeHtml {
+  return html`<p class="note">
+    Signed in as <bdi>${account.email}</bdi>. Not you?
+    <a href="${OAUTH_ROUTES.end_session}">Sign out</a>
+  </p>`;
+}
+
+/** A page of the account pages. */
+export function accountPage(title: string, account: AccountProfile, current: string, body: SafeHtml): string {
+  return layout(
+    title,
+    html`${accountNav(current, account)}
+      <h1>${title}</h1>
+      ${body} ${signedInAs(account)}`,
+    { wide: true },
+  );
+}
+
+function appCard(app: ConnectedApp, csrf: string): SafeHtml {
+  const destinations = [...new Set(app.redirectUris.map(destinationText))];
+  return html`<section class="card" aria-label="${app.name ?? app.clientId}">
+    ${appLabel(app)}
+    <dl class="facts">
+      <dt>Sends you to</dt>
+      <dd>${destinations.map((d) => html`<bdi>${d}</bdi><br />`)}</dd>
+      <dt>First allowed</dt>
+      <dd>${when(app.firstAuthorized)}</dd>
+      <dt>Last used</dt>
+      <dd>${when(app.lastUsed)}</dd>
+    </dl>
+    <p class="group">It can:</p>
+    ${scopeGroups(app.scopes)}
+    <form method="post" action="${ACCOUNT_PATH}/apps/revoke">
+      <input type="hidden" name="csrf" value="${csrf}" />
+      <input type="hidden" name="client_id" value="${app.clientId}" />
+      <button type="submit" class="danger">Revoke access</button>
+    </form>
+  </section>`;
+}
+
+/** Connected apps: every app this person allowed, and Revoke. */
+export function connectedAppsPage(p: {
+  account: AccountProfile;
+  csrf: string;
+  apps: ConnectedApp[];
+  revoked?: string;
+}): string {
+  return accountPage(
+    'Connected apps',
+    p.account,
+    'apps',
+    html`${
+        p.revoked
+          ? html`<p class="ok" role="status">
+              Access of <bdi>${p.revoked}</bdi> has ended. Its tokens no longer work.
+            </p>`
+          : ''
+      }
+      <p>
+        These apps can use your school account because you allowed them. Revoke one and it loses its access at
+        once; it would have to ask you again.
+      </p>
+      ${
+        p.apps.length
+          ? p.apps.map((a) => appCard(a, p.csrf))
+          : html`<p class="card">No app has access to your account.</p>`
+      }`,
+  );
+}

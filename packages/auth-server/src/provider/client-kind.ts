@@ -1,0 +1,37 @@
+/**
+ * What kind of client a person is dealing with, in the one place every page asks it (the consent
+ * page, Connected apps, All clients, the CLI's listing): how much the name it shows can be trusted.
+ *
+ * - `open`: registered itself through open registration; its name is self-declared, nobody checked it.
+ * - `metadata-document`: its `client_id` is an https URL (a Client ID Metadata Document); the host of
+ *   that URL is verified (the document was fetched from it), the name is not.
+ * - `integration`: created by an operator (`school-auth clients create-integration`).
+ * - `console`: this service's own account pages (provider/account-console.ts).
+ */
+import { isCimdClientId } from '../cimd/client-id-url.js';
+import { CLIENT_ROLE } from './client-policy.js';
+
+/** One kind of client; see the module comment. */
+export type ClientKind = 'open' | 'metadata-document' | 'integration' | 'console';
+
+/** The client id of this service's own account pages (a configured client, never stored in Redis). */
+export const ACCOUNT_CONSOLE_CLIENT_ID = 'school-account-pages';
+
+/** What {@link clientKind} reads: a client's id and its stored metadata. */
+export interface ClientIdentity {
+  clientId: string;
+  metadata(): Record<string, unknown>;
+}
+
+/** The kind of `client`. */
+export function clientKind(client: ClientIdentity): ClientKind {
+  if (client.clientId === ACCOUNT_CONSOLE_CLIENT_ID) return 'console';
+  if (client.metadata()[CLIENT_ROLE] === 'integration') return 'integration';
+  if (isCimdClientId(client.clientId)) return 'metadata-document';
+  return 'open';
+}
+
+/** The host a metadata-document client's id was fetched from (`undefined` for other kinds). */
+export function verifiedHost(clientId: string): string | undefined {
+  return isCimdClientId(clientId) ? URL.parse(clientId)?.host : undefined;
+}
