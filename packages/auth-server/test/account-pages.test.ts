@@ -121,6 +121,18 @@ describe('Connected apps', () => {
     expect(event).toMatchObject({ details: { by: 'account', grants: 1 } });
     expect(event!.accountId).toEqual(expect.any(String));
   });
+
+  it('says an app’s access ended only after this session revoked it, never because a link says so', async () => {
+    const lure = await registerClient(auth, { client_name: 'Your school was hacked: call 555-0100' });
+    const browser = new FormBrowser(auth.issuer);
+    await openApps(browser);
+    for (const query of [`revoked=${lure.clientId}`, `revoked=${lure.clientId}&done=forged`]) {
+      const page = await browser.follow(`/oauth/account/apps?${query}`);
+      expect(page.status).toBe(200);
+      expect(page.body).not.toContain('has ended');
+      expect(page.body).not.toContain('555-0100');
+    }
+  });
 });
 
 describe('school-auth apps (the same operations for operators)', () => {
