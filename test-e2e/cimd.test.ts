@@ -19,6 +19,7 @@ import type { Browser } from 'playwright-core';
 import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-support/https-documents.js';
 import { launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
 import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
+import { scrape, total } from '../test-support/metrics-scrape.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -73,6 +74,9 @@ describe('a metadata-document client in Chromium, through the edge', () => {
   it('signs in with a portless loopback redirect URI from its document and calls the API', async () => {
     const listener = await loopbackListener();
     try {
+      const fetchedBefore = total(await scrape(stack.authUrl), 'auth_cimd_fetches_total', {
+        status: 'fresh',
+      });
       const clientId = publish({ client_name: 'e2e CIMD CLI', redirect_uris: ['http://127.0.0.1/callback'] });
       const verifier = randomBytes(32).toString('base64url');
       const state = randomBytes(8).toString('hex');
@@ -94,6 +98,10 @@ describe('a metadata-document client in Chromium, through the edge', () => {
       expect(consent).toContain(`Published at ${new URL(clientId).host} (checked)`);
       expect(callback.searchParams.get('state')).toBe(state);
       expect(callback.searchParams.get('iss')).toBe(stack.baseUrl);
+      // Operators see the fetch in the metrics, counted by outcome (never by URL).
+      const fetched = (await scrape(stack.authUrl)).filter((s) => s.name === 'auth_cimd_fetches_total');
+      expect(total(fetched, 'auth_cimd_fetches_total', { status: 'fresh' })).toBeGreaterThan(fetchedBefore);
+      expect(fetched.map((s) => s.labels.status).sort()).toEqual(['failed', 'fresh', 'invalid', 'stale']);
 
       const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
         method: 'POST',

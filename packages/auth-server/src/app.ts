@@ -26,6 +26,7 @@ import { errorGuard } from './http/error-guard.js';
 import { refuseContentCodings } from './http/content-coding.js';
 import type { CountWithRead } from './storage/introspection-count.js';
 import { authMetrics } from './http/metrics.js';
+import type { CimdResolver } from './cimd/cimd-resolver.js';
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -44,6 +45,8 @@ export interface AppDeps {
    * (storage/introspection-count.ts). Absent: the rate limiter counts, oidc-provider reads.
    */
   countIntrospection?: CountWithRead;
+  /** The metadata-document resolver, whose fetch outcomes the metrics count (absent: none counted). */
+  cimd?: Pick<CimdResolver, 'observe'>;
 }
 
 /** Builds the Koa application (not yet listening). */
@@ -56,6 +59,7 @@ export function createApp({
   redis,
   audit,
   countIntrospection,
+  cimd,
 }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = config.TRUST_PROXY;
@@ -67,7 +71,7 @@ export function createApp({
   // with the same keys the provider verifies them with.
   app.keys = config.COOKIE_SECRETS;
 
-  const metrics = authMetrics({ provider, audit, readiness });
+  const metrics = authMetrics({ provider, audit, readiness, cimd });
   app.use(publicOrigin(config.BASE_URL));
   app.use(requestLog(logger, metrics));
   app.use(

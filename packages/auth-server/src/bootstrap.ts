@@ -34,6 +34,7 @@ import { createGrantUsageRecorder } from './storage/grant-usage.js';
 import { markUsageRecordingStart } from './provider/client-sweep.js';
 import { withOutageErrors } from './provider/storage-outage.js';
 import { createCimdResolver } from './cimd/cimd-setup.js';
+import type { CimdResolver } from './cimd/cimd-resolver.js';
 
 /** The auth server's open connections and its provider. */
 export interface AuthRuntime {
@@ -46,6 +47,8 @@ export interface AuthRuntime {
   countIntrospection: CountWithRead;
   /** Where clients live, for removing them (storage/client-removal.ts). */
   clients: ClientStore;
+  /** The metadata-document resolver, whose fetch outcomes the metrics count. */
+  cimd: CimdResolver;
   /** Closes Redis and MongoDB. */
   close(): Promise<void>;
 }
@@ -117,7 +120,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
     allowConcurrentRefresh(provider, redis, prefix, refreshGraceSeconds);
     const countIntrospection = createIntrospectionCount(redis, { prefix });
     const clients: ClientStore = { redis, prefix, provider, audit };
-    return { redis, mongo, accounts, audit, provider, countIntrospection, clients, close };
+    return { redis, mongo, accounts, audit, provider, countIntrospection, clients, cimd, close };
   } catch (err) {
     await close();
     throw err;

@@ -46,6 +46,7 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       redis: runtime.redis,
       audit: runtime.audit,
       countIntrospection: runtime.countIntrospection,
+      cimd: runtime.cimd,
     });
     const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app.callback());
     const { port, url } = await listen(server, {

@@ -3,8 +3,15 @@
  * through the login page, Connected apps listing what this account granted, Revoke ending exactly
  * that app's tokens for this account, and the pages' refusals (CSRF, another origin, signed out).
  */
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import {
+  ADMIN,
+  operatorCommandEnv,
+  startTestAuthServer,
+  type TestAuthServer,
+} from '../../../test-support/auth-server.js';
 import { FormBrowser, formAction, inputValue, type Page } from '../../../test-support/form-browser.js';
 import { isActive, registerClient, signIn, tokenRequest, type TestClient } from './oauth-http.js';
 
@@ -113,5 +120,67 @@ describe('Connected apps', () => {
     const [event] = await auth.running.audit.query({ type: 'grant_revoked', clientId: planner.clientId });
     expect(event).toMatchObject({ details: { by: 'account', grants: 1 } });
     expect(event!.accountId).toEqual(expect.any(String));
+  });
+
+  it('says an app’s access ended only after this session revoked it, never because a link says so', async () => {
+    const lure = await registerClient(auth, { client_name: 'Your school was hacked: call 555-0100' });
+    const browser = new FormBrowser(auth.issuer);
+    await openApps(browser);
+    for (const query of [`revoked=${lure.clientId}`, `revoked=${lure.clientId}&done=forged`]) {
+      const page = await browser.follow(`/oauth/account/apps?${query}`);
+      expect(page.status).toBe(200);
+      expect(page.body).not.toContain('has ended');
+      expect(page.body).not.toContain('555-0100');
+    }
+  });
+});
+
+describe('school-auth apps (the same operations for operators)', () => {
+  const cli = (...args: string[]) => {
+    const run = spawnSync(process.execPath, [resolve(import.meta.dirname, '../dist/cli/main.js'), ...args], {
+      env: { ...process.env, ...operatorCommandEnv(auth.config) },
+      encoding: 'utf8',
+    });
+    return { status: run.status, out: run.stdout, err: run.stderr };
+  };
+
+  it('lists the apps an account allowed and revokes one of them, its tokens refused at once', async () => {
+    const kept = await registerClient(auth, { client_name: 'CLI Kept App' });
+    const gone = await registerClient(auth, { client_name: 'CLI Revoked App' });
+    const keptTokens = await signIn(auth, kept, { scope: 'openid courses:read' });
+    const goneTokens = await signIn(auth, gone, { scope: 'openid coupons:write' });
+
+    const listed = cli('apps', 'list', ADMIN.email);
+    expect(listed.status).toBe(0);
+    const apps = JSON.parse(listed.out) as {
+      clientId: string;
+      name: string;
+      scopes: string[];
+      kind: string;
+    }[];
+    expect(apps.find((a) => a.clientId === gone.clientId)).toMatchObject({
+      name: 'CLI Revoked App',
+      kind: 'open',
+      scopes: expect.arrayContaining(['coupons:write']),
+    });
+    expect(apps.some((a) => a.clientId === kept.clientId)).toBe(true);
+
+    const revoked = cli('apps', 'revoke', ADMIN.email, gone.clientId);
+    expect(revoked.status).toBe(0);
+    expect(JSON.parse(revoked.out)).toMatchObject({ revoked: gone.clientId });
+    expect(await isActive(auth, goneTokens.access_token)).toBe(false);
+    expect(await isActive(auth, keptTokens.access_token)).toBe(true);
+    const after = JSON.parse(cli('apps', 'list', ADMIN.email).out) as { clientId: string }[];
+    expect(after.some((a) => a.clientId === gone.clientId)).toBe(false);
+
+    const events = await auth.running.audit.query({ type: 'grant_revoked', clientId: gone.clientId });
+    expect(events[0]).toMatchObject({ details: expect.objectContaining({ by: 'operator' }) });
+  });
+
+  it('says so for an unknown account, and shows its usage for a missing argument', () => {
+    const unknown = cli('apps', 'list', 'nobody@school.test');
+    expect(unknown.status).toBe(1);
+    expect(unknown.err).toContain('no account nobody@school.test');
+    expect(cli('apps', 'revoke', ADMIN.email).status).toBe(2);
   });
 });

@@ -12,6 +12,7 @@ import { accountGrants, endAccountAccess } from '../storage/account-grants.js';
 import { grantsLastUsed } from '../storage/grant-usage.js';
 import { sendPage } from '../interactions/html.js';
 import type { AppIdentity } from '../interactions/page-parts.js';
+import type { CsrfTokens } from '../interactions/csrf.js';
 import type { AccountStep } from './signed-in.js';
 import { accountPath } from './signed-in.js';
 import { connectedAppsPage } from './views.js';
@@ -37,6 +38,13 @@ export interface ConnectedAppsDeps {
   prefix: string;
   audit: AuditLog;
 }
+
+/**
+ * The confirmation "Access of <name> has ended" is shown only for a Revoke this session just made:
+ * the redirect after it carries an HMAC of the session and the client id. Without it, a link to
+ * `…/apps?revoked=<any client>` would put a name an app chose into our own confirmation sentence.
+ */
+const revokedProof = (sessionUid: string, clientId: string) => `revoked:${sessionUid}:${clientId}`;
 
 /** The apps `accountId` has granted, newest first. */
 export async function connectedApps(
@@ -76,15 +84,20 @@ export async function connectedApps(
 }
 
 /** The page and the Revoke step. */
-export function connectedAppsSteps(deps: ConnectedAppsDeps): {
+export function connectedAppsSteps(
+  deps: ConnectedAppsDeps,
+  proofs: CsrfTokens,
+): {
   show: AccountStep;
   revoke: AccountStep<{ form: z.infer<typeof revokeForm> }>;
 } {
   return {
     show: async function showConnectedApps(ctx) {
       const { account, csrf } = ctx.state;
-      // The query names the client just revoked; only a stored client's name is ever shown for it.
-      const revokedId = typeof ctx.query.revoked === 'string' ? ctx.query.revoked : undefined;
+      // The query names the client just revoked, with the proof that this session revoked it.
+      const named = typeof ctx.query.revoked === 'string' ? ctx.query.revoked : undefined;
+      const revokedId =
+        named && proofs.verify(revokedProof(ctx.state.sessionUid, named), ctx.query.done) ? named : undefined;
       const revokedClient = revokedId ? await deps.provider.Client.find(revokedId) : undefined;
       const revoked = revokedId ? (revokedClient?.clientName ?? 'the app') : undefined;
       const apps = await connectedApps(deps, account._id);
@@ -101,7 +114,8 @@ export function connectedAppsSteps(deps: ConnectedAppsDeps): {
         details: { by: 'account', ...ended },
       });
       ctx.status = 303;
-      ctx.redirect(`${accountPath('apps')}?${new URLSearchParams({ revoked: form.client_id })}`);
+      const done = proofs.issue(revokedProof(ctx.state.sessionUid, form.client_id));
+      ctx.redirect(`${accountPath('apps')}?${new URLSearchParams({ revoked: form.client_id, done })}`);
     },
   };
 }

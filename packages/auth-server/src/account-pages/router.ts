@@ -37,7 +37,7 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   const formCheck = { csrf, ownOrigin: new URL(deps.baseUrl).origin };
   const signedIn = requireSignIn(deps.provider, deps.accounts, csrf, deps.baseUrl);
   const forms = bodyParser({ enableTypes: ['form'], formLimit: '16kb', encoding: 'utf-8' });
-  const apps = connectedAppsSteps(deps);
+  const apps = connectedAppsSteps(deps, csrf);
 
   const router = new Router<AccountState>({ prefix: ACCOUNT_PATH });
   router.use(noStore);

@@ -46,8 +46,11 @@ export interface CimdOutcome {
   error?: string;
 }
 
+/** Every state a document can be in, as operators see it. */
+export const CIMD_STATUSES = ['fresh', 'stale', 'failed', 'invalid'] as const;
+
 /** The state of a document as operators see it. */
-export type CimdStatus = 'fresh' | 'stale' | 'failed' | 'invalid';
+export type CimdStatus = (typeof CIMD_STATUSES)[number];
 
 /** A document's cache entry in Redis. */
 interface Entry {
@@ -65,8 +68,20 @@ export class CimdResolver {
     private readonly prefix: string,
     private readonly fetchDocument: (url: string) => Promise<FetchedDocument>,
     private readonly policy: CimdCachePolicy,
-    private readonly report: (outcome: CimdOutcome) => void = () => undefined,
+    private readonly log: (outcome: CimdOutcome) => void = () => undefined,
   ) {}
+
+  private readonly observers: ((outcome: CimdOutcome) => void)[] = [];
+
+  /** Calls `observer` with every fetch outcome from now on (the metrics count them: http/metrics.ts). */
+  observe(observer: (outcome: CimdOutcome) => void): void {
+    this.observers.push(observer);
+  }
+
+  private report(outcome: CimdOutcome): void {
+    this.log(outcome);
+    for (const observer of this.observers) observer(outcome);
+  }
 
   /** The client named by the document at `url`, as stored client metadata; throws `invalid_client`. */
   async resolve(url: string): Promise<ClientMetadata> {

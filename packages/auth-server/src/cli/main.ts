@@ -16,6 +16,8 @@
  *   clients disallow-cimd <client_id URL>        back to loopback redirect URIs only
  *   clients cimd                                 every metadata-document client: fetch status, last error,
  *                                                cache deadlines, whether https redirects are allowed
+ *   apps list <account email>                    the apps that account allowed (the Connected apps page)
+ *   apps revoke <account email> <client_id>      end that app's access for that account (cli/apps-command.ts)
  *   audit [--type T] [--client ID] [--account ID] [--since ISO] [--until ISO] [--limit N]
  *                                                the newest security events, as JSON lines
  *
@@ -35,6 +37,7 @@ import {
   listOperatorClients,
 } from '../provider/operator-clients.js';
 import { sweepClients } from '../provider/client-sweep.js';
+import { appsCommand } from './apps-command.js';
 import { allowCimdClient, disallowCimdClient, listCimdClients } from '../cimd/cimd-operator.js';
 
 const USAGE = `usage:
@@ -47,6 +50,8 @@ const USAGE = `usage:
   school-auth clients allow-cimd <client_id URL>
   school-auth clients disallow-cimd <client_id URL>
   school-auth clients cimd
+  school-auth apps list <account email>
+  school-auth apps revoke <account email> <client_id>
   school-auth audit [--type <event type>] [--client <id>] [--account <id>] [--since <ISO date>] [--until <ISO date>] [--limit <n>]`;
 
 async function main(argv: string[]): Promise<number> {
@@ -71,8 +76,18 @@ async function main(argv: string[]): Promise<number> {
   const runtime = await bootstrap(config, createLogger('warn', 'school-auth'));
   try {
     const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
+    let apps: Awaited<ReturnType<typeof appsCommand>>;
     if (command === 'seed-admin' && seed) {
       print(await seedAdmin(runtime.accounts, seed));
+    } else if (
+      command === 'apps' &&
+      (apps = await appsCommand(runtime, config.REDIS_KEY_PREFIX, [sub, arg, positionals[3]]))
+    ) {
+      if ('error' in apps) {
+        console.error(apps.error);
+        return 1;
+      }
+      print(apps.print);
     } else if (command === 'audit') {
       const date = (v: string | undefined) => (v ? new Date(v) : undefined);
       const type = values.type as AuditEventType | undefined;

@@ -5,7 +5,9 @@
  * - `auth_tokens_issued_total{grant_type}`: oidc-provider's `grant.success`, by grant type;
  * - `auth_security_events_total{event}`: every audit event as it is recorded (audit/audit-log.ts):
  *   login failures and locks, rate-limit refusals, revocations, refresh-token reuse, code replay,
- *   consents, registrations. One series per event type, all present from the start at 0.
+ *   consents, registrations. One series per event type, all present from the start at 0;
+ * - `auth_cimd_fetches_total{status}`: Client ID Metadata Document resolutions that fetched (or
+ *   failed to), by outcome (`fresh`, `stale`, `failed`, `invalid`: cimd/cimd-resolver.ts), never by URL.
  *
  * The route label is the path only where it is one of the server's fixed endpoints, the login and
  * consent router's template where that router matched, oidc-provider's template for its two routes
@@ -23,6 +25,7 @@ import type { Context } from 'koa';
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import { Counter } from 'prom-client';
 import { AUDIT_EVENT_TYPES, type AuditLog } from '../audit/audit-log.js';
+import { CIMD_STATUSES, type CimdResolver } from '../cimd/cimd-resolver.js';
 
 /** The grant types counted by name (the rest, if any ever succeeds, as `other`). */
 const GRANT_TYPES = new Set(['authorization_code', 'refresh_token', 'client_credentials']);
@@ -55,6 +58,8 @@ export function authMetrics(deps: {
   audit: AuditLog;
   /** The readiness checks (`ok` or what is wrong), run at each scrape. */
   readiness: () => Promise<Record<string, string>>;
+  /** The metadata-document resolver, when there is one. */
+  cimd?: Pick<CimdResolver, 'observe'>;
 }): ServiceMetrics {
   const metrics = createServiceMetrics('auth', deps.readiness);
   const tokens = new Counter({
@@ -76,5 +81,13 @@ export function authMetrics(deps: {
   });
   for (const event of AUDIT_EVENT_TYPES) events.inc({ event }, 0);
   deps.audit.observe((event) => events.inc({ event }));
+  const cimdFetches = new Counter({
+    name: 'auth_cimd_fetches_total',
+    help: 'Client ID Metadata Document fetches, by outcome',
+    labelNames: ['status'] as const,
+    registers: [metrics.registry],
+  });
+  for (const status of CIMD_STATUSES) cimdFetches.inc({ status }, 0);
+  deps.cimd?.observe((outcome) => cimdFetches.inc({ status: outcome.status }));
   return metrics;
 }
