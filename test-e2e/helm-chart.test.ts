@@ -123,6 +123,25 @@ describe.each(Object.entries(SHAPES))('rendered for %s', (_shape, args) => {
     }
   });
 
+  it("points Prometheus at each service's own port, where the real service serves its metrics", async () => {
+    const [ingress] = ofKind('Ingress');
+    expect(ingressTarget(ingress, '/metrics')).toBeUndefined();
+    const services: Record<string, [string, string]> = {
+      'auth-server': [auth.issuer, 'auth_http_request_duration_seconds'],
+      'resource-api': [api.url, 'api_http_request_duration_seconds'],
+    };
+    for (const [component, [url, metric]] of Object.entries(services)) {
+      const d = deployment(component);
+      const annotations = d.spec.template.metadata.annotations;
+      const http = d.spec.template.spec.containers[0].ports.find((p: Manifest) => p.name === 'http');
+      expect(annotations['prometheus.io/port']).toBe(String(http.containerPort));
+      // The test services listen on other ports than the chart's; the path is what they serve there.
+      const res = await fetch(`${url}${annotations['prometheus.io/path']}`);
+      expect([component, res.status]).toEqual([component, 200]);
+      expect(await res.text()).toContain(`# TYPE ${metric} histogram`);
+    }
+  });
+
   it('inlines no secret: every secret is a reference to an existing Secret', () => {
     expect(ofKind('Secret')).toEqual([]);
     const secretish = /SECRET|PASSWORD|MONGODB_URI|COOKIE/;

@@ -69,6 +69,9 @@ export function operatorCommandEnv(config: AuthConfig): Record<string, string> {
     NODE_ENV: 'test',
     BASE_URL: config.BASE_URL,
     REDIS_URL: config.REDIS_URL,
+    ...(config.REDIS_CLUSTER_NODES
+      ? { REDIS_CLUSTER_NODES: config.REDIS_CLUSTER_NODES.map((n) => `${n.host}:${n.port}`).join(',') }
+      : {}),
     REDIS_KEY_PREFIX: config.REDIS_KEY_PREFIX,
     MONGODB_URI: config.MONGODB_URI,
     KEYS_FILE: config.KEYS_FILE,

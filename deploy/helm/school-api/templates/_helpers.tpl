@@ -71,11 +71,11 @@ startupProbe:
   failureThreshold: 30
 {{- end -}}
 
-{{/* Prometheus scrape annotations: the pod's own port, /metrics. */}}
+{{/* Prometheus scrape annotations: the service's own port, where it serves /metrics (METRICS_PATH). */}}
 {{- define "school-api.scrape" -}}
 {{- if .root.Values.metrics.scrape }}
 prometheus.io/scrape: "true"
 prometheus.io/port: {{ .port | quote }}
-prometheus.io/path: {{ .root.Values.metrics.path | quote }}
+prometheus.io/path: "/metrics"
 {{- end }}
 {{- end -}}
