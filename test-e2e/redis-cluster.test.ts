@@ -95,30 +95,37 @@ async function replicated(): Promise<void> {
   );
 }
 
-/** Introspects every issued token and calls the API with it, over and over, recording every answer. */
-function load() {
-  const answers: Array<{ where: string; status: number; body: unknown }> = [];
+/** Runs `round` over and over, `pauseMs` apart, until `stop()`, which waits for the round under way. */
+function repeatUntilStopped(round: () => Promise<void>, pauseMs: number): { stop(): Promise<void> } {
   let running = true;
   const loop = (async () => {
     while (running) {
-      await Promise.all(
-        issued.map(async ({ tokens }) => {
-          const res = await call(api.url, '/api/v1/orders?limit=1', { token: tokens.access_token });
-          answers.push({ where: 'api', status: res.status, body: res.body });
-          const info = await introspect(tokens.access_token);
-          answers.push({ where: 'introspect', status: info.status, body: info.body });
-        }),
-      );
-      await new Promise((r) => setTimeout(r, 20));
+      await round();
+      await new Promise((r) => setTimeout(r, pauseMs));
     }
   })();
   return {
-    answers,
     async stop() {
       running = false;
       await loop;
     },
   };
+}
+
+/** Introspects every issued token and calls the API with it, over and over, recording every answer. */
+function load() {
+  const answers: Array<{ where: string; status: number; body: unknown }> = [];
+  const round = async () => {
+    await Promise.all(
+      issued.map(async ({ tokens }) => {
+        const res = await call(api.url, '/api/v1/orders?limit=1', { token: tokens.access_token });
+        answers.push({ where: 'api', status: res.status, body: res.body });
+        const info = await introspect(tokens.access_token);
+        answers.push({ where: 'introspect', status: info.status, body: info.body });
+      }),
+    );
+  };
+  return { answers, ...repeatUntilStopped(round, 20) };
 }
 
 async function introspect(token: string) {
@@ -161,25 +168,14 @@ async function redisUp(): Promise<{ auth: number; api: number }> {
 /** Scrapes both services' /metrics over and over until stopped, recording each status and probe. */
 function scraping() {
   const seen: Array<{ status: number; auth?: number; api?: number }> = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      seen.push(
-        await redisUp().then(
-          (up) => ({ status: 200, ...up }),
-          () => ({ status: 0 }),
-        ),
-      );
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  })();
-  return {
-    seen,
-    async stop() {
-      running = false;
-      await loop;
-    },
+  const round = async () => {
+    const up = await redisUp().then(
+      (u) => ({ status: 200, ...u }),
+      () => ({ status: 0 }),
+    );
+    seen.push(up);
   };
+  return { seen, ...repeatUntilStopped(round, 200) };
 }
 
 /** Until every issued token introspects active and the API serves it again. */

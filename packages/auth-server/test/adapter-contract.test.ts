@@ -43,6 +43,14 @@ const id = () => randomBytes(12).toString('base64url');
 /** A token id of grant `grantId`, as the provider mints it (provider/grant-token-ids.ts). */
 const tokenOf = (grantId: string) => grantTag(grantId) + id();
 
+/** Stores an authorization code of a new grant for `seconds` with `codes`; its id. */
+async function storeCode(codes: Adapter, seconds: number): Promise<string> {
+  const grantId = id();
+  const cid = tokenOf(grantId);
+  await codes.upsert(cid, { jti: cid, kind: 'AuthorizationCode', grantId }, seconds);
+  return cid;
+}
+
 /** The contract every adapter keeps; `adapters()` is read once the suite's `beforeAll` has run. */
 function adapterContract(label: string, adapters: () => AdapterFactory): void {
   describe(`${label} (the storage contract)`, () => {
@@ -64,9 +72,7 @@ function adapterContract(label: string, adapters: () => AdapterFactory): void {
 
     it('forgets an entry once its lifetime is over', async () => {
       const codes = adapter('AuthorizationCode');
-      const grantId = id();
-      const cid = tokenOf(grantId);
-      await codes.upsert(cid, { jti: cid, kind: 'AuthorizationCode', grantId }, 1);
+      const cid = await storeCode(codes, 1);
       expect(await codes.find(cid)).toBeDefined();
       await new Promise((r) => setTimeout(r, 2100));
       expect(await codes.find(cid)).toBeUndefined();
@@ -81,9 +87,7 @@ function adapterContract(label: string, adapters: () => AdapterFactory): void {
 
     it('marks a code consumed, with the time of consumption', async () => {
       const codes = adapter('AuthorizationCode');
-      const grantId = id();
-      const cid = tokenOf(grantId);
-      await codes.upsert(cid, { jti: cid, kind: 'AuthorizationCode', grantId }, 60);
+      const cid = await storeCode(codes, 60);
       expect((await codes.find(cid))?.consumed).toBeUndefined();
       await codes.consume(cid);
       expect((await codes.find(cid))?.consumed).toEqual(expect.any(Number));
@@ -181,9 +185,7 @@ function onRedis(backend: string, settings: () => Parameters<typeof createRedisC
 
     it('marks a code consumed durably, keeping its lifetime, as a fresh connection sees it', async () => {
       const codes = adapter('AuthorizationCode');
-      const grantId = id();
-      const cid = tokenOf(grantId);
-      await codes.upsert(cid, { jti: cid, kind: 'AuthorizationCode', grantId }, 60);
+      const cid = await storeCode(codes, 60);
       await codes.consume(cid);
       const other = await connect('commands');
       try {
