@@ -170,6 +170,7 @@ describe('deleting a client (school-auth clients delete)', () => {
     ).toBe(0);
     expect((await auth.running.audit.query({ type: 'client_deleted', clientId }))[0]?.details).toEqual({
       reason: 'operator',
+      client_name: 'test client',
       grants: 230,
       tokens: 230,
     });
