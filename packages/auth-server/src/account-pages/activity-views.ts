@@ -16,7 +16,12 @@ import { accountPage, when } from './views.js';
 type Query = z.infer<typeof activityQuery>;
 
 function filterForm(q: Query): SafeHtml {
-  return html`<form method="get" action="${ACCOUNT_PATH}/activity" class="filters" aria-label="Filter activity">
+  return html`<form
+    method="get"
+    action="${ACCOUNT_PATH}/activity"
+    class="filters"
+    aria-label="Filter activity"
+  >
     <div>
       <label for="event">Event</label>
       <select id="event" name="event">
@@ -41,7 +46,9 @@ function filterForm(q: Query): SafeHtml {
 function appCell(e: AuditEvent, names: ActivityNames): SafeHtml {
   if (!e.clientId) return html`—`;
   const name = names.apps.get(e.clientId);
-  return html`${name ? html`<bdi>${name}</bdi><br />` : ''}<span class="note"><bdi>${e.clientId}</bdi></span>`;
+  return html`${name ? html`<bdi>${name}</bdi><br />` : ''}<span class="note"
+      ><bdi>${e.clientId}</bdi></span
+    >`;
 }
 
 function row(e: AuditEvent, names: ActivityNames): SafeHtml {
@@ -77,8 +84,9 @@ export function activityPageView(p: {
     p.account,
     'activity',
     html`<p>
-        What happened at this school’s sign-in, newest first: sign-ins, apps allowed and denied, access taken back,
-        and anything that looked like an attack. Times are in UTC; the address is the one the request came from.
+        What happened at this school’s sign-in, newest first: sign-ins, apps allowed and denied, access taken
+        back, and anything that looked like an attack. Times are in UTC; the address is the one the request
+        came from.
       </p>
       ${filterForm(query)}
       ${

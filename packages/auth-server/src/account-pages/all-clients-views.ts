@@ -34,7 +34,8 @@ function filterForm(q: z.infer<typeof clientsQuery>): SafeHtml {
       <label for="kind">Kind</label>
       <select id="kind" name="kind">
         ${KIND_OPTIONS.map(
-          ([v, label]) => html`<option value="${v}" ${(q.kind ?? '') === v ? 'selected' : ''}>${label}</option>`,
+          ([v, label]) =>
+            html`<option value="${v}" ${(q.kind ?? '') === v ? 'selected' : ''}>${label}</option>`,
         )}
       </select>
     </div>
@@ -43,8 +44,10 @@ function filterForm(q: z.infer<typeof clientsQuery>): SafeHtml {
       <input type="text" inputmode="numeric" id="idle_days" name="idle_days" value="${q.idle_days ?? ''}" />
     </div>
     <div>
-      <label><input type="checkbox" name="never_used" value="1" ${q.never_used ? 'checked' : ''} /> Never
-        completed a sign-in</label>
+      <label
+        ><input type="checkbox" name="never_used" value="1" ${q.never_used ? 'checked' : ''} /> Never
+        completed a sign-in</label
+      >
     </div>
     <button type="submit">Show</button>
   </form>`;
@@ -57,15 +60,21 @@ function row(c: ListedClient): SafeHtml {
     <td data-label="App">
       ${appLabel(c)}
       <span class="note">Client id <bdi>${c.clientId}</bdi></span>
-      ${destinations.length
-        ? html`<br /><span class="note">Sends you to ${destinations.map((d) => html`<bdi>${d}</bdi> `)}</span>`
-        : ''}
+      ${
+        destinations.length
+          ? html`<br /><span class="note"
+                >Sends you to ${destinations.map((d) => html`<bdi>${d}</bdi> `)}</span
+              >`
+          : ''
+      }
     </td>
     <td data-label="Created">${c.createdAt === undefined ? 'Not recorded' : when(c.createdAt)}</td>
     <td data-label="Last used">${when(c.lastUsed)}</td>
     <td data-label="Allowed by">${accounts}</td>
     <td data-label="Delete">
-      <a href="${ACCOUNT_PATH}/clients/delete?${new URLSearchParams({ client_id: c.clientId }).toString()}">Delete…</a>
+      <a href="${ACCOUNT_PATH}/clients/delete?${new URLSearchParams({ client_id: c.clientId }).toString()}"
+        >Delete…</a
+      >
     </td>
   </tr>`;
 }
@@ -101,7 +110,8 @@ export function allClientsPage(p: {
           : ''
       }
       <p>
-        Every app registered with this school’s sign-in. Delete one and everyone’s access through it ends at once.
+        Every app registered with this school’s sign-in. Delete one and everyone’s access through it ends at
+        once.
       </p>
       ${filterForm(query)}
       ${
@@ -140,7 +150,9 @@ export function deleteClientPage(p: {
     'Delete this app?',
     p.account,
     'clients',
-    html`<section class="card">${appLabel(p.app)}<span class="note">Client id <bdi>${p.app.clientId}</bdi></span></section>
+    html`<section class="card">
+        ${appLabel(p.app)}<span class="note">Client id <bdi>${p.app.clientId}</bdi></span>
+      </section>
       <p>
         Every access it has ends at once, for all ${p.accounts === 1 ? '1 account' : `${p.accounts} accounts`}
         that allowed it, and it can no longer sign anyone in. It would have to register again, and everyone

@@ -71,7 +71,9 @@ export function allClientsSteps(store: ClientStore & { audit: AuditLog }): {
         cursor: q.after,
         pageSize: CLIENTS_PAGE_SIZE,
       });
-      const deleted = q.deleted ? await justDeleted(store.audit, q.deleted, ctx.state.account._id) : undefined;
+      const deleted = q.deleted
+        ? await justDeleted(store.audit, q.deleted, ctx.state.account._id)
+        : undefined;
       sendPage(ctx, 200, allClientsPage({ ...ctx.state, page, query: q, deleted }));
     },
     confirm: async function confirmDeleteClient(ctx) {

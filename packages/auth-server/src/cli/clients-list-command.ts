@@ -5,7 +5,12 @@
  * JSON object per line.
  */
 import type { Redis } from 'ioredis';
-import { LISTED_KINDS, listClients, type ClientFilter, type ListedClient } from '../storage/client-listing.js';
+import {
+  LISTED_KINDS,
+  listClients,
+  type ClientFilter,
+  type ListedClient,
+} from '../storage/client-listing.js';
 
 /** The command's options, as parsed by cli/main.ts. */
 export interface ClientsListOptions {
@@ -18,7 +23,8 @@ export interface ClientsListOptions {
 /** The filter the options ask for; throws on a value that does not read. */
 export function clientsListFilter(o: ClientsListOptions): ClientFilter {
   const kind = o.kind as ClientFilter['kind'];
-  if (kind && !LISTED_KINDS.includes(kind)) throw new Error(`--kind must be one of ${LISTED_KINDS.join(', ')}`);
+  if (kind && !LISTED_KINDS.includes(kind))
+    throw new Error(`--kind must be one of ${LISTED_KINDS.join(', ')}`);
   const idleDays = o['idle-days'] === undefined ? undefined : Number(o['idle-days']);
   if (idleDays !== undefined && !(Number.isInteger(idleDays) && idleDays >= 1))
     throw new Error('--idle-days must be a whole number of days, at least 1');

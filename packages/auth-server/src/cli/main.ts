@@ -34,11 +34,7 @@ import { AUDIT_EVENT_TYPES, type AuditEventType } from '../audit/audit-log.js';
 import { createLogger } from '../logger.js';
 import { seedAdmin } from './seed-admin.js';
 import { loadSeedConfig } from './seed-config.js';
-import {
-  createIntegration,
-  createIntrospector,
-  deleteClient,
-} from '../provider/operator-clients.js';
+import { createIntegration, createIntrospector, deleteClient } from '../provider/operator-clients.js';
 import { sweepClients } from '../provider/client-sweep.js';
 import { runClientsList } from './clients-list-command.js';
 import { runActivity } from './activity-command.js';

@@ -31,7 +31,7 @@ export function kindText(app: AppIdentity): SafeHtml {
         itself was chosen by the app.`;
     case 'service':
       return html`Service set up by the people who run this school’s sign-in: it checks tokens and never signs
-        anyone in.`;
+      anyone in.`;
     case 'console':
       return html`This school’s own account pages.`;
     default:
