@@ -162,7 +162,7 @@ describe('deleting a client on All clients', () => {
     const confirm = await browser.follow(confirmLink);
     expect(confirm.body).toContain('<h1>Delete this app?</h1>');
     expect(confirm.body).toContain('<bdi>Doomed App</bdi>');
-    expect(confirm.body).toContain('for all 1 account');
+    expect(confirm.body).toContain('for the account that allowed it');
 
     const after = await browser.submit(confirm, '/clients/delete', { client_id: doomed.clientId });
     expect(after.status).toBe(200);

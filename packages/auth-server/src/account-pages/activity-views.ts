@@ -56,7 +56,7 @@ function row(e: AuditEvent, names: ActivityNames): SafeHtml {
   return html`<tr>
     <td data-label="Time">${when(new Date(e.at))}</td>
     <td data-label="Event">${EVENT_WORDS[e.type] ?? e.type} <code>${e.type}</code></td>
-    <td data-label="App">${appCell(e, names)}</td>
+    <td data-label="App" class="ids">${appCell(e, names)}</td>
     <td data-label="Account">${e.accountId ? html`<bdi>${email ?? e.accountId}</bdi>` : '—'}</td>
     <td data-label="Address">${e.ip ? html`<bdi>${e.ip}</bdi>` : '—'}</td>
   </tr>`;

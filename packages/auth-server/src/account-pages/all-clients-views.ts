@@ -57,7 +57,7 @@ function row(c: ListedClient): SafeHtml {
   const destinations = [...new Set(c.redirectUris.map(destinationText))];
   const accounts = c.accounts === 1 ? '1 account' : `${c.accounts} accounts`;
   return html`<tr>
-    <td data-label="App">
+    <td data-label="App" class="ids">
       ${appLabel(c)}
       <span class="note">Client id <bdi>${c.clientId}</bdi></span>
       ${
@@ -146,6 +146,10 @@ export function deleteClientPage(p: {
   app: AppIdentity;
   accounts: number;
 }): string {
+  const who =
+    p.accounts === 0
+      ? 'No account has allowed it yet.'
+      : `Every access it has ends at once, for the ${p.accounts === 1 ? 'account' : `${p.accounts} accounts`} that allowed it.`;
   return accountPage(
     'Delete this app?',
     p.account,
@@ -154,17 +158,14 @@ export function deleteClientPage(p: {
         ${appLabel(p.app)}<span class="note">Client id <bdi>${p.app.clientId}</bdi></span>
       </section>
       <p>
-        Every access it has ends at once, for all ${p.accounts === 1 ? '1 account' : `${p.accounts} accounts`}
-        that allowed it, and it can no longer sign anyone in. It would have to register again, and everyone
-        would have to allow it again.
+        ${who} It can no longer sign anyone in: it would have to register again, and everyone would have to
+        allow it again.
       </p>
-      <div class="actions">
-        <form method="post" action="${ACCOUNT_PATH}/clients/delete">
-          <input type="hidden" name="csrf" value="${p.csrf}" />
-          <input type="hidden" name="client_id" value="${p.app.clientId}" />
-          <button type="submit" class="danger">Delete this app</button>
-        </form>
-        <a class="button secondary" href="${ACCOUNT_PATH}/clients">Cancel</a>
-      </div>`,
+      <form method="post" action="${ACCOUNT_PATH}/clients/delete">
+        <input type="hidden" name="csrf" value="${p.csrf}" />
+        <input type="hidden" name="client_id" value="${p.app.clientId}" />
+        <button type="submit" class="danger">Delete this app</button>
+      </form>
+      <p><a href="${ACCOUNT_PATH}/clients">Cancel: keep this app</a></p>`,
   );
 }

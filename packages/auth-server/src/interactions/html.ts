@@ -71,7 +71,8 @@ dl.facts{display:grid;grid-template-columns:minmax(6rem,auto) 1fr;gap:.25rem .75
 dl.facts dt{font-weight:600}
 dl.facts dd{margin:0}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
-th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e5e7eb;vertical-align:top}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e5e7eb;vertical-align:top;overflow-wrap:break-word}
+td.ids{overflow-wrap:anywhere}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
 .filters label{margin:0}
 .filters button{margin:0}
