@@ -11,6 +11,7 @@ import type { ActivityPage } from '../audit/audit-page.js';
 import { EVENT_WORDS } from '../audit/event-words.js';
 import { html, type SafeHtml } from '../interactions/html.js';
 import type { activityQuery, ActivityNames } from './activity.js';
+import { listTable, pageLinks } from './list-parts.js';
 import { accountPage, when } from './views.js';
 
 type Query = z.infer<typeof activityQuery>;
@@ -62,15 +63,6 @@ function row(e: AuditEvent, names: ActivityNames): SafeHtml {
   </tr>`;
 }
 
-function olderLink(q: Query, next: string): SafeHtml {
-  const params = new URLSearchParams();
-  if (q.event) params.set('event', q.event);
-  if (q.app) params.set('app', q.app);
-  if (q.account) params.set('account', q.account);
-  params.set('before', next);
-  return html`<a href="${ACCOUNT_PATH}/activity?${params.toString()}">Older events</a>`;
-}
-
 /** Activity: the filters, a page of events newest first, the paging links. */
 export function activityPageView(p: {
   account: AccountProfile;
@@ -89,27 +81,18 @@ export function activityPageView(p: {
         came from.
       </p>
       ${filterForm(query)}
-      ${
-        page.events.length
-          ? html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Event</th>
-                  <th scope="col">App</th>
-                  <th scope="col">Account</th>
-                  <th scope="col">Address</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${page.events.map((e) => row(e, names))}
-              </tbody>
-            </table>`
-          : html`<p class="card">No event matches.</p>`
-      }
-      <p class="actions">
-        ${query.before ? html`<a href="${ACCOUNT_PATH}/activity">Newest events</a>` : ''}
-        ${page.next ? olderLink(query, page.next) : ''}
-      </p>`,
+      ${listTable(
+        ['Time', 'Event', 'App', 'Account', 'Address'],
+        page.events.map((e) => row(e, names)),
+        'No event matches.',
+      )}
+      ${pageLinks({
+        path: `${ACCOUNT_PATH}/activity`,
+        filters: { event: query.event, app: query.app, account: query.account },
+        cursorParam: 'before',
+        current: query.before,
+        next: page.next,
+        labels: { first: 'Newest events', next: 'Older events' },
+      })}`,
   );
 }

@@ -11,14 +11,14 @@ import { AUDIT_EVENT_TYPES, type AuditEvent, type AuditLog } from '../audit/audi
 import { activityPage, type ActivityFilter } from '../audit/audit-page.js';
 import { sendPage } from '../interactions/html.js';
 import { storedClients } from '../storage/client-listing.js';
+import { optionalParam } from './list-parts.js';
 import type { AccountStep } from './signed-in.js';
 import { activityPageView } from './activity-views.js';
 
 /** Events per page. */
 export const ACTIVITY_PAGE_SIZE = 50;
 
-const optional = <T extends z.ZodTypeAny>(schema: T) => schema.optional().catch(undefined);
-const text = optional(
+const text = optionalParam(
   z
     .string()
     .trim()
@@ -28,10 +28,10 @@ const text = optional(
 
 /** The Activity page's GET form; a value that does not read is ignored. */
 export const activityQuery = z.object({
-  event: optional(z.enum(AUDIT_EVENT_TYPES)),
+  event: optionalParam(z.enum(AUDIT_EVENT_TYPES)),
   app: text,
   account: text,
-  before: optional(z.string().max(60)),
+  before: optionalParam(z.string().max(60)),
 });
 
 /** The audit filter of a query; `account` may be an email (looked up) or an account id. */

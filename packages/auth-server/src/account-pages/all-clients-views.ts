@@ -9,6 +9,7 @@ import { html, type SafeHtml } from '../interactions/html.js';
 import { appLabel, destinationText, type AppIdentity } from '../interactions/page-parts.js';
 import type { ClientPage, ListedClient } from '../storage/client-listing.js';
 import type { clientsQuery } from './all-clients.js';
+import { listTable, pageLinks } from './list-parts.js';
 import { accountPage, when } from './views.js';
 import type { z } from 'zod';
 
@@ -79,16 +80,6 @@ function row(c: ListedClient): SafeHtml {
   </tr>`;
 }
 
-/** The link to the page after this one, keeping the filters. */
-function nextLink(q: z.infer<typeof clientsQuery>, next: string): SafeHtml {
-  const params = new URLSearchParams();
-  if (q.kind) params.set('kind', q.kind);
-  if (q.idle_days) params.set('idle_days', String(q.idle_days));
-  if (q.never_used) params.set('never_used', '1');
-  params.set('after', next);
-  return html`<a href="${ACCOUNT_PATH}/clients?${params.toString()}">More clients</a>`;
-}
-
 /** All clients: the filters, a page of clients, the paging links. */
 export function allClientsPage(p: {
   account: AccountProfile;
@@ -114,28 +105,19 @@ export function allClientsPage(p: {
         once.
       </p>
       ${filterForm(query)}
-      ${
-        page.clients.length
-          ? html`<table>
-              <thead>
-                <tr>
-                  <th scope="col">App</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Last used</th>
-                  <th scope="col">Allowed by</th>
-                  <th scope="col">Delete</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${page.clients.map(row)}
-              </tbody>
-            </table>`
-          : html`<p class="card">No app ${query.after ? 'on this page ' : ''}matches.</p>`
-      }
-      <p class="actions">
-        ${query.after ? html`<a href="${ACCOUNT_PATH}/clients">First page</a>` : ''}
-        ${page.next ? nextLink(query, page.next) : ''}
-      </p>`,
+      ${listTable(
+        ['App', 'Created', 'Last used', 'Allowed by', 'Delete'],
+        page.clients.map(row),
+        `No app ${query.after ? 'on this page ' : ''}matches.`,
+      )}
+      ${pageLinks({
+        path: `${ACCOUNT_PATH}/clients`,
+        filters: { kind: query.kind, idle_days: query.idle_days, never_used: query.never_used },
+        cursorParam: 'after',
+        current: query.after,
+        next: page.next,
+        labels: { first: 'First page', next: 'More clients' },
+      })}`,
   );
 }
 

@@ -18,21 +18,20 @@ import { removeClient, type ClientStore } from '../storage/client-removal.js';
 import { LISTED_KINDS, listClients, storedClients, type ClientFilter } from '../storage/client-listing.js';
 import { countGrantingAccounts } from '../storage/client-accounts.js';
 import { clientKind } from '../provider/client-kind.js';
+import { optionalParam } from './list-parts.js';
 import { accountPath, type AccountStep } from './signed-in.js';
 import { allClientsPage, deleteClientPage, type DeletedClient } from './all-clients-views.js';
 
 /** Clients a page asks for (a page may hold a few more: storage/client-listing.ts). */
 export const CLIENTS_PAGE_SIZE = 50;
 
-const optional = <T extends z.ZodTypeAny>(schema: T) => schema.optional().catch(undefined);
-
 /** The list's GET form; a value that does not read is ignored. */
 export const clientsQuery = z.object({
-  kind: optional(z.enum(LISTED_KINDS)),
-  never_used: optional(z.literal('1')),
-  idle_days: optional(z.coerce.number().int().min(1).max(3650)),
-  after: optional(z.string().regex(/^\d{1,20}$/)),
-  deleted: optional(z.string().max(2000)),
+  kind: optionalParam(z.enum(LISTED_KINDS)),
+  never_used: optionalParam(z.literal('1')),
+  idle_days: optionalParam(z.coerce.number().int().min(1).max(3650)),
+  after: optionalParam(z.string().regex(/^\d{1,20}$/)),
+  deleted: optionalParam(z.string().max(2000)),
 });
 
 /** The Delete form. */
