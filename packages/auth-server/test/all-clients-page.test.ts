@@ -206,6 +206,24 @@ describe('the admins-only pages', () => {
   });
 });
 
+describe('the methods of the new paths', () => {
+  it('answers 405 with Allow for a method a page does not take', async () => {
+    for (const [path, method, allow] of [
+      ['/oauth/account/clients', 'POST', 'GET, HEAD'],
+      ['/oauth/account/activity', 'DELETE', 'GET, HEAD'],
+      ['/oauth/account/clients/delete', 'PUT', 'GET, HEAD, POST'],
+    ] as const) {
+      const res = await fetch(`${auth.issuer}${path}`, { method });
+      await res.arrayBuffer();
+      expect({ path, status: res.status, allow: res.headers.get('allow') }).toEqual({
+        path,
+        status: 405,
+        allow,
+      });
+    }
+  });
+});
+
 describe('school-auth clients list', () => {
   const schoolAuth = (...args: string[]) =>
     spawnSync(process.execPath, [resolve(import.meta.dirname, '../dist/cli/main.js'), ...args], {

@@ -57,6 +57,7 @@ function filterForm(q: z.infer<typeof clientsQuery>): SafeHtml {
 function row(c: ListedClient): SafeHtml {
   const destinations = [...new Set(c.redirectUris.map(destinationText))];
   const accounts = c.accounts === 1 ? '1 account' : `${c.accounts} accounts`;
+  const confirmPath = `${ACCOUNT_PATH}/clients/delete?${new URLSearchParams({ client_id: c.clientId }).toString()}`;
   return html`<tr>
     <td data-label="App" class="ids">
       ${appLabel(c)}
@@ -72,11 +73,7 @@ function row(c: ListedClient): SafeHtml {
     <td data-label="Created">${c.createdAt === undefined ? 'Not recorded' : when(c.createdAt)}</td>
     <td data-label="Last used">${when(c.lastUsed)}</td>
     <td data-label="Allowed by">${accounts}</td>
-    <td data-label="Delete">
-      <a href="${ACCOUNT_PATH}/clients/delete?${new URLSearchParams({ client_id: c.clientId }).toString()}"
-        >Delete…</a
-      >
-    </td>
+    <td data-label="Delete"><a href="${confirmPath}">Delete…</a></td>
   </tr>`;
 }
 
