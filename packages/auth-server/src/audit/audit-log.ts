@@ -65,6 +65,8 @@ export interface AuditQuery {
   accountId?: string;
   since?: Date;
   until?: Date;
+  /** Only events older than this one (the last of the previous page): paging newest first. */
+  before?: Pick<AuditEvent, 'at' | '_id'>;
   limit?: number;
 }
 
@@ -83,8 +85,12 @@ function model(connection: Connection): Model<AuditEvent> {
     },
     { collection: 'audit_events', versionKey: false },
   );
+  // Newest first, by each filter the Activity page and `school-auth audit` offer; `_id` breaks ties
+  // between events of the same millisecond, so paging never skips or repeats one.
   schema.index({ type: 1, at: -1 });
-  schema.index({ at: -1 });
+  schema.index({ at: -1, _id: -1 });
+  schema.index({ clientId: 1, at: -1 });
+  schema.index({ accountId: 1, at: -1 });
   return connection.model('AuditEvent', schema) as unknown as Model<AuditEvent>;
 }
 
@@ -219,9 +225,13 @@ export class AuditLog {
     if (q.accountId) filter.accountId = q.accountId;
     if (q.since || q.until)
       filter.at = { ...(q.since ? { $gte: q.since } : {}), ...(q.until ? { $lte: q.until } : {}) };
+    if (q.before) {
+      const { at, _id } = q.before;
+      filter.$and = [{ $or: [{ at: { $lt: at } }, { at, _id: { $lt: _id } }] }];
+    }
     return this.events
       .find(filter)
-      .sort({ at: -1 })
+      .sort({ at: -1, _id: -1 })
       .limit(Math.min(q.limit ?? 100, 1000))
       .lean<AuditEvent[]>();
   }

@@ -29,6 +29,9 @@ export function kindText(app: AppIdentity): SafeHtml {
     case 'metadata-document':
       return html`Published at <bdi>${verifiedHost(app.clientId) ?? app.clientId}</bdi> (checked). The name
         itself was chosen by the app.`;
+    case 'service':
+      return html`Service set up by the people who run this school’s sign-in: it checks tokens and never signs
+      anyone in.`;
     case 'console':
       return html`This school’s own account pages.`;
     default:

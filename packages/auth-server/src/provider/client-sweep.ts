@@ -30,7 +30,13 @@ import {
   type RemovalReason,
 } from '../storage/client-removal.js';
 import { usageResolutionSeconds } from '../storage/client-usage.js';
-import { clientGrantsPrefix, modelKey, modelPrefix, usageKey } from '../storage/redis-keys.js';
+import {
+  clientGrantsPrefix,
+  keysStartingWith,
+  modelKey,
+  modelPrefix,
+  usageKey,
+} from '../storage/redis-keys.js';
 
 /** The lifecycle's periods, seconds (CLIENT_UNUSED_TTL, CLIENT_IDLE_TTL). */
 export interface LifecyclePolicy {
@@ -78,8 +84,6 @@ export function lifecycleVerdict(
   return now - lastUse > policy.idleSeconds + usageResolutionSeconds(policy.idleSeconds) ? 'idle' : undefined;
 }
 
-const glob = (s: string) => s.replace(/[*?[\]\\]/g, '\\$&');
-
 async function* scanKeys(redis: Redis, pattern: string): AsyncGenerator<string[]> {
   for await (const keys of redis.scanStream({ match: pattern, count: 500 }) as AsyncIterable<string[]>) {
     if (keys.length) yield keys;
@@ -104,7 +108,7 @@ export async function sweepClients(
     const seconds = Math.floor(now / 1000);
     const since = Number((await redis.get(usageSinceKey(prefix))) ?? seconds);
     const clientPrefix = modelPrefix(prefix, 'Client');
-    for await (const keys of scanKeys(redis, `${glob(clientPrefix)}*`)) {
+    for await (const keys of scanKeys(redis, keysStartingWith(clientPrefix))) {
       const ids = keys.map((k) => k.slice(clientPrefix.length));
       const [stored, used] = await Promise.all([redis.mget(...keys), redis.hmget(usageKey(prefix), ...ids)]);
       for (const [i, clientId] of ids.entries()) {
@@ -125,7 +129,7 @@ export async function sweepClients(
 async function orphans(redis: Redis, prefix: string): Promise<string[]> {
   const named = new Set<string>();
   const grantsPrefix = clientGrantsPrefix(prefix);
-  for await (const keys of scanKeys(redis, `${glob(grantsPrefix)}*`)) {
+  for await (const keys of scanKeys(redis, keysStartingWith(grantsPrefix))) {
     for (const k of keys) named.add(k.slice(grantsPrefix.length));
   }
   const usage = redis.hscanStream(usageKey(prefix), { count: 500 }) as AsyncIterable<string[]>;

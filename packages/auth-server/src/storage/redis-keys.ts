@@ -96,3 +96,8 @@ export function accountGrantsKey(prefix: string, accountId: string): string {
 export function grantUsageKey(prefix: string, grantId: string): string {
   return `${prefix}grantUsedAt:${grantId}`;
 }
+
+/** The SCAN pattern of every key starting with `literal` (its glob characters escaped). */
+export function keysStartingWith(literal: string): string {
+  return `${literal.replace(/[*?[\]\\]/g, '\\$&')}*`;
+}
