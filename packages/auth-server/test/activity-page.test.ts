@@ -73,7 +73,8 @@ describe('Activity', () => {
 
   it('pages older events by cursor: every event once, newest first, filters kept', async () => {
     for (let i = 0; i < 120; i++) {
-      void auth.running.audit.record('rate_limited', { ip: '192.0.2.7', details: { n: i } });
+      // From many addresses: one address's events are stored at most 60 a minute (audit/flood-guard.ts).
+      void auth.running.audit.record('rate_limited', { ip: `192.0.2.${i}`, details: { n: i } });
     }
     const browser = new FormBrowser(auth.issuer);
     let page = await openActivity(browser, '?event=rate_limited');

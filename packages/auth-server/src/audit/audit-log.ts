@@ -13,10 +13,14 @@
  * instead of one insert each (a per-event insert was the largest cost of a refresh in scripts/bench).
  * The stdout line is still written at once; `query` and `close` store what is pending first. A crash
  * loses at most the pending batch from MongoDB, never from stdout.
+ *
+ * One address cannot flood it: at most `perAddressPerMinute` (60) events of one type from one address
+ * are logged and stored per minute and process (flood-guard.ts); the metrics still count every one.
  */
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Logger } from '../logger.js';
+import { AuditFloodGuard } from './flood-guard.js';
 
 /** The kinds of security event. */
 export const AUDIT_EVENT_TYPES = [
@@ -102,6 +106,8 @@ export interface AuditBatching {
   batchSize?: number;
   /** Events kept waiting at most (beyond, new events are only logged, with a warning). Default 50000. */
   maxPending?: number;
+  /** Events of one type from one address logged and stored per minute (flood-guard.ts). Default 60. */
+  perAddressPerMinute?: number;
 }
 
 /** Records and queries security events. */
@@ -118,6 +124,7 @@ export class AuditLog {
   private storing: Promise<void> = Promise.resolve();
   /** Told of every event as it is recorded (the metrics count them). */
   private readonly observers: ((type: AuditEventType) => void)[] = [];
+  private readonly floodGuard: AuditFloodGuard;
 
   constructor(
     connection: Connection,
@@ -130,6 +137,7 @@ export class AuditLog {
     this.batchMs = batching.batchMs ?? 200;
     this.batchSize = batching.batchSize ?? 1000;
     this.maxPending = batching.maxPending ?? 50_000;
+    this.floodGuard = new AuditFloodGuard(batching.perAddressPerMinute ?? 60);
   }
 
   /**
@@ -178,6 +186,15 @@ export class AuditLog {
   record(type: AuditEventType, fields: Omit<AuditEvent, '_id' | 'type' | 'at'> = {}): Promise<void> {
     const event: AuditEvent = { _id: randomUUID(), type, at: new Date(), ...fields };
     for (const observe of this.observers) observe(type);
+    const admitted = this.floodGuard.admit(type, fields.ip);
+    if (admitted !== 'store') {
+      if (admitted === 'first-over')
+        this.logger.warn(
+          { type, ip: fields.ip },
+          'audit: more events of this type from this address are counted in the metrics, not stored, for up to a minute',
+        );
+      return Promise.resolve();
+    }
     this.logger.info({ audit: true, ...event, at: event.at.toISOString() }, `audit ${type}`);
     if (this.pending.length >= this.maxPending) {
       this.logger.warn({ type }, 'audit event not stored: storage is falling behind');
