@@ -1,7 +1,8 @@
 /**
  * Issue 16's "done when", in headless Chromium through the edge: a school admin signs in, approves two
  * apps (one open registration, one operator integration), sees both on Connected apps with their
- * scopes, revokes one, and its token is refused by the API at once while the other still works.
+ * scopes, revokes one, and its token is refused by the API at once while the other still works; then
+ * lists, filters and deletes clients on All clients and reads the audit trail on Activity.
  * Every page is photographed at 1280 and 390 px into test-results/, checked for sideways scrolling at
  * 390 px, and checked with axe-core (injected into the page) for serious or critical violations.
  */
@@ -213,6 +214,56 @@ describe('the school admin’s side, in a browser', () => {
     } finally {
       await deniedListener.close();
     }
+  });
+
+  it('lists every client on All clients, filters them, and deletes one after asking', async () => {
+    const res = await fetch(`${stack.baseUrl}/api/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_name: 'A very long self-declared name that keeps going well past the width of a phone screen',
+        redirect_uris: [listener.redirectUri],
+      }),
+    });
+    const longNamed = ((await res.json()) as { client_id: string }).client_id;
+    const page = await context.newPage();
+    await page.goto(`${stack.baseUrl}/oauth/account/clients`);
+    await page.waitForSelector('h1:has-text("All clients")');
+    const list = await page.innerText('main');
+    expect(list).toContain('Timetable Integration');
+    expect(list).toContain('Registered integration');
+    expect(list).toContain(longNamed);
+    await inspect(page, 'all-clients');
+
+    await page.selectOption('select[name=kind]', 'integration');
+    await page.click('form.filters button');
+    await page.waitForURL(/kind=integration/);
+    expect(await page.innerText('main')).not.toContain(longNamed);
+
+    await page.goto(`${stack.baseUrl}/oauth/account/clients`);
+    await page.locator('tr', { hasText: longNamed }).locator('a:has-text("Delete")').click();
+    await page.waitForSelector('h1:has-text("Delete this app?")');
+    await inspect(page, 'delete-client');
+    await page.click('button:has-text("Delete this app")');
+    await page.waitForSelector('text=was deleted');
+    expect(await page.locator('tr', { hasText: longNamed }).count()).toBe(0);
+  });
+
+  it('shows the audit trail on Activity, filterable by event', async () => {
+    const page = await context.newPage();
+    await page.goto(`${stack.baseUrl}/oauth/account/activity`);
+    await page.waitForSelector('h1:has-text("Activity")');
+    const all = await page.innerText('table');
+    expect(all).toContain('An app was deleted');
+    expect(all).toContain('Access allowed to an app');
+    expect(all).toContain(E2E_ADMIN.email);
+    await inspect(page, 'activity');
+    await page.selectOption('select[name=event]', 'consent_granted');
+    await page.click('form.filters button');
+    await page.waitForURL(/event=consent_granted/);
+    const granted = await page.innerText('table');
+    expect(granted).toContain('Access allowed to an app');
+    expect(granted).not.toContain('An app was deleted');
   });
 
   it('signs out at the end_session_endpoint, on a page of ours', async () => {

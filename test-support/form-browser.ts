@@ -143,3 +143,19 @@ export async function authorizeInBrowser(
     throw new Error(`expected a redirect to the client, got ${page.status}: ${page.body.slice(0, 300)}`);
   return new URL(page.location);
 }
+
+/**
+ * Opens the account page at `path` (e.g. `/oauth/account/clients`), signing in as `account` first
+ * when the login page asks (signing in lands on Connected apps, so `path` is asked for again);
+ * returns the page it ends on, whatever its status.
+ */
+export async function openAccountPage(
+  browser: FormBrowser,
+  path: string,
+  account: { email: string; password: string },
+): Promise<Page> {
+  const page = await browser.follow(path);
+  if (!formAction(page.body, '/login')) return page;
+  await browser.submit(page, '/login', { email: account.email, password: account.password });
+  return browser.follow(path);
+}

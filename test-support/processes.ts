@@ -36,18 +36,21 @@ export interface Started {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Starts `command args`; its output is kept in `lines`, or appended to the file `log`. */
+/**
+ * Starts `command args`; its output is kept in `lines`, or appended to the file `log`. With `stdin`,
+ * its standard input is a pipe (`child.stdin`) instead of nothing.
+ */
 export function startProcess(
   name: string,
   command: string,
   args: string[],
-  opts: { env?: NodeJS.ProcessEnv; cwd?: string; log?: string } = {},
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; log?: string; stdin?: boolean } = {},
 ): Started {
   const fd = opts.log ? openSync(opts.log, 'a') : undefined;
   const child = spawn(command, args, {
     env: opts.env ?? process.env,
     cwd: opts.cwd,
-    stdio: ['ignore', fd ?? 'pipe', fd ?? 'pipe'],
+    stdio: [opts.stdin ? 'pipe' : 'ignore', fd ?? 'pipe', fd ?? 'pipe'],
   });
   if (fd !== undefined) closeSync(fd);
   if (!child.pid) throw new Error(`could not start ${name} (${command})`);

@@ -23,6 +23,7 @@ import {
   type AdapterConstructor,
 } from '../src/storage/redis-adapter.js';
 import { accountGrants, endAccountAccess } from '../src/storage/account-grants.js';
+import { listClients, storedClients } from '../src/storage/client-listing.js';
 import { createGrantUsageRecorder, grantsLastUsed } from '../src/storage/grant-usage.js';
 import {
   cimdConsentKey,
@@ -34,6 +35,7 @@ import {
 } from '../src/storage/redis-keys.js';
 import { createRedisClient, revocationChannel, scanKeys, tokenHash, type RedisClient } from '@school/shared';
 import { SERVICES } from '../../../test-support/auth-server.js';
+import { pollUntil } from '../../../test-support/processes.js';
 import { startRedisCluster } from '../../../test-support/redis-cluster.js';
 
 /** Makes the adapter of one model, as oidc-provider does for each of its models. */
@@ -252,6 +254,29 @@ function onRedis(backend: string, settings: () => Parameters<typeof createRedisC
       expect(await redis.exists(modelKey(prefix, 'Grant', kept))).toBe(1);
     });
 
+    it('lists every stored client page by page, with how many accounts granted each (All clients)', async () => {
+      const ids = Array.from({ length: 7 }, () => `list-${id()}`);
+      for (const cid of ids) await adapter('Client').upsert(cid, { client_id: cid, redirect_uris: [] });
+      for (const accountId of ['a1', 'a2']) {
+        const grantId = id();
+        await adapter('Grant').upsert(
+          grantId,
+          { jti: grantId, kind: 'Grant', accountId, clientId: ids[0] },
+          60,
+        );
+      }
+      const listed = new Map<string, number>();
+      let cursor: string | undefined = '0';
+      for (let pages = 0; cursor && pages < 100; pages++) {
+        const page = await listClients(redis, prefix, { cursor, pageSize: 2 });
+        for (const c of page.clients) listed.set(c.clientId, c.accounts);
+        cursor = page.next;
+      }
+      expect(ids.filter((cid) => !listed.has(cid))).toEqual([]);
+      expect(listed.get(ids[0]!)).toBe(2);
+      expect([...(await storedClients(redis, prefix, ids)).keys()].sort()).toEqual([...ids].sort());
+    });
+
     it('records and reads the last use of several grants at once', async () => {
       const grants = [id(), id(), id()];
       const record = createGrantUsageRecorder(redis, { prefix, grantTtlSeconds: 60 });
@@ -259,10 +284,10 @@ function onRedis(backend: string, settings: () => Parameters<typeof createRedisC
       record(grants[1]!);
       const before = Math.floor(Date.now() / 1000) - 1;
       let times: Array<number | undefined> = [];
-      for (let i = 0; i < 50 && times.filter(Boolean).length < 2; i++) {
-        await new Promise((r) => setTimeout(r, 20));
+      await pollUntil(async () => {
         times = await grantsLastUsed(redis, prefix, grants);
-      }
+        return times.filter(Boolean).length === 2;
+      }, 'both uses written (the recorder does not wait for its write)').catch(() => undefined);
       expect(times).toEqual([expect.any(Number), expect.any(Number), undefined]);
       expect(times[0]).toBeGreaterThanOrEqual(before);
     });

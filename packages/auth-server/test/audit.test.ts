@@ -96,3 +96,26 @@ describe('the audit log', () => {
     }
   });
 });
+
+describe('an address flooding the audit log', () => {
+  it('has at most 60 events of one type stored per minute, while the metrics count every one', async () => {
+    const audit = auth.running.audit;
+    const counted: string[] = [];
+    audit.observe((type) => counted.push(type));
+    const flood = '198.51.100.66';
+    const records: Promise<void>[] = [];
+    for (let i = 0; i < 150; i++) records.push(audit.record('rate_limited', { ip: flood, details: { i } }));
+    for (let i = 0; i < 3; i++) records.push(audit.record('rate_limited', { ip: '198.51.100.67' }));
+    records.push(audit.record('client_deleted', { details: { by: 'operator' } })); // no address: never held
+    await Promise.all(records);
+    const stored = await audit.query({ type: 'rate_limited', limit: 1000 });
+    expect(stored.filter((e) => e.ip === flood)).toHaveLength(60);
+    expect(stored.filter((e) => e.ip === '198.51.100.67')).toHaveLength(3);
+    expect(counted.filter((t) => t === 'rate_limited')).toHaveLength(153);
+    // Another type from the same address has its own bound.
+    await audit.record('login_failed', { ip: flood });
+    expect(await audit.query({ type: 'login_failed', limit: 1000 })).toEqual(
+      expect.arrayContaining([expect.objectContaining({ ip: flood })]),
+    );
+  });
+});

@@ -173,6 +173,7 @@ describe('deleting a client (school-auth clients delete)', () => {
     ).toBe(0);
     expect((await auth.running.audit.query({ type: 'client_deleted', clientId }))[0]?.details).toEqual({
       reason: 'operator',
+      client_name: 'test client',
       grants: 230,
       tokens: 230,
     });
@@ -220,7 +221,9 @@ describe('school-auth clients delete (another process)', () => {
     ]).toContainEqual([own.status, own.body?.error]);
 
     const events = await auth.running.audit.query({ type: 'client_deleted', clientId: client.clientId });
-    expect(events.map((e) => e.details)).toEqual([{ reason: 'operator', grants: 1, tokens: 3 }]);
+    expect(events.map((e) => e.details)).toEqual([
+      { reason: 'operator', client_name: 'test client', grants: 1, tokens: 3 },
+    ]);
 
     const again = spawnSync(
       process.execPath,

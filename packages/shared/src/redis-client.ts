@@ -129,23 +129,56 @@ export async function closeRedis(redis: RedisClient): Promise<void> {
   await redis.quit().catch(() => redis.disconnect());
 }
 
+/** The SCAN pattern of every key starting with `literal` (its glob characters escaped). */
+export function keysStartingWith(literal: string): string {
+  return `${literal.replace(/[*?[\]\\]/g, '\\$&')}*`;
+}
+
 /**
- * Every key starting with `keyPrefix` (taken literally: glob characters in it are escaped), in
- * batches, on one node or on every primary of a cluster (a cluster's SCAN only walks the node it is
- * sent to). A key may show up twice (SCAN's own guarantee).
+ * What {@link scanPage} takes and gives as a cursor: SCAN's own number on one node; on a cluster the
+ * primary being walked too, `<index>:<its cursor>` (a SCAN cursor is one node's, and a cluster's
+ * SCAN only walks the node it is sent to).
  */
+export const SCAN_CURSOR = /^(?:\d{1,4}:)?\d{1,20}$/;
+
+/**
+ * One step of a resumable walk over every key starting with `keyPrefix`, on one node or on every
+ * primary of a cluster in turn (sorted by address): `[next cursor, keys]`, from `cursor` ('0' starts;
+ * a next cursor of '0' means the walk is over). SCAN's guarantees hold: every key present for the
+ * whole walk is returned at least once, some may be returned twice; a failover during the walk may
+ * skip or repeat a primary's keys.
+ */
+export async function scanPage(
+  redis: RedisClient,
+  keyPrefix: string,
+  cursor: string,
+  count = 500,
+): Promise<[string, string[]]> {
+  const match = keysStartingWith(keyPrefix);
+  if (!(redis instanceof Cluster)) return redis.scan(cursor, 'MATCH', match, 'COUNT', count);
+  const address = (n: Redis) => `${n.options.host}:${n.options.port}`;
+  const primaries = redis.nodes('master').sort((a, b) => address(a).localeCompare(address(b)));
+  const [at, nodeCursor] = cursor.includes(':') ? cursor.split(':') : ['0', cursor];
+  const index = Number(at);
+  const node = primaries[index];
+  if (!node) return ['0', []];
+  const [next, keys] = await node.scan(nodeCursor!, 'MATCH', match, 'COUNT', count);
+  if (next !== '0') return [`${index}:${next}`, keys];
+  return [index + 1 < primaries.length ? `${index + 1}:0` : '0', keys];
+}
+
+/** Every key starting with `keyPrefix`, in batches, walked with {@link scanPage}. */
 export async function* scanKeys(
   redis: RedisClient,
   keyPrefix: string,
   count = 500,
 ): AsyncGenerator<string[]> {
-  const match = `${keyPrefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
-  const nodes = redis instanceof Cluster ? redis.nodes('master') : [redis];
-  for (const node of nodes) {
-    for await (const keys of node.scanStream({ match, count }) as AsyncIterable<string[]>) {
-      if (keys.length) yield keys;
-    }
-  }
+  let cursor = '0';
+  do {
+    const [next, keys] = await scanPage(redis, keyPrefix, cursor, count);
+    if (keys.length) yield keys;
+    cursor = next;
+  } while (cursor !== '0');
 }
 
 /** The values of `keys` (null where missing): one GET each, pipelined, as MGET cannot span slots. */

@@ -14,7 +14,10 @@ import type { AccountStore } from '../accounts/account-store.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { CsrfTokens } from '../interactions/csrf.js';
 import { noStore } from '../interactions/error-page.js';
+import { activitySteps } from './activity.js';
+import { allClientsSteps, deleteClientForm } from './all-clients.js';
 import { connectedAppsSteps, revokeForm } from './connected-apps.js';
+import { requireAdmin } from './require-admin.js';
 import { accountPath, checkAccountForm, requireSignIn, type AccountState } from './signed-in.js';
 
 /** What the account pages need. */
@@ -38,6 +41,8 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   const signedIn = requireSignIn(deps.provider, deps.accounts, csrf, deps.baseUrl);
   const forms = bodyParser({ enableTypes: ['form'], formLimit: '16kb', encoding: 'utf-8' });
   const apps = connectedAppsSteps(deps, csrf);
+  const clients = allClientsSteps(deps);
+  const activity = activitySteps(deps);
 
   const router = new Router<AccountState>({ prefix: ACCOUNT_PATH });
   router.use(noStore);
@@ -50,5 +55,10 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   router.get('/signed-in', home);
   router.get('/apps', signedIn, apps.show);
   router.post('/apps/revoke', forms, signedIn, checkAccountForm(revokeForm, formCheck), apps.revoke);
+  router.get('/clients', signedIn, requireAdmin, clients.show);
+  router.get('/clients/delete', signedIn, requireAdmin, clients.confirm);
+  const deleteCheck = checkAccountForm(deleteClientForm, formCheck);
+  router.post('/clients/delete', forms, signedIn, requireAdmin, deleteCheck, clients.remove);
+  router.get('/activity', signedIn, requireAdmin, activity.show);
   return router;
 }

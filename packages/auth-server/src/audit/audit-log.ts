@@ -13,10 +13,14 @@
  * instead of one insert each (a per-event insert was the largest cost of a refresh in scripts/bench).
  * The stdout line is still written at once; `query` and `close` store what is pending first. A crash
  * loses at most the pending batch from MongoDB, never from stdout.
+ *
+ * One address cannot flood it: at most `perAddressPerMinute` (60) events of one type from one address
+ * are logged and stored per minute and process (flood-guard.ts); the metrics still count every one.
  */
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
 import type { Logger } from '../logger.js';
+import { AuditFloodGuard } from './flood-guard.js';
 
 /** The kinds of security event. */
 export const AUDIT_EVENT_TYPES = [
@@ -65,6 +69,8 @@ export interface AuditQuery {
   accountId?: string;
   since?: Date;
   until?: Date;
+  /** Only events older than this one (the last of the previous page): paging newest first. */
+  before?: Pick<AuditEvent, 'at' | '_id'>;
   limit?: number;
 }
 
@@ -83,8 +89,12 @@ function model(connection: Connection): Model<AuditEvent> {
     },
     { collection: 'audit_events', versionKey: false },
   );
+  // Newest first, by each filter the Activity page and `school-auth audit` offer; `_id` breaks ties
+  // between events of the same millisecond, so paging never skips or repeats one.
   schema.index({ type: 1, at: -1 });
-  schema.index({ at: -1 });
+  schema.index({ at: -1, _id: -1 });
+  schema.index({ clientId: 1, at: -1 });
+  schema.index({ accountId: 1, at: -1 });
   return connection.model('AuditEvent', schema) as unknown as Model<AuditEvent>;
 }
 
@@ -96,6 +106,8 @@ export interface AuditBatching {
   batchSize?: number;
   /** Events kept waiting at most (beyond, new events are only logged, with a warning). Default 50000. */
   maxPending?: number;
+  /** Events of one type from one address logged and stored per minute (flood-guard.ts). Default 60. */
+  perAddressPerMinute?: number;
 }
 
 /** Records and queries security events. */
@@ -112,6 +124,7 @@ export class AuditLog {
   private storing: Promise<void> = Promise.resolve();
   /** Told of every event as it is recorded (the metrics count them). */
   private readonly observers: ((type: AuditEventType) => void)[] = [];
+  private readonly floodGuard: AuditFloodGuard;
 
   constructor(
     connection: Connection,
@@ -124,6 +137,7 @@ export class AuditLog {
     this.batchMs = batching.batchMs ?? 200;
     this.batchSize = batching.batchSize ?? 1000;
     this.maxPending = batching.maxPending ?? 50_000;
+    this.floodGuard = new AuditFloodGuard(batching.perAddressPerMinute ?? 60);
   }
 
   /**
@@ -172,6 +186,15 @@ export class AuditLog {
   record(type: AuditEventType, fields: Omit<AuditEvent, '_id' | 'type' | 'at'> = {}): Promise<void> {
     const event: AuditEvent = { _id: randomUUID(), type, at: new Date(), ...fields };
     for (const observe of this.observers) observe(type);
+    const admitted = this.floodGuard.admit(type, fields.ip);
+    if (admitted !== 'store') {
+      if (admitted === 'first-over')
+        this.logger.warn(
+          { type, ip: fields.ip },
+          'audit: more events of this type from this address are counted in the metrics, not stored, for up to a minute',
+        );
+      return Promise.resolve();
+    }
     this.logger.info({ audit: true, ...event, at: event.at.toISOString() }, `audit ${type}`);
     if (this.pending.length >= this.maxPending) {
       this.logger.warn({ type }, 'audit event not stored: storage is falling behind');
@@ -219,9 +242,13 @@ export class AuditLog {
     if (q.accountId) filter.accountId = q.accountId;
     if (q.since || q.until)
       filter.at = { ...(q.since ? { $gte: q.since } : {}), ...(q.until ? { $lte: q.until } : {}) };
+    if (q.before) {
+      const { at, _id } = q.before;
+      filter.$and = [{ $or: [{ at: { $lt: at } }, { at, _id: { $lt: _id } }] }];
+    }
     return this.events
       .find(filter)
-      .sort({ at: -1 })
+      .sort({ at: -1, _id: -1 })
       .limit(Math.min(q.limit ?? 100, 1000))
       .lean<AuditEvent[]>();
   }

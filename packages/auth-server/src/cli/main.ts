@@ -7,7 +7,9 @@
  *                                                for a new admin and printed once; cli/seed-admin.ts)
  *   clients create-integration --name N --redirect-uri https://… [--redirect-uri …]
  *   clients create-introspector --name N         a service allowed to introspect every token
- *   clients list                                 the operator-created clients
+ *   clients list [--kind K] [--never-used] [--idle-days N] [--json]
+ *                                                every stored client, as All clients shows them
+ *                                                (cli/clients-list-command.ts)
  *   clients delete <client_id>                   end a stored client's grants and tokens, then delete it
  *   clients sweep                                remove unused and idle self-registered clients now
  *                                                (CLIENT_UNUSED_TTL, CLIENT_IDLE_TTL; provider/client-sweep.ts)
@@ -20,8 +22,12 @@
  *   apps revoke <account email> <client_id>      end that app's access for that account (cli/apps-command.ts)
  *   audit [--type T] [--client ID] [--account ID] [--since ISO] [--until ISO] [--limit N]
  *                                                the newest security events, as JSON lines
+ *   activity [--event E] [--client ID] [--account EMAIL|ID] [--limit N] [--before CURSOR] [--json]
+ *                                                the audit log as the Activity page shows it
+ *                                                (cli/activity-command.ts)
  *
- * Reads the same environment as the server (REDIS_URL, MONGODB_URI, …). Prints JSON.
+ * Reads the same environment as the server (REDIS_URL, MONGODB_URI, …). Prints JSON, except the
+ * listings `clients list` and `activity`, which print a line per item unless given `--json`.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../config.js';
@@ -30,21 +36,18 @@ import { AUDIT_EVENT_TYPES, type AuditEventType } from '../audit/audit-log.js';
 import { createLogger } from '../logger.js';
 import { seedAdmin } from './seed-admin.js';
 import { loadSeedConfig } from './seed-config.js';
-import {
-  createIntegration,
-  createIntrospector,
-  deleteClient,
-  listOperatorClients,
-} from '../provider/operator-clients.js';
+import { createIntegration, createIntrospector, deleteClient } from '../provider/operator-clients.js';
 import { sweepClients } from '../provider/client-sweep.js';
 import { appsCommand } from './apps-command.js';
+import { runClientsList } from './clients-list-command.js';
+import { runActivity } from './activity-command.js';
 import { allowCimdClient, disallowCimdClient, listCimdClients } from '../cimd/cimd-operator.js';
 
 const USAGE = `usage:
   school-auth seed-admin
   school-auth clients create-integration --name <name> --redirect-uri <https uri> [--redirect-uri …]
   school-auth clients create-introspector --name <name>
-  school-auth clients list
+  school-auth clients list [--kind open|metadata-document|integration|service] [--never-used] [--idle-days <n>] [--json]
   school-auth clients delete <client_id>
   school-auth clients sweep
   school-auth clients allow-cimd <client_id URL>
@@ -52,7 +55,8 @@ const USAGE = `usage:
   school-auth clients cimd
   school-auth apps list <account email>
   school-auth apps revoke <account email> <client_id>
-  school-auth audit [--type <event type>] [--client <id>] [--account <id>] [--since <ISO date>] [--until <ISO date>] [--limit <n>]`;
+  school-auth audit [--type <event type>] [--client <id>] [--account <id>] [--since <ISO date>] [--until <ISO date>] [--limit <n>]
+  school-auth activity [--event <event type>] [--client <id>] [--account <email or id>] [--limit <n>] [--before <cursor>] [--json]`;
 
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -67,6 +71,13 @@ async function main(argv: string[]): Promise<number> {
       since: { type: 'string' },
       until: { type: 'string' },
       limit: { type: 'string' },
+      // clients list, activity
+      kind: { type: 'string' },
+      'never-used': { type: 'boolean' },
+      'idle-days': { type: 'string' },
+      json: { type: 'boolean' },
+      event: { type: 'string' },
+      before: { type: 'string' },
     },
   });
   const [command, sub, arg] = positionals;
@@ -106,8 +117,12 @@ async function main(argv: string[]): Promise<number> {
       print(await createIntegration(runtime.provider, values.name, values['redirect-uri'] ?? []));
     } else if (command === 'clients' && sub === 'create-introspector' && values.name) {
       print(await createIntrospector(runtime.provider, values.name));
+    } else if (command === 'activity') {
+      const { audit, accounts, redis } = runtime;
+      const next = await runActivity({ audit, accounts, redis, prefix: config.REDIS_KEY_PREFIX }, values);
+      if (next) console.error(`older events: --before ${next}`);
     } else if (command === 'clients' && sub === 'list') {
-      print(await listOperatorClients(runtime.redis, config.REDIS_KEY_PREFIX));
+      await runClientsList(runtime.redis, config.REDIS_KEY_PREFIX, values);
     } else if (command === 'clients' && sub === 'delete' && arg) {
       if (!(await deleteClient(runtime.clients, arg))) {
         console.error(`no client ${arg}`);

@@ -32,6 +32,8 @@ const PATTERNS: Array<[RegExp, string[]]> = [
   // The account pages (account-pages/router.ts): pages are read, forms post to `…/<action>`.
   [new RegExp(`^${ACCOUNT_PATH}(/(apps|signed-in))?$`), READ],
   [new RegExp(`^${ACCOUNT_PATH}/apps/revoke$`), ['POST']],
+  [new RegExp(`^${ACCOUNT_PATH}/(clients|activity)$`), READ],
+  [new RegExp(`^${ACCOUNT_PATH}/clients/delete$`), [...READ, 'POST']], // the confirmation page, its form
 ];
 
 /** The methods `path` answers, or undefined for a path this guard does not know. */

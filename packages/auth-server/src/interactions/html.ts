@@ -57,7 +57,7 @@ button.link{background:none;color:#1d4ed8;padding:0;margin:0;text-decoration:und
 .app{border-left:4px solid #d97706;padding:.25rem 0 .25rem .75rem;margin:.5rem 0}
 .app-name{display:block;font-size:1rem}
 .kind{display:block;font-size:1rem;font-weight:600;color:#92400e}
-.kind-integration,.kind-console,.kind-metadata-document{color:#1e3a8a}
+.kind-integration,.kind-service,.kind-console,.kind-metadata-document{color:#1e3a8a}
 .group{margin:.75rem 0 .25rem;font-weight:600}
 .flag{font-size:.85rem;background:#fee2e2;color:#991b1b;padding:.1rem .4rem;border-radius:4px}
 ul.scopes{padding-left:1.2rem;margin:.25rem 0}
@@ -71,14 +71,15 @@ dl.facts{display:grid;grid-template-columns:minmax(6rem,auto) 1fr;gap:.25rem .75
 dl.facts dt{font-weight:600}
 dl.facts dd{margin:0}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
-th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e5e7eb;vertical-align:top}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #e5e7eb;vertical-align:top;overflow-wrap:break-word}
+td.ids{overflow-wrap:anywhere}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
 .filters label{margin:0}
 .filters button{margin:0}
 @media (max-width:40rem){table,thead,tbody,tr,th,td{display:block}thead{display:none}tr{border:1px solid #d1d5db;border-radius:8px;margin:.5rem 0;padding:.25rem}td{border:0}td::before{content:attr(data-label) ": ";font-weight:600}}
 @media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}main{background:#1f2937}a,button.link{color:#93c5fd}
 input,select{background:#111827;color:#f9fafb}code{background:#374151}.note{color:#d1d5db}.kind{color:#fcd34d}
-.kind-integration,.kind-console,.kind-metadata-document{color:#bfdbfe}ul.writes li{color:#fca5a5}}
+.kind-integration,.kind-service,.kind-console,.kind-metadata-document{color:#bfdbfe}ul.writes li{color:#fca5a5}}
 `;
 
 /** The CSP hash of the one stylesheet every page inlines. */

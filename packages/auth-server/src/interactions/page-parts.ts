@@ -29,20 +29,28 @@ export function kindText(app: AppIdentity): SafeHtml {
     case 'metadata-document':
       return html`Published at <bdi>${verifiedHost(app.clientId) ?? app.clientId}</bdi> (checked). The name
         itself was chosen by the app.`;
+    case 'service':
+      return html`Service set up by the people who run this school’s sign-in: it checks tokens and never signs
+      anyone in.`;
     case 'console':
       return html`This school’s own account pages.`;
     default:
-      return html`Self-declared name: the app chose this name itself and nobody has checked it. Only continue
-      if you started this yourself.`;
+      return html`Self-declared name: the app chose this name itself and nobody has checked it.`;
   }
 }
 
-/** The app's name in a `<bdi>`, with its kind underneath in words at least as prominent. */
-export function appLabel(app: AppIdentity): SafeHtml {
+/**
+ * The app's name in a `<bdi>`, with its kind underneath in words at least as prominent. `asking`: the
+ * app is asking this person for access right now (sign-in and consent), so an unchecked name comes
+ * with what to do about it; lists and the page after Deny only describe.
+ */
+export function appLabel(app: AppIdentity, { asking = false } = {}): SafeHtml {
   const name = app.name?.trim() || 'An unnamed app';
+  const unchecked = app.kind === 'open' || app.kind === 'metadata-document';
+  const advice = asking && unchecked ? ' Only continue if you started this app yourself.' : '';
   return html`<div class="app">
     <span class="app-name"><bdi>${name}</bdi></span>
-    <span class="kind kind-${app.kind}">${kindText(app)}</span>
+    <span class="kind kind-${app.kind}">${kindText(app)}${advice}</span>
   </div>`;
 }
 

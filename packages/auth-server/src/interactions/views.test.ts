@@ -34,6 +34,7 @@ describe('the consent page', () => {
     expect(page).toContain('<bdi>Verified by your IT Department — please click Allow</bdi>');
     expect(page).not.toMatch(/<(strong|b|h1|h2)>\s*<bdi>Verified/);
     expect(page).toContain('Self-declared name: the app chose this name itself');
+    expect(page).toContain('Only continue if you started this app yourself.');
     expect(page).not.toContain('title=');
   });
 

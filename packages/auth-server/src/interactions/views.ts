@@ -37,7 +37,7 @@ export function loginPage(p: {
         forAccountPages
           ? html`<p>Sign in to see and manage the apps connected to your school.</p>`
           : html`<p>This app wants to connect to your school account:</p>
-              ${appLabel(p.client)}`
+              ${appLabel(p.client, { asking: true })}`
       }
       ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
       <form method="post" action="${p.action}">
@@ -83,7 +83,7 @@ export function consentPage(p: {
     'Allow access?',
     html`<h1>Allow access to your school?</h1>
       <p>This app is asking for access to your school:</p>
-      ${appLabel(p.client)}
+      ${appLabel(p.client, { asking: true })}
       <p>
         If you allow it, you will be sent back to
         <strong><bdi>${destinationText(p.client.redirectUri)}</bdi></strong

@@ -6,13 +6,15 @@
  * - `metadata-document`: its `client_id` is an https URL (a Client ID Metadata Document); the host of
  *   that URL is verified (the document was fetched from it), the name is not.
  * - `integration`: created by an operator (`school-auth clients create-integration`).
+ * - `service`: an introspecting service an operator created (`school-auth clients create-introspector`):
+ *   it checks tokens and never signs anyone in, so only the operator pages (All clients) show it.
  * - `console`: this service's own account pages (provider/account-console.ts).
  */
 import { isCimdClientId } from '../cimd/client-id-url.js';
 import { CLIENT_ROLE } from './client-policy.js';
 
 /** One kind of client; see the module comment. */
-export type ClientKind = 'open' | 'metadata-document' | 'integration' | 'console';
+export type ClientKind = 'open' | 'metadata-document' | 'integration' | 'service' | 'console';
 
 /** The client id of this service's own account pages (a configured client, never stored in Redis). */
 export const ACCOUNT_CONSOLE_CLIENT_ID = 'school-account-pages';
@@ -26,7 +28,9 @@ export interface ClientIdentity {
 /** The kind of `client`. */
 export function clientKind(client: ClientIdentity): ClientKind {
   if (client.clientId === ACCOUNT_CONSOLE_CLIENT_ID) return 'console';
-  if (client.metadata()[CLIENT_ROLE] === 'integration') return 'integration';
+  const role = client.metadata()[CLIENT_ROLE];
+  if (role === 'integration') return 'integration';
+  if (role === 'introspector') return 'service';
   if (isCimdClientId(client.clientId)) return 'metadata-document';
   return 'open';
 }

@@ -24,7 +24,7 @@
  */
 import type { RedisClient } from '@school/shared';
 import type { Adapter, Provider } from 'oidc-provider';
-import type { AuditLog } from '../audit/audit-log.js';
+import type { AuditEvent, AuditLog } from '../audit/audit-log.js';
 import { clientGrantsKey, grantListKey, modelKey, usageKey } from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
 import { publishRevoked } from './revocations.js';
@@ -43,8 +43,11 @@ export interface ClientStore {
   audit?: AuditLog;
 }
 
-/** Why a client is removed. */
-export type RemovalReason = 'operator' | 'unused' | 'idle' | 'orphaned';
+/** Why a client is removed (`admin`: an admin deleted it on All clients). */
+export type RemovalReason = 'operator' | 'admin' | 'unused' | 'idle' | 'orphaned';
+
+/** Who removed it, for the audit event (the admin on All clients, their request and address). */
+export type RemovedBy = Pick<AuditEvent, 'requestId' | 'ip' | 'accountId'>;
 
 /** What a removal did. */
 export interface Removal {
@@ -60,16 +63,22 @@ export interface Removal {
 /** The Client model's storage (public at runtime, missing from the type declarations). */
 const clientStorage = (provider: Provider) => (provider.Client as unknown as { adapter: Adapter }).adapter;
 
-/** Ends every grant and token of `clientId`, then removes the client (see the module comment). */
+/**
+ * Ends every grant and token of `clientId`, then removes the client (see the module comment). The
+ * `client_deleted` event names the client as it was stored (`details.client_name`) and `by`.
+ */
 export async function removeClient(
   store: ClientStore,
   clientId: string,
   reason: RemovalReason,
+  by: RemovedBy = {},
 ): Promise<Removal> {
   const r = withScripts(store.redis);
   const { prefix } = store;
   const clientKey = modelKey(prefix, 'Client', clientId);
-  const existed = (await r.exists(clientKey)) === 1;
+  const stored = await r.get(clientKey);
+  const existed = stored !== null;
+  const name = stored ? (JSON.parse(stored) as { client_name?: string }).client_name : undefined;
   const removal: Removal = { clientId, existed, grants: 0, tokens: 0 };
   const index = clientGrantsKey(prefix, clientId);
   for (;;) {
@@ -91,8 +100,9 @@ export async function removeClient(
   await clientStorage(store.provider).destroy(clientId); // evicts this process's cached copy
   if (existed || removal.grants > 0) {
     void store.audit?.record('client_deleted', {
+      ...by,
       clientId,
-      details: { reason, grants: removal.grants, tokens: removal.tokens },
+      details: { reason, client_name: name, grants: removal.grants, tokens: removal.tokens },
     });
   }
   return removal;

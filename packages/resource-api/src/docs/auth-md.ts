@@ -179,6 +179,9 @@ The person who allowed an app can take its access back too, without its tokens: 
 allowed, its scopes, when it was last used, and a Revoke button). Sign-out is at
 ${base}${OAUTH_ROUTES.end_session} (the \`end_session_endpoint\`); it ends the browser's session, never
 an app's access.
+The school's admins can also delete a registered client (**All clients**,
+${base}${ACCOUNT_PATH}/clients): its grants and tokens end with it, and its \`client_id\` then answers
+\`invalid_client\`; register again.
 
 ## Anonymous access
 

@@ -1,0 +1,30 @@
+/**
+ * Each kind of audit event in plain words, as the Activity page and `school-auth activity` say it to
+ * a school admin who has never heard of OAuth. A new event type must add its words here (the record
+ * type makes the build fail until it does).
+ */
+import type { AuditEventType } from './audit-log.js';
+
+/** The words of each event type. */
+export const EVENT_WORDS: Record<AuditEventType, string> = {
+  client_registered: 'An app registered itself',
+  client_deleted: 'An app was deleted',
+  consent_granted: 'Access allowed to an app',
+  consent_denied: 'Access denied to an app',
+  login_succeeded: 'Signed in',
+  login_failed: 'Sign-in failed (wrong email or password)',
+  login_locked: 'Sign-in refused: too many failures',
+  login_attack_suspected: 'Many failed sign-ins for one account (a possible attack)',
+  tokens_issued: 'An app received access',
+  refresh_token_reuse: 'An app’s old token was used again (it may have been copied)',
+  code_replay: 'A sign-in code was used twice (it may have been stolen)',
+  token_revoked: 'An app gave up a token',
+  grant_revoked: 'Access of an app was taken back',
+  rate_limited: 'Too many requests from one address',
+  signed_out: 'Signed out',
+  password_changed: 'Password changed',
+  sessions_ended: 'Signed out everywhere',
+  account_created: 'Staff account created',
+  account_unlocked: 'Account unlocked',
+  password_reset: 'Password reset by an admin',
+};
