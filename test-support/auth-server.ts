@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
+import { createRedisClient, scanKeys, type RedisSettings } from '@school/shared';
 import mongoose from 'mongoose';
 import { loadConfig, type AuthConfig } from '../packages/auth-server/src/config.js';
 import { createLogger } from '../packages/auth-server/src/logger.js';
@@ -69,6 +69,9 @@ export function operatorCommandEnv(config: AuthConfig): Record<string, string> {
     NODE_ENV: 'test',
     BASE_URL: config.BASE_URL,
     REDIS_URL: config.REDIS_URL,
+    ...(config.REDIS_CLUSTER_NODES
+      ? { REDIS_CLUSTER_NODES: config.REDIS_CLUSTER_NODES.map((n) => `${n.host}:${n.port}`).join(',') }
+      : {}),
     REDIS_KEY_PREFIX: config.REDIS_KEY_PREFIX,
     MONGODB_URI: config.MONGODB_URI,
     KEYS_FILE: config.KEYS_FILE,
@@ -79,11 +82,13 @@ export function operatorCommandEnv(config: AuthConfig): Record<string, string> {
 
 /** Deletes what an auth server stored under `config` (its Redis keys and its database). */
 export async function dropAuthStorage(
-  config: Pick<AuthConfig, 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'MONGODB_URI'>,
+  config: RedisSettings & Pick<AuthConfig, 'REDIS_KEY_PREFIX' | 'MONGODB_URI'>,
 ): Promise<void> {
-  const redis = new Redis(config.REDIS_URL);
-  const keys = await redis.keys(`${config.REDIS_KEY_PREFIX}*`);
-  if (keys.length) await redis.del(...keys);
+  const redis = createRedisClient(config, 'commands');
+  await redis.connect();
+  for await (const keys of scanKeys(redis, config.REDIS_KEY_PREFIX)) {
+    await Promise.all(keys.map((k) => redis.del(k))); // one by one: a cluster's DEL cannot span slots
+  }
   await redis.quit();
   const conn = await mongoose.createConnection(config.MONGODB_URI).asPromise();
   await conn.dropDatabase();

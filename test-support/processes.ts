@@ -122,6 +122,20 @@ export async function waitUntil(
   throw new Error(`${p.name} did not come up (${what}):\n${p.tail()}`);
 }
 
+/** Polls `check` every 100 ms until it holds; throws naming `what` after `timeoutMs`. */
+export async function pollUntil(
+  check: () => boolean | Promise<boolean>,
+  what: string,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${what}: not within ${timeoutMs} ms`);
+}
+
 /** Stops every process still running (SIGTERM, then SIGKILL after 10 s). */
 export async function stopAll(): Promise<void> {
   await Promise.all([...children].map((c) => stopProcess(c)));

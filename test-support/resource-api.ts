@@ -2,7 +2,7 @@
  * Boots the real resource API in-process next to a test auth server: the API's BASE_URL is the auth
  * server's issuer (so bound tokens name it), it introspects at the auth server directly with the
  * static introspection client, shares the auth server's MongoDB database (the `account` area reads
- * its accounts) and listens for revocations on the auth server's Redis prefix. Any setting can be
+ * its accounts) and listens for revocations on the auth server's Redis prefix (and Redis Cluster). Any setting can be
  * overridden, e.g. a different BASE_URL to see a foreign-audience token refused.
  */
 import type { IncomingMessage } from 'node:http';
@@ -39,6 +39,9 @@ export async function startTestResourceApi(
     INTROSPECTION_CLIENT_SECRET: INTROSPECTOR.clientSecret,
     MONGODB_URI: auth.config.MONGODB_URI,
     REDIS_URL: auth.config.REDIS_URL,
+    ...(auth.config.REDIS_CLUSTER_NODES && {
+      REDIS_CLUSTER_NODES: auth.config.REDIS_CLUSTER_NODES.map((n) => `${n.host}:${n.port}`).join(','),
+    }),
     REDIS_KEY_PREFIX: auth.config.REDIS_KEY_PREFIX,
     LOG_LEVEL: 'silent',
     ...env,

@@ -20,7 +20,7 @@ import { strictClientAuthentication } from './http/strict-client-authentication.
 import { rateLimit } from './http/rate-limit.js';
 import { LoginGuard } from './interactions/login-guard.js';
 import { METRICS_PATH, NotFoundError, OAUTH_ROUTES } from '@school/shared';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import type { AuditLog } from './audit/audit-log.js';
 import { errorGuard } from './http/error-guard.js';
 import { refuseContentCodings } from './http/content-coding.js';
@@ -37,7 +37,7 @@ export interface AppDeps {
   /** The security audit log. */
   audit: AuditLog;
   /** Where rate limits and login failures are counted. */
-  redis: Redis;
+  redis: RedisClient;
   /** Checks the dependencies for `/readyz`: each entry `ok` or what is wrong. */
   readiness: () => Promise<Record<string, string>>;
   /**

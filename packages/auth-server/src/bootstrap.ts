@@ -6,8 +6,15 @@
  * any password redacted, the file path), every failure at once (`@school/shared` startup-errors.ts):
  * "REDIS_URL: cannot connect to redis://…: connect ECONNREFUSED …", not "Connection is closed.".
  */
-import { allOrProblems, attempt, redactUrl } from '@school/shared';
-import { Redis } from 'ioredis';
+import {
+  allOrProblems,
+  attempt,
+  closeRedis,
+  createRedisClient,
+  redisProblem,
+  redactUrl,
+  type RedisClient,
+} from '@school/shared';
 import mongoose, { type Connection } from 'mongoose';
 import type { Provider } from 'oidc-provider';
 import { AccountStore } from './accounts/account-store.js';
@@ -31,7 +38,7 @@ import type { CimdResolver } from './cimd/cimd-resolver.js';
 
 /** The auth server's open connections and its provider. */
 export interface AuthRuntime {
-  redis: Redis;
+  redis: RedisClient;
   mongo: Connection;
   accounts: AccountStore;
   audit: AuditLog;
@@ -60,13 +67,8 @@ export function buildProvider(deps: ProviderDeps, audit: AuditLog, logger: Logge
 /** Connects to Redis and MongoDB, loads (or creates) the keys and builds the provider. */
 export async function bootstrap(config: AuthConfig, logger: Logger): Promise<AuthRuntime> {
   // While Redis is unreachable, fail commands at once (503 to the caller) instead of queueing them;
-  // ioredis keeps reconnecting in the background, so service resumes by itself.
-  const redis = new Redis(config.REDIS_URL, {
-    enableAutoPipelining: true,
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-  });
+  // ioredis keeps reconnecting in the background, so service resumes by itself (redis-client.ts).
+  const redis = createRedisClient(config, 'commands');
   // ioredis rejects a failed connect with "Connection is closed."; the reason is in its last error.
   let redisError: Error | undefined;
   redis.on('error', (err) => {
@@ -80,12 +82,12 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
   let audit: AuditLog | undefined;
   const close = async () => {
     await audit?.close();
-    await Promise.allSettled([redis.quit(), mongo.close()]);
+    await Promise.allSettled([closeRedis(redis), mongo.close()]);
   };
   const mongoAt = `MONGODB_URI: cannot use ${redactUrl(config.MONGODB_URI)}`;
   try {
     const [, , keys] = await allOrProblems([
-      attempt(`REDIS_URL: cannot connect to ${redactUrl(config.REDIS_URL)}`, () =>
+      attempt(redisProblem(config, 'connect to'), () =>
         redis.connect().catch((err: unknown) => {
           throw redisError ?? err;
         }),
@@ -106,9 +108,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       recordClientUse(clientId);
       if (grantId) recordGrantUse(grantId);
     };
-    await attempt(`REDIS_URL: cannot use ${redactUrl(config.REDIS_URL)}`, () =>
-      markUsageRecordingStart(redis, prefix),
-    );
+    await attempt(redisProblem(config, 'use'), () => markUsageRecordingStart(redis, prefix));
     const refreshGraceSeconds = config.REFRESH_REUSE_GRACE;
     const cimd = createCimdResolver(config, redis, logger);
     const resolveCimdClient = (clientId: string) => cimd.resolve(clientId);

@@ -120,4 +120,32 @@ describe('loadConfig', () => {
     expect(config.port).toBe(8082);
     expect(config.COOKIE_SECRETS).toEqual([secret, `${secret}y`]);
   });
+
+  it('reads a Redis Cluster or a Sentinel-watched primary instead of one node, and refuses a mix', () => {
+    const cluster = loadConfig({ NODE_ENV: 'test', REDIS_CLUSTER_NODES: '10.0.0.1:6379, redis-b:7000' });
+    expect(cluster.REDIS_CLUSTER_NODES).toEqual([
+      { host: '10.0.0.1', port: 6379 },
+      { host: 'redis-b', port: 7000 },
+    ]);
+    const sentinel = loadConfig({
+      NODE_ENV: 'test',
+      REDIS_SENTINELS: 's1:26379',
+      REDIS_SENTINEL_NAME: 'main',
+    });
+    expect(sentinel.REDIS_SENTINELS).toEqual([{ host: 's1', port: 26379 }]);
+    expect(() => loadConfig({ NODE_ENV: 'test', REDIS_CLUSTER_NODES: 'nohost' })).toThrow(
+      /REDIS_CLUSTER_NODES.*host:port/,
+    );
+    expect(() => loadConfig({ NODE_ENV: 'test', REDIS_SENTINELS: 's1:26379' })).toThrow(
+      /REDIS_SENTINEL_NAME: is needed with REDIS_SENTINELS/,
+    );
+    expect(() =>
+      loadConfig({
+        NODE_ENV: 'test',
+        REDIS_CLUSTER_NODES: 'a:1',
+        REDIS_SENTINELS: 'b:2',
+        REDIS_SENTINEL_NAME: 'm',
+      }),
+    ).toThrow(/not both/);
+  });
 });

@@ -23,7 +23,8 @@ import {
   origin,
   parseEnvironment,
   port,
-  redisUrl,
+  redisFields,
+  redisTopologyProblems,
   positiveInt,
   secretProblems,
   type Environment,
@@ -46,7 +47,7 @@ const schema = z
     AUTH_PORT: port().optional(),
     /** Trust X-Forwarded-Proto/Host/For (set when an edge proxy sits in front). */
     TRUST_PROXY: flag(false),
-    REDIS_URL: redisUrl('redis://127.0.0.1:6390'),
+    ...redisFields('redis://127.0.0.1:6390'),
     /** Prefix of every Redis key this service writes; lets several deployments share a Redis. */
     REDIS_KEY_PREFIX: z.string().default('oidc:'),
     MONGODB_URI: mongodbUri('mongodb://127.0.0.1:27027/school'),
@@ -139,6 +140,8 @@ const schema = z
     CIMD_EXTRA_CA_FILE: z.string().optional(),
   })
   .superRefine((env, ctx) => {
+    for (const { path, message } of redisTopologyProblems(env))
+      ctx.addIssue({ code: 'custom', path: [path], message });
     for (const name of ['CIMD_ALLOW_LOOPBACK', 'CIMD_EXTRA_CA_FILE'] as const)
       if (env.NODE_ENV !== 'test' && env[name])
         ctx.addIssue({

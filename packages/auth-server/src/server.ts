@@ -3,7 +3,7 @@
  * process; the integration tests call it to boot the same server in-process on a random port.
  */
 import { createServer, type Server } from 'node:http';
-import { listen, stopServer } from '@school/shared';
+import { checkRedis, listen, stopServer } from '@school/shared';
 import { createApp } from './app.js';
 import { bootstrap, type AuthRuntime } from './bootstrap.js';
 import { startClientSweeper } from './provider/client-sweeper.js';
@@ -32,7 +32,7 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
   try {
     const readiness = async () => {
       const [redis, mongodb] = await Promise.all([
-        probe(() => runtime.redis.ping()),
+        probe(() => checkRedis(runtime.redis)),
         probe(() => runtime.mongo.db!.admin().ping()),
       ]);
       return { redis, mongodb };

@@ -1,12 +1,15 @@
 /**
  * Resolving a Client ID Metadata Document URL: every validation rule, caching by the HTTP cache
  * headers within the configured bounds, failures never cached, stale serving while the host fails,
- * and the status operators see. Real Redis, a real HTTPS server with a test CA, the real fetcher.
+ * and the status operators see. Real Redis, a real HTTPS server with a test CA, the real fetcher;
+ * the cache and the stored client also on a real Redis Cluster of this file's own (ports 7131-7136),
+ * where the entry and the client record are in different hash slots.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { closeRedis, createRedisClient, scanKeys, type RedisClient } from '@school/shared';
 import { SERVICES } from '../../../test-support/auth-server.js';
 import {
   loopbackLookup,
@@ -14,6 +17,7 @@ import {
   startDocumentServer,
   type DocumentServer,
 } from '../../../test-support/https-documents.js';
+import { startRedisCluster, type LocalCluster } from '../../../test-support/redis-cluster.js';
 import { CimdResolver, type CimdCachePolicy } from '../src/cimd/cimd-resolver.js';
 import { allowCimdClient, listCimdClients } from '../src/cimd/cimd-operator.js';
 import { createDocumentFetcher } from '../src/cimd/document-fetcher.js';
@@ -49,8 +53,8 @@ beforeEach(() => {
   url = server.url(path, 'cimd.test');
 });
 
-const resolver = (policy: Partial<CimdCachePolicy> = {}) =>
-  new CimdResolver(redis, prefix, fetchDocument, {
+const resolver = (policy: Partial<CimdCachePolicy> = {}, on: RedisClient = redis) =>
+  new CimdResolver(on, prefix, fetchDocument, {
     minSeconds: 0,
     maxSeconds: 3600,
     staleSeconds: 60,
@@ -249,5 +253,37 @@ describe('while the host fails', () => {
     await expect(r.resolve(url)).rejects.toEqual(refusal(/404/));
     server.route(path, (_req, res) => res.writeHead(503).end()); // the old document is forgotten
     await expect(r.resolve(url)).rejects.toEqual(refusal(/503/));
+  });
+});
+
+describe('on a Redis Cluster', () => {
+  let cluster: LocalCluster | undefined;
+  let clustered: RedisClient;
+  beforeAll(async () => {
+    cluster = startRedisCluster(7131);
+    clustered = createRedisClient(
+      { REDIS_URL: 'redis://127.0.0.1', REDIS_CLUSTER_NODES: cluster.nodes },
+      'commands',
+    );
+    await clustered.connect();
+  }, 60_000);
+  afterAll(async () => {
+    for await (const keys of scanKeys(clustered, 'test:cimd-resolver:'))
+      await Promise.all(keys.map((k) => clustered.del(k)));
+    await closeRedis(clustered);
+    cluster?.stop();
+  });
+
+  it('caches the document, stores its client (another slot) and lists it for operators', async () => {
+    server.json(path, doc(), { 'cache-control': 'max-age=600' });
+    const r = resolver({}, clustered);
+    const client = await r.resolve(url);
+    expect(await r.resolve(url)).toEqual(client);
+    expect(hits()).toBe(1);
+    expect(JSON.parse((await clustered.get(`${prefix}Client:${url}`))!)).toEqual(client);
+    await allowCimdClient(clustered, prefix, url);
+    expect(await listCimdClients(clustered, prefix)).toEqual([
+      expect.objectContaining({ client_id: url, status: 'fresh', https_redirects_allowed: true }),
+    ]);
   });
 });

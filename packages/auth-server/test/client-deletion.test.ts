@@ -14,6 +14,7 @@ import {
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { deleteClient } from '../src/provider/operator-clients.js';
+import { clientGrantsKey, modelKey } from '../src/storage/redis-keys.js';
 import { revocationChannel, tokenHash } from '@school/shared';
 import {
   codeExchange,
@@ -133,7 +134,7 @@ describe('deleting a client (school-auth clients delete)', () => {
     for (const session of sessions) {
       expect(
         await redis.exists(
-          `${auth.config.REDIS_KEY_PREFIX}Grant:${session.authorizations[client.clientId]!.grantId}`,
+          modelKey(auth.config.REDIS_KEY_PREFIX, 'Grant', session.authorizations[client.clientId]!.grantId),
         ),
       ).toBe(0);
     }
@@ -161,12 +162,14 @@ describe('deleting a client (school-auth clients delete)', () => {
       accessTokens.push(await token.save());
     }
     expect(await isActiveToken(accessTokens[229]!)).toBe(true);
-    expect(await redis.scard(`${auth.config.REDIS_KEY_PREFIX}clientGrants:${clientId}`)).toBe(230);
+    expect(await redis.scard(clientGrantsKey(auth.config.REDIS_KEY_PREFIX, clientId))).toBe(230);
 
     expect(await deleteClient(auth.running.clients, clientId)).toBe(true);
     expect(await keysWith(clientId)).toEqual([]);
     expect(
-      await redis.exists(...accessTokens.map((t) => `${auth.config.REDIS_KEY_PREFIX}AccessToken:${t}`)),
+      await redis.exists(
+        ...accessTokens.map((t) => modelKey(auth.config.REDIS_KEY_PREFIX, 'AccessToken', t)),
+      ),
     ).toBe(0);
     expect((await auth.running.audit.query({ type: 'client_deleted', clientId }))[0]?.details).toEqual({
       reason: 'operator',

@@ -16,6 +16,7 @@ import {
 } from '../../../test-support/auth-server.js';
 import { createIntegration, createIntrospector } from '../src/provider/operator-clients.js';
 import { sweepClients } from '../src/provider/client-sweep.js';
+import { modelKey } from '../src/storage/redis-keys.js';
 import { introspect, registerClient, signIn, tokenRequest, credentials } from './oauth-http.js';
 
 const servers: TestAuthServer[] = [];
@@ -138,9 +139,8 @@ describe('sweepClients', () => {
       expect.objectContaining({ clientId: client.clientId, reason: 'orphaned', existed: false, grants: 1 }),
     ]);
     const prefix = auth.config.REDIS_KEY_PREFIX;
-    for (const token of [tokens.access_token, tokens.refresh_token]) {
-      expect(await redis.keys(`${prefix}*${token}`)).toEqual([]);
-    }
+    expect(await redis.exists(modelKey(prefix, 'AccessToken', tokens.access_token))).toBe(0);
+    expect(await redis.exists(modelKey(prefix, 'RefreshToken', tokens.refresh_token!))).toBe(0);
     expect(await redis.keys(`${prefix}clientGrants:*`)).toEqual([]);
     expect(await redis.hexists(`${prefix}clientUsedAt`, client.clientId)).toBe(0);
     expect((await sweepClients(auth.running.clients, policy)).removed).toEqual([]);

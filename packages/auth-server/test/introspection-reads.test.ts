@@ -1,6 +1,7 @@
 /**
  * The Redis work behind one introspection (storage/introspection-count.ts, request-reads.ts): one
- * script counts the request for the rate limiter and reads the token and its grant; nothing is read
+ * script counts the request for the rate limiter and, sent in the same tick, one reads the token and
+ * its grant (two scripts: the counter and the token are in different hash slots); nothing is read
  * again, nothing read for one request is used by the next, and the count is the rate limiter's own
  * (same key and window as the library's, so limits hold whichever path counted). Watched with MONITOR
  * on a private Redis, so every command seen is this server's.
@@ -10,6 +11,7 @@ import { Redis } from 'ioredis';
 import { INTROSPECTOR, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { privateRedis, type ServerProcess } from '../../../test-support/private-servers.js';
 import { TokenSource } from '../../../test-support/tokens.js';
+import { modelKey } from '../src/storage/redis-keys.js';
 import { introspect, postForm } from './oauth-http.js';
 
 let redisServer: ServerProcess;
@@ -51,7 +53,7 @@ describe('an introspection reads storage once', () => {
   it.each([
     ['with token_type_hint=access_token', { token_type_hint: 'access_token' }],
     ['without a hint', {}],
-  ])('%s: one command counts the request and reads the token and its grant', async (_name, hint) => {
+  ])('%s: one command counts the request, one reads the token and its grant', async (_name, hint) => {
     const { result, commands } = await commandsDuring(() =>
       postForm(`${auth.issuer}/api/oauth/introspect`, {
         token,
@@ -62,9 +64,8 @@ describe('an introspection reads storage once', () => {
     );
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ active: true, scope: 'openid courses:read', token_type: 'Bearer' });
-    const reads = touching(commands, `AccessToken:${token}`);
-    expect(reads).toHaveLength(1);
-    expect(touching(commands, ':rl:introspect:')).toEqual(reads);
+    expect(touching(commands, modelKey(auth.config.REDIS_KEY_PREFIX, 'AccessToken', token))).toHaveLength(1);
+    expect(touching(commands, ':rl:introspect:')).toHaveLength(1);
     // The grant came with the token: no GET of it (nor of anything) follows.
     expect(commands.filter((args) => args[0]?.toLowerCase() === 'get')).toEqual([]);
   });
@@ -72,11 +73,13 @@ describe('an introspection reads storage once', () => {
   it('does not carry a grant over to the next request: a grant deleted behind its back ends the token at once', async () => {
     const fresh = await new TokenSource(auth).token(['openid']);
     expect((await introspect(auth, fresh)).body).toMatchObject({ active: true });
-    const stored = JSON.parse((await redis.get(`${auth.config.REDIS_KEY_PREFIX}AccessToken:${fresh}`))!) as {
+    const stored = JSON.parse(
+      (await redis.get(modelKey(auth.config.REDIS_KEY_PREFIX, 'AccessToken', fresh)))!,
+    ) as {
       grantId: string;
     };
     // As another instance revoking the grant would leave it for a moment: the grant gone, the token not.
-    await redis.del(`${auth.config.REDIS_KEY_PREFIX}Grant:${stored.grantId}`);
+    await redis.del(modelKey(auth.config.REDIS_KEY_PREFIX, 'Grant', stored.grantId));
     expect((await introspect(auth, fresh)).body).toEqual({ active: false });
   });
 
@@ -84,7 +87,8 @@ describe('an introspection reads storage once', () => {
     const odd = 'not a token: spaces and "quotes"';
     const { result, commands } = await commandsDuring(() => introspect(auth, odd));
     expect(result.body).toEqual({ active: false });
-    expect(touching(commands, 'AccessToken:not a token')).toHaveLength(1); // oidc-provider's own lookup only
+    const key = modelKey(auth.config.REDIS_KEY_PREFIX, 'AccessToken', odd);
+    expect(touching(commands, key)).toHaveLength(1); // oidc-provider's own lookup only
   });
 });
 

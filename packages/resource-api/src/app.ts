@@ -5,7 +5,7 @@
  */
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import type { Connection } from 'mongoose';
 import { bearer } from './auth/bearer.js';
 import { challenges } from './auth/challenges.js';
@@ -28,7 +28,7 @@ export interface AppDeps {
   config: ApiConfig;
   connection: Connection;
   /** Any live Redis connection, for readiness. */
-  redis: Redis;
+  redis: RedisClient;
   verifier: TokenVerifier;
   /** Whether introspection works with this API's credentials, for readiness. */
   introspectionReady: IntrospectionReadiness;

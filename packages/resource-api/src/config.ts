@@ -23,7 +23,8 @@ import {
   parseEnvironment,
   port,
   positiveInt,
-  redisUrl,
+  redisFields,
+  redisTopologyProblems,
   secretProblems,
   type Environment,
 } from '@school/shared';
@@ -60,7 +61,7 @@ const schema = z
     NEGATIVE_CACHE_TTL: seconds(5, 300),
     NEGATIVE_CACHE_SIZE: z.coerce.number().int().positive().default(1000),
     MONGODB_URI: mongodbUri('mongodb://127.0.0.1:27027/school'),
-    REDIS_URL: redisUrl('redis://127.0.0.1:6390'),
+    ...redisFields('redis://127.0.0.1:6390'),
     /** The auth server's key prefix; revocations arrive on `<prefix>revocations`. */
     REDIS_KEY_PREFIX: z.string().default('oidc:'),
     /** Largest JSON request body. */
@@ -72,6 +73,8 @@ const schema = z
     LOG_LEVEL: logLevel,
   })
   .superRefine((env, ctx) => {
+    for (const { path, message } of redisTopologyProblems(env))
+      ctx.addIssue({ code: 'custom', path: [path], message });
     for (const problem of secretProblems(env.NODE_ENV, {
       INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET,
     }))
@@ -111,7 +114,11 @@ export const CONFIG_DOCS: Record<keyof ApiConfig, string> = {
   NEGATIVE_CACHE_SIZE: 'Most inactive tokens remembered.',
   MONGODB_URI:
     'MongoDB (or FerretDB) database; the same database as the auth server’s (the `account` area reads `accounts`).',
-  REDIS_URL: 'Redis, for the revocation feed.',
+  REDIS_URL:
+    'Redis, for the revocation feed (one node); with a cluster or Sentinel only its user, password and `rediss:` (TLS) are used.',
+  REDIS_CLUSTER_NODES: 'Seed nodes of a Redis Cluster (`host:port,…`), instead of one node at REDIS_URL.',
+  REDIS_SENTINELS: 'Sentinels (`host:port,…`) watching a primary with replicas, instead of REDIS_URL’s node.',
+  REDIS_SENTINEL_NAME: 'The primary’s name in Sentinel; needed with REDIS_SENTINELS.',
   REDIS_KEY_PREFIX: 'The auth server’s key prefix; revocations arrive on `<prefix>revocations`.',
   BODY_LIMIT: 'Largest JSON request body (`100kb`, `1mb`, bytes).',
   UPLOAD_LIMIT: 'Largest file for `POST /api/v1/storage`.',
@@ -140,6 +147,9 @@ export const CONFIG_DEFAULTS: Record<string, string> = {
   NEGATIVE_CACHE_SIZE: '1000',
   MONGODB_URI: 'mongodb://127.0.0.1:27027/school',
   REDIS_URL: 'redis://127.0.0.1:6390',
+  REDIS_CLUSTER_NODES: '',
+  REDIS_SENTINELS: '',
+  REDIS_SENTINEL_NAME: '',
   REDIS_KEY_PREFIX: 'oidc:',
   BODY_LIMIT: '100kb',
   UPLOAD_LIMIT: '25mb',

@@ -7,7 +7,7 @@
  * (password redacted), every failure at once (`@school/shared` startup-errors.ts).
  */
 import { createServer, type Server } from 'node:http';
-import { allOrProblems, attempt, listen, redactUrl, stopServer } from '@school/shared';
+import { allOrProblems, attempt, listen, redactUrl, redisProblem, stopServer } from '@school/shared';
 import mongoose, { type Connection } from 'mongoose';
 import { createApp } from './app.js';
 import { IntrospectionClient, type Introspector } from './auth/introspection-client.js';
@@ -83,8 +83,8 @@ export async function startResourceApi(
       negativeSize: config.NEGATIVE_CACHE_SIZE,
     });
     const mongoAt = `MONGODB_URI: cannot use ${redactUrl(config.MONGODB_URI)}`;
-    const feeding = attempt(`REDIS_URL: cannot subscribe at ${redactUrl(config.REDIS_URL)}`, () =>
-      listenForRevocations(config.REDIS_URL, config.REDIS_KEY_PREFIX, verifier, logger),
+    const feeding = attempt(redisProblem(config, 'subscribe at'), () =>
+      listenForRevocations(config, config.REDIS_KEY_PREFIX, verifier, logger),
     );
     // Whichever way the start goes, a feed that came up is closed with the rest.
     closers.push(() => feeding.then((f) => f.close()));

@@ -111,3 +111,53 @@ export const byteSize = (fallback: string) =>
       }
       return Number(m[1]) * UNITS[(m[2] ?? 'b').toLowerCase()]!;
     });
+
+/** A comma-separated list of `host:port` addresses, e.g. `10.0.0.1:6379,10.0.0.2:6379`. */
+export const hostPortList = csv.pipe(
+  z
+    .array(
+      z
+        .string()
+        .regex(/^[^\s:]+:\d{1,5}$/, 'each address must be host:port')
+        .transform((a) => ({
+          host: a.slice(0, a.lastIndexOf(':')),
+          port: Number(a.slice(a.lastIndexOf(':') + 1)),
+        })),
+    )
+    .min(1, 'needs at least one host:port'),
+);
+
+/**
+ * Where Redis is, the same four variables in both services (redis-client.ts reads them):
+ * `REDIS_URL` alone is one node; `REDIS_CLUSTER_NODES` (some seed nodes of a Redis Cluster) or
+ * `REDIS_SENTINELS` + `REDIS_SENTINEL_NAME` (a primary with replicas watched by Sentinel) name a
+ * distributed Redis, and REDIS_URL then only lends its user, password and `rediss:` (TLS).
+ */
+export const redisFields = (fallbackUrl: string) => ({
+  REDIS_URL: redisUrl(fallbackUrl),
+  /** Seed nodes of a Redis Cluster, `host:port,host:port`; the client discovers the rest. */
+  REDIS_CLUSTER_NODES: hostPortList.optional(),
+  /** Sentinels watching the primary named REDIS_SENTINEL_NAME, `host:port,host:port`. */
+  REDIS_SENTINELS: hostPortList.optional(),
+  /** The primary's name in Sentinel (`sentinel monitor <name> …`). */
+  REDIS_SENTINEL_NAME: z.string().min(1).optional(),
+});
+
+/** The problems of a combination of {@link redisFields}, for a schema's `superRefine`. */
+export function redisTopologyProblems(env: {
+  REDIS_CLUSTER_NODES?: unknown;
+  REDIS_SENTINELS?: unknown;
+  REDIS_SENTINEL_NAME?: unknown;
+}): { path: string; message: string }[] {
+  const problems: { path: string; message: string }[] = [];
+  if (env.REDIS_CLUSTER_NODES && env.REDIS_SENTINELS)
+    problems.push({
+      path: 'REDIS_SENTINELS',
+      message: 'give REDIS_CLUSTER_NODES or REDIS_SENTINELS, not both',
+    });
+  if (env.REDIS_SENTINELS && !env.REDIS_SENTINEL_NAME)
+    problems.push({ path: 'REDIS_SENTINEL_NAME', message: 'is needed with REDIS_SENTINELS' });
+  if (env.REDIS_SENTINEL_NAME && !env.REDIS_SENTINELS)
+    problems.push({ path: 'REDIS_SENTINELS', message: 'is needed with REDIS_SENTINEL_NAME' });
+  return problems;
+}

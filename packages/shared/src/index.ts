@@ -17,5 +17,6 @@ export * from './storage-outage.js';
 export * from './oauth-errors.js';
 export * from './http-parser-errors.js';
 export * from './listen.js';
+export * from './redis-client.js';
 export * from './resource-identifier.js';
 export * from './metrics.js';

@@ -4,7 +4,7 @@
  * each event with its time, its words (audit/event-words.ts), the app (its stored name when it still
  * exists, or the name its deletion recorded), the account's email and the address as the edge saw it.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import { z } from 'zod';
 import type { AccountStore } from '../accounts/account-store.js';
 import { AUDIT_EVENT_TYPES, type AuditEvent, type AuditLog } from '../audit/audit-log.js';
@@ -51,7 +51,7 @@ export interface ActivityNames {
 
 /** The names of the apps and accounts `events` mention (one MGET, one read per distinct account). */
 export async function activityNames(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   accounts: AccountStore,
   events: AuditEvent[],
@@ -77,7 +77,7 @@ export async function activityNames(
 export function activitySteps(deps: {
   audit: AuditLog;
   accounts: AccountStore;
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
 }): { show: AccountStep } {
   return {

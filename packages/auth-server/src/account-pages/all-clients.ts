@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.js';
 import { sendPage } from '../interactions/html.js';
-import { NotFoundError } from '@school/shared';
+import { NotFoundError, SCAN_CURSOR } from '@school/shared';
 import { removeClient, type ClientStore } from '../storage/client-removal.js';
 import { LISTED_KINDS, listClients, storedClients, type ClientFilter } from '../storage/client-listing.js';
 import { countGrantingAccounts } from '../storage/client-accounts.js';
@@ -30,7 +30,7 @@ export const clientsQuery = z.object({
   kind: optionalParam(z.enum(LISTED_KINDS)),
   never_used: optionalParam(z.literal('1')),
   idle_days: optionalParam(z.coerce.number().int().min(1).max(3650)),
-  after: optionalParam(z.string().regex(/^\d{1,20}$/)),
+  after: optionalParam(z.string().regex(SCAN_CURSOR)),
   deleted: optionalParam(z.string().max(2000)),
 });
 

@@ -3,7 +3,7 @@
  * storage/account-grants.ts), with what the page shows of it, and Revoke, which ends all of that
  * app's access and refresh tokens for this person (and only theirs) and is audited.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import type { Provider } from 'oidc-provider';
 import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -34,7 +34,7 @@ export const revokeForm = z.object({ csrf: z.string(), client_id: z.string().min
 /** What the steps need. */
 export interface ConnectedAppsDeps {
   provider: Provider;
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   audit: AuditLog;
 }

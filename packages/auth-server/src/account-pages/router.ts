@@ -8,7 +8,7 @@
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { ACCOUNT_PATH } from '@school/shared';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import type { Provider } from 'oidc-provider';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AuditLog } from '../audit/audit-log.js';
@@ -25,7 +25,7 @@ export interface AccountPagesDeps {
   provider: Provider;
   accounts: AccountStore;
   audit: AuditLog;
-  redis: Redis;
+  redis: RedisClient;
   /** REDIS_KEY_PREFIX. */
   prefix: string;
   /** The public origin, for the Origin check and the sign-in request. */

@@ -10,7 +10,7 @@
  * the consent prompt lists everything again and the new consent makes a new grant. Other clients
  * (and every client when no store is given) keep oidc-provider's default behaviour.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
 import { cimdConsentKey } from '../storage/redis-keys.js';
 import { isCimdClientId } from './client-id-url.js';
@@ -18,7 +18,7 @@ import { consentHash } from './metadata-document.js';
 
 /** Where consent hashes live: Redis, for `ttlSeconds` (the grant's lifetime). */
 export interface CimdConsentStore {
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
   ttlSeconds: number;
 }

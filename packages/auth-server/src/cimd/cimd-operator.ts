@@ -3,7 +3,7 @@
  * URL to use https redirect URIs (as registered integrations do; open clients get loopback only), take
  * that back, and see each document's fetch status.
  */
-import type { Redis } from 'ioredis';
+import { scanKeys, type RedisClient } from '@school/shared';
 import { cimdAllowedKey, cimdEntryPrefix } from '../storage/redis-keys.js';
 import { isCimdClientId } from './client-id-url.js';
 
@@ -29,27 +29,29 @@ function requireUrl(clientId: string): void {
 }
 
 /** Allows the metadata-document client `clientId` https redirect URIs. */
-export async function allowCimdClient(redis: Redis, prefix: string, clientId: string): Promise<void> {
+export async function allowCimdClient(redis: RedisClient, prefix: string, clientId: string): Promise<void> {
   requireUrl(clientId);
   await redis.sadd(cimdAllowedKey(prefix), clientId);
 }
 
 /** Takes back {@link allowCimdClient}; false when it was not allowed. */
-export async function disallowCimdClient(redis: Redis, prefix: string, clientId: string): Promise<boolean> {
+export async function disallowCimdClient(
+  redis: RedisClient,
+  prefix: string,
+  clientId: string,
+): Promise<boolean> {
   return (await redis.srem(cimdAllowedKey(prefix), clientId)) === 1;
 }
 
 const iso = (ms: string | undefined) => (ms ? new Date(Number(ms)).toISOString() : undefined);
 
 /** Every metadata-document client seen or allowed, with its last fetch's outcome. */
-export async function listCimdClients(redis: Redis, prefix: string): Promise<CimdClientStatus[]> {
+export async function listCimdClients(redis: RedisClient, prefix: string): Promise<CimdClientStatus[]> {
   const allowed = new Set(await redis.smembers(cimdAllowedKey(prefix)));
   const entryPrefix = cimdEntryPrefix(prefix);
   const out = new Map<string, CimdClientStatus>();
   for (const id of allowed) out.set(id, { client_id: id, https_redirects_allowed: true });
-  for await (const keys of redis.scanStream({ match: `${entryPrefix}*`, count: 500 }) as AsyncIterable<
-    string[]
-  >) {
+  for await (const keys of scanKeys(redis, entryPrefix)) {
     for (const key of keys) {
       const e = await redis.hgetall(key);
       const id = key.slice(entryPrefix.length);

@@ -24,7 +24,7 @@
  * successful fetch. The operator-allowed list (`cimdAllowed`) decides whether its https redirect URIs
  * count (metadata-document.ts).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import { errors, type ClientMetadata } from 'oidc-provider';
 import { cimdAllowedKey, cimdEntryKey, modelKey } from '../storage/redis-keys.js';
 import { DocumentFetchError, type FetchedDocument } from './document-fetcher.js';
@@ -64,7 +64,7 @@ interface Entry {
 /** Resolves metadata-document client ids (see the module comment). */
 export class CimdResolver {
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly fetchDocument: (url: string) => Promise<FetchedDocument>,
     private readonly policy: CimdCachePolicy,
@@ -174,11 +174,11 @@ export class CimdResolver {
     const issuedAt = stored && entry.issuedAt ? Number(entry.issuedAt) : Math.floor(Date.now() / 1000);
     const metadata = { ...toClientMetadata(doc, httpsAllowed), client_id_issued_at: issuedAt };
     if (!stored || rewrite) {
-      await this.redis
-        .multi()
-        .set(modelKey(this.prefix, 'Client', url), JSON.stringify(metadata))
-        .hset(cimdEntryKey(this.prefix, url), 'issuedAt', issuedAt)
-        .exec();
+      // Two commands, not one MULTI: the entry and the record are in different hash slots (the slot
+      // rule, redis-keys.ts). The entry's time goes first, so an interruption leaves the record
+      // missing, which the next resolution stores again.
+      await this.redis.hset(cimdEntryKey(this.prefix, url), 'issuedAt', issuedAt);
+      await this.redis.set(modelKey(this.prefix, 'Client', url), JSON.stringify(metadata));
     }
     return metadata;
   }

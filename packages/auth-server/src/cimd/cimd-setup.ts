@@ -4,7 +4,7 @@
  * shares it), the cache bounds, and a log line for every fetch that did not give a fresh document.
  */
 import { readFileSync } from 'node:fs';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
 import type { AuthConfig } from '../config.js';
 import type { Logger } from '../logger.js';
@@ -12,7 +12,7 @@ import { createDocumentFetcher } from './document-fetcher.js';
 import { CimdResolver } from './cimd-resolver.js';
 
 /** Builds the {@link CimdResolver} of a deployment. */
-export function createCimdResolver(config: AuthConfig, redis: Redis, logger: Logger): CimdResolver {
+export function createCimdResolver(config: AuthConfig, redis: RedisClient, logger: Logger): CimdResolver {
   const fetchDocument = createDocumentFetcher({
     timeoutMs: config.CIMD_FETCH_TIMEOUT_MS,
     limiter: new RateLimiterRedis({

@@ -4,7 +4,7 @@
  * per event (time, event in words, app, account, address), or with `--json` one JSON object per line.
  * When older events remain, the cursor of the next page goes to stderr as `--before <cursor>`.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import type { AccountStore } from '../accounts/account-store.js';
 import { AUDIT_EVENT_TYPES, type AuditEventType, type AuditLog } from '../audit/audit-log.js';
 import { activityPage, MAX_ACTIVITY_PAGE } from '../audit/audit-page.js';
@@ -25,7 +25,7 @@ export interface ActivityOptions {
 export interface ActivityDeps {
   audit: AuditLog;
   accounts: AccountStore;
-  redis: Redis;
+  redis: RedisClient;
   prefix: string;
 }
 

@@ -4,7 +4,7 @@
  * holds them all: a line each (id, kind, created, last used, accounts, name), or with `--json` one
  * JSON object per line.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import {
   LISTED_KINDS,
   listClients,
@@ -54,7 +54,7 @@ function clientLine(c: ListedClient): string {
 
 /** Prints every stored client matching the options; returns how many. */
 export async function runClientsList(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   options: ClientsListOptions,
   write: (line: string) => void = console.log,

@@ -23,7 +23,7 @@
  */
 import { peekBody } from './peek-body.js';
 import type { Context, Middleware } from 'koa';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Count, CountWithRead } from '../storage/introspection-count.js';
 import { OAuthError, REGISTRATION_CAPS, RequestTooLargeError, TooManyRequestsError } from '@school/shared';
@@ -51,7 +51,7 @@ const FORM_LIMIT = 56 * 1024; // oidc-provider's own body limit
 
 /** Koa middleware enforcing {@link RateLimits} on the auth server's public API routes. */
 export function rateLimit(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   limits: RateLimits,
   routes: Record<'authorization' | 'registration' | 'token' | 'introspection' | 'revocation', string>,

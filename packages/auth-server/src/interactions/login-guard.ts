@@ -19,7 +19,7 @@
  * nor timings reveal which emails are real. A successful sign-in clears its pair's count only: the
  * owner signing in does not reset an attacker's account-wide or address counts.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import { RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
 import { addressKey } from '../http/client-address.js';
 
@@ -63,7 +63,7 @@ export class LoginGuard {
   private readonly byAccount: RateLimiterRedis;
 
   constructor(
-    private readonly redis: Redis,
+    private readonly redis: RedisClient,
     private readonly prefix: string,
     private readonly settings: LoginGuardSettings,
   ) {

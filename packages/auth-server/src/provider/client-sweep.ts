@@ -21,7 +21,7 @@
  * holder) lets one run at a time, and a run is idempotent anyway (removing a removed client is a no-op).
  */
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { getMany, scanKeys, type RedisClient } from '@school/shared';
 import { CLIENT_ROLE } from './client-policy.js';
 import {
   removeClient,
@@ -32,7 +32,7 @@ import {
 import { usageResolutionSeconds } from '../storage/client-usage.js';
 import {
   clientGrantsPrefix,
-  keysStartingWith,
+  clientOfGrantsKey,
   modelKey,
   modelPrefix,
   usageKey,
@@ -63,7 +63,7 @@ export function usageSinceKey(prefix: string): string {
 }
 
 /** Notes when usage recording began, once per storage (later calls keep the first time). */
-export async function markUsageRecordingStart(redis: Redis, prefix: string): Promise<void> {
+export async function markUsageRecordingStart(redis: RedisClient, prefix: string): Promise<void> {
   await redis.set(usageSinceKey(prefix), String(Math.floor(Date.now() / 1000)), 'NX');
 }
 
@@ -84,12 +84,6 @@ export function lifecycleVerdict(
   return now - lastUse > policy.idleSeconds + usageResolutionSeconds(policy.idleSeconds) ? 'idle' : undefined;
 }
 
-async function* scanKeys(redis: Redis, pattern: string): AsyncGenerator<string[]> {
-  for await (const keys of redis.scanStream({ match: pattern, count: 500 }) as AsyncIterable<string[]>) {
-    if (keys.length) yield keys;
-  }
-}
-
 /** Runs one sweep over every stored client (see the module comment). */
 export async function sweepClients(
   store: ClientStore,
@@ -108,9 +102,9 @@ export async function sweepClients(
     const seconds = Math.floor(now / 1000);
     const since = Number((await redis.get(usageSinceKey(prefix))) ?? seconds);
     const clientPrefix = modelPrefix(prefix, 'Client');
-    for await (const keys of scanKeys(redis, keysStartingWith(clientPrefix))) {
+    for await (const keys of scanKeys(redis, clientPrefix)) {
       const ids = keys.map((k) => k.slice(clientPrefix.length));
-      const [stored, used] = await Promise.all([redis.mget(...keys), redis.hmget(usageKey(prefix), ...ids)]);
+      const [stored, used] = await Promise.all([getMany(redis, keys), redis.hmget(usageKey(prefix), ...ids)]);
       for (const [i, clientId] of ids.entries()) {
         if (!stored[i]) continue;
         const usedAt = used[i] ? Number(used[i]) : undefined;
@@ -126,11 +120,11 @@ export async function sweepClients(
 }
 
 /** Ids that have grants or a last-use time but no stored client. */
-async function orphans(redis: Redis, prefix: string): Promise<string[]> {
+async function orphans(redis: RedisClient, prefix: string): Promise<string[]> {
   const named = new Set<string>();
   const grantsPrefix = clientGrantsPrefix(prefix);
-  for await (const keys of scanKeys(redis, keysStartingWith(grantsPrefix))) {
-    for (const k of keys) named.add(k.slice(grantsPrefix.length));
+  for await (const keys of scanKeys(redis, grantsPrefix)) {
+    for (const k of keys) named.add(clientOfGrantsKey(prefix, k));
   }
   const usage = redis.hscanStream(usageKey(prefix), { count: 500 }) as AsyncIterable<string[]>;
   for await (const pairs of usage) {

@@ -2,6 +2,7 @@ import { Provider } from 'oidc-provider';
 import type { Logger } from '../logger.js';
 import { buildConfiguration, type ProviderDeps } from './configuration.js';
 import { formPostCsp } from './form-post-csp.js';
+import { mintTokenIdsByGrant } from './grant-token-ids.js';
 import { inactiveForUnsupportedTokens } from './introspection-shapes.js';
 import { providerCorrections } from './post-middleware.js';
 
@@ -9,6 +10,7 @@ import { providerCorrections } from './post-middleware.js';
 export function createProvider(deps: ProviderDeps, logger: Logger): Provider {
   const provider = new Provider(deps.config.BASE_URL, buildConfiguration(deps));
   provider.proxy = deps.config.TRUST_PROXY;
+  mintTokenIdsByGrant(provider);
   provider.use(providerCorrections);
   provider.use(inactiveForUnsupportedTokens);
   provider.use(formPostCsp);

@@ -5,7 +5,7 @@
  * open registration refuses to set.
  */
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { getMany, scanKeys, type RedisClient } from '@school/shared';
 import type { Adapter, ClientMetadata, Provider } from 'oidc-provider';
 import { CLIENT_ROLE, type ClientRole } from './client-policy.js';
 import { removeClient, type ClientStore } from '../storage/client-removal.js';
@@ -99,11 +99,11 @@ export async function createIntrospector(provider: Provider, name: string): Prom
 }
 
 /** Lists the stored operator clients (integrations and introspecting services). */
-export async function listOperatorClients(redis: Redis, prefix: string): Promise<OperatorClient[]> {
+export async function listOperatorClients(redis: RedisClient, prefix: string): Promise<OperatorClient[]> {
   const out: OperatorClient[] = [];
   const marker = modelPrefix(prefix, 'Client');
-  for await (const keys of redis.scanStream({ match: `${marker}*`, count: 500 }) as AsyncIterable<string[]>) {
-    const values = keys.length ? await redis.mget(...keys) : [];
+  for await (const keys of scanKeys(redis, marker)) {
+    const values = await getMany(redis, keys);
     for (const json of values) {
       if (!json) continue;
       const m = JSON.parse(json) as ClientMetadata;

@@ -19,7 +19,7 @@
  * oidc-provider has no hook around a grant, so its refresh_token handler is wrapped where it keeps it
  * (its internal instance store; oidc-provider is pinned to an exact version).
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import { errors, type KoaContextWithOIDC, type Provider } from 'oidc-provider';
 import instance from 'oidc-provider/lib/helpers/weak_cache.js';
 import { ConcurrentRefresh } from '../storage/redis-adapter.js';
@@ -44,7 +44,7 @@ const POLL_MS = 25;
 /** Wraps oidc-provider's refresh_token grant with the grace period; `seconds` 0 leaves it as it is. */
 export function allowConcurrentRefresh(
   provider: Provider,
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   seconds: number,
 ): void {

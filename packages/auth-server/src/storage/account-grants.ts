@@ -3,16 +3,18 @@
  * (`accountGrants:<accountId>`, written with each Grant by the adapter, redis-keys.ts) and ended per
  * app.
  *
- * Ending an app's access for an account is one Redis script (`oidcEndGrants`): every Grant this
- * account holds for that client is deleted with every token listed under it (access and refresh
- * tokens, unredeemed codes) and its token list, so the next token read finds nothing; the ended access
- * tokens are then published on the revocation feed (revocations.ts), so every resource API drops its
- * cached introspection answers at once. The client and the grants other accounts hold are untouched.
+ * Ending an app's access for an account ends each Grant this account holds for that client with one
+ * Redis script in that grant's own hash slot (`oidcRevokeGrant`, the slot rule of redis-keys.ts, so
+ * it runs unchanged on a Redis Cluster): the Grant is deleted with every token listed under it (access
+ * and refresh tokens, unredeemed codes) and its token list, so the next token read finds nothing; the
+ * ended access tokens are then published on the revocation feed (revocations.ts), so every resource
+ * API drops its cached introspection answers at once. Only then are the ids taken out of the account's
+ * and the client's indexes, so a revocation stopped half-way is finished by asking again. The client and the grants other accounts hold are untouched.
  * Login sessions keep naming the ended grant, which oidc-provider then treats as no grant: the next
  * authorization asks for consent again.
  */
-import type { Redis } from 'ioredis';
-import { accountGrantsKey, clientGrantsKey, grantListPrefix, modelKey } from './redis-keys.js';
+import { getMany, type RedisClient } from '@school/shared';
+import { accountGrantsKey, clientGrantsKey, grantListKey, modelKey } from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
 import { publishRevoked } from './revocations.js';
 
@@ -35,11 +37,19 @@ interface GrantPayload {
 }
 
 /** The grants `accountId` holds now (ids of grants since gone are dropped from its index). */
-export async function accountGrants(redis: Redis, prefix: string, accountId: string): Promise<HeldGrant[]> {
+export async function accountGrants(
+  redis: RedisClient,
+  prefix: string,
+  accountId: string,
+): Promise<HeldGrant[]> {
   const indexKey = accountGrantsKey(prefix, accountId);
   const ids = await redis.smembers(indexKey);
   if (!ids.length) return [];
-  const payloads = await redis.mget(ids.map((id) => modelKey(prefix, 'Grant', id)));
+  // One GET per grant, pipelined: each grant is in a slot of its own (MGET cannot span slots).
+  const payloads = await getMany(
+    redis,
+    ids.map((id) => modelKey(prefix, 'Grant', id)),
+  );
   const gone = ids.filter((_, i) => !payloads[i]);
   if (gone.length) void redis.srem(indexKey, ...gone).catch(() => undefined);
   return ids.flatMap((grantId, i) => {
@@ -67,7 +77,7 @@ export interface EndedAccess {
 
 /** Ends every grant `accountId` holds for `clientId`, with all of their tokens (see the module comment). */
 export async function endAccountAccess(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   accountId: string,
   clientId: string,
@@ -77,11 +87,11 @@ export async function endAccountAccess(
     .filter((g) => g.clientId === clientId)
     .map((g) => g.grantId);
   if (!ids.length) return { grants: 0, tokens: 0 };
-  const ended = await r.oidcEndGrants(
-    ids.length * 2,
-    ...ids.map((id) => modelKey(prefix, 'Grant', id)),
-    ...ids.map((id) => grantListPrefix(prefix) + id),
-  );
+  const ended = (
+    await Promise.all(
+      ids.map((id) => r.oidcRevokeGrant(grantListKey(prefix, id), modelKey(prefix, 'Grant', id))),
+    )
+  ).flat();
   await publishRevoked(r, prefix, ended);
   await Promise.all([
     redis.srem(accountGrantsKey(prefix, accountId), ...ids),

@@ -1,18 +1,19 @@
 /**
  * How many accounts granted each client, for All clients: the distinct `accountId`s of the grants in
  * the client's grant set (`clientGrants:<id>`, redis-keys.ts), read for the clients of one page only.
- * One SMEMBERS per client and one MGET per {@link CHUNK} grants, auto-pipelined; grants since gone
+ * One SMEMBERS per client and one GET per grant (grants are in slots of their own, so no MGET), in
+ * chunks of {@link CHUNK}, auto-pipelined; grants since gone
  * (expired, revoked) read as nothing and are not counted.
  */
-import type { Redis } from 'ioredis';
+import { getMany, type RedisClient } from '@school/shared';
 import { clientGrantsKey, modelKey } from './redis-keys.js';
 
-/** Grant payloads read per MGET. */
+/** Grant payloads read per pipelined batch. */
 const CHUNK = 500;
 
 /** The number of distinct accounts holding a grant of each of `clientIds`, in order. */
 export async function countGrantingAccounts(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   clientIds: readonly string[],
 ): Promise<number[]> {
@@ -22,7 +23,7 @@ export async function countGrantingAccounts(
       const accounts = new Set<string>();
       for (let i = 0; i < ids.length; i += CHUNK) {
         const keys = ids.slice(i, i + CHUNK).map((g) => modelKey(prefix, 'Grant', g));
-        for (const json of await redis.mget(keys)) {
+        for (const json of await getMany(redis, keys)) {
           const accountId = json ? (JSON.parse(json) as { accountId?: string }).accountId : undefined;
           if (accountId) accounts.add(accountId);
         }

@@ -3,7 +3,8 @@
  * registrations, metadata-document clients with a stored record, operator integrations and services.
  * The configured clients (the introspector, the account pages) are not stored in Redis, so never listed.
  *
- * Paging walks the keyspace with SCAN (`Client:*`), the cursor being SCAN's own: a page never loads
+ * Paging walks the keyspace with SCAN (`Client:*`, `@school/shared` scanPage: on a Redis Cluster each
+ * primary in turn, the cursor naming the primary), the cursor being SCAN's own: a page never loads
  * every client, costs at most {@link MAX_SCANS} SCAN calls of {@link SCAN_COUNT} keys, and stays correct
  * while clients come and go (SCAN returns every client stored for the whole walk at least once; one
  * moved by a rehash may show twice). The price: no global order, and no total. A page is the clients
@@ -16,12 +17,12 @@
  * The filters read what storage keeps beside each client: last use (`clientUsedAt`, client-usage.ts,
  * which may lag by its resolution) and the kind (provider/client-kind.ts).
  */
-import type { Redis } from 'ioredis';
+import { getMany, scanPage, type RedisClient } from '@school/shared';
 import type { ClientMetadata } from 'oidc-provider';
 import type { AppIdentity } from '../interactions/page-parts.js';
 import { clientKind } from '../provider/client-kind.js';
 import { countGrantingAccounts } from './client-accounts.js';
-import { keysStartingWith, modelPrefix, usageKey } from './redis-keys.js';
+import { modelPrefix, usageKey } from './redis-keys.js';
 
 /** Keys examined per SCAN call (SCAN's COUNT hint): about a millisecond of Redis time. */
 export const SCAN_COUNT = 500;
@@ -82,21 +83,20 @@ function toListed(m: ClientMetadata, usedAt: string | null): ListedClient {
 
 /** One page of the stored clients matching `filter`, from `cursor` ('0' or none: the start). */
 export async function listClients(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   { filter = {}, cursor = '0', pageSize = 25, now = Date.now() }: ClientListOptions = {},
 ): Promise<ClientPage> {
   const clientPrefix = modelPrefix(prefix, 'Client');
-  const pattern = keysStartingWith(clientPrefix);
   const seconds = Math.floor(now / 1000);
   const found: ListedClient[] = [];
   let at = cursor;
   for (let scans = 0; scans < MAX_SCANS; scans++) {
-    const [next, keys] = await redis.scan(at, 'MATCH', pattern, 'COUNT', SCAN_COUNT);
+    const [next, keys] = await scanPage(redis, clientPrefix, at, SCAN_COUNT);
     at = next;
     if (keys.length) {
       const ids = keys.map((k) => k.slice(clientPrefix.length));
-      const [stored, used] = await Promise.all([redis.mget(keys), redis.hmget(usageKey(prefix), ...ids)]);
+      const [stored, used] = await Promise.all([getMany(redis, keys), redis.hmget(usageKey(prefix), ...ids)]);
       for (const [i, json] of stored.entries()) {
         if (!json) continue; // removed meanwhile
         const client = toListed(JSON.parse(json) as ClientMetadata, used[i] ?? null);
@@ -126,15 +126,18 @@ export interface ClientListOptions {
   now?: number;
 }
 
-/** The stored metadata of `ids` (absent: not stored), one MGET. */
+/** The stored metadata of `ids` (absent: not stored), one pipelined GET each (MGET cannot span slots). */
 export async function storedClients(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   ids: readonly string[],
 ): Promise<Map<string, ClientMetadata>> {
   const unique = [...new Set(ids)];
   if (!unique.length) return new Map();
-  const values = await redis.mget(unique.map((id) => modelPrefix(prefix, 'Client') + id));
+  const values = await getMany(
+    redis,
+    unique.map((id) => modelPrefix(prefix, 'Client') + id),
+  );
   const out = new Map<string, ClientMetadata>();
   values.forEach((json, i) => json && out.set(unique[i]!, JSON.parse(json) as ClientMetadata));
   return out;

@@ -2,13 +2,15 @@
  * Removing a client: its grants and every token issued under them end first, the client last
  * (issue 13, finding 13). Used by `school-auth clients delete` and by the lifecycle sweep.
  *
- * The order makes an interrupted removal safe to finish by running it again. Each step is one Redis
- * script that atomically takes up to {@link BATCH} grant ids out of the client's grant set
- * (`clientGrants:<id>`, redis-keys.ts) and deletes each grant with every token listed under it
- * (access and refresh tokens, unredeemed codes) and its token list; only the step that finds the set
- * empty deletes the client itself and its last-use time. Stopped anywhere, the client is still
- * stored with the grants not yet ended, so running the removal again (the operator repeating the
- * command, or the next sweep for a self-registered client) carries on where it stopped. A grant
+ * The order makes an interrupted removal safe to finish by running it again. Each step reads up to
+ * {@link BATCH} grant ids of the client's grant set (`clientGrants:{<id>}`, redis-keys.ts), ends each
+ * grant with one script in that grant's own slot (the grant, its token list and every token listed:
+ * access and refresh tokens, unredeemed codes), and only then removes those ids from the set; once
+ * a script finds the set empty and deletes it, the client itself and its last-use time go. Each
+ * script touches one hash slot, so this runs unchanged on a Redis Cluster. Stopped anywhere, the
+ * client is still stored with the grants not yet ended still indexed (ending a grant twice is a
+ * no-op), so running the removal again (the operator repeating the command, or the next sweep for
+ * a self-registered client) carries on where it stopped. A grant
  * written by an authorization racing the removal, after its last step, names a client that is gone:
  * its tokens read as nothing (the adapter checks the client on every read), and the sweep ends it as
  * an orphan.
@@ -20,10 +22,10 @@
  * rewritten: it names a grant that no longer exists, which oidc-provider treats as no grant, and
  * it expires with the session.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import type { Adapter, Provider } from 'oidc-provider';
 import type { AuditEvent, AuditLog } from '../audit/audit-log.js';
-import { clientGrantsKey, grantListPrefix, modelKey, modelPrefix, usageKey } from './redis-keys.js';
+import { clientGrantsKey, grantListKey, modelKey, usageKey } from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
 import { publishRevoked } from './revocations.js';
 
@@ -32,7 +34,7 @@ const BATCH = 100;
 
 /** Where clients are stored, and who hears of a removal. */
 export interface ClientStore {
-  redis: Redis;
+  redis: RedisClient;
   /** REDIS_KEY_PREFIX. */
   prefix: string;
   /** Its Client model's adapter is told too, so this process forgets the client at once. */
@@ -78,21 +80,23 @@ export async function removeClient(
   const existed = stored !== null;
   const name = stored ? (JSON.parse(stored) as { client_name?: string }).client_name : undefined;
   const removal: Removal = { clientId, existed, grants: 0, tokens: 0 };
+  const index = clientGrantsKey(prefix, clientId);
   for (;;) {
-    const [done, grants, ended] = await r.oidcEndClient(
-      clientGrantsKey(prefix, clientId),
-      clientKey,
-      usageKey(prefix),
-      BATCH,
-      modelPrefix(prefix, 'Grant'),
-      grantListPrefix(prefix),
-      clientId,
-    );
-    removal.grants += grants;
-    removal.tokens += ended.length;
-    await publishRevoked(r, prefix, ended);
-    if (done === 1) break;
+    const ids = await r.srandmember(index, BATCH);
+    for (const grantId of ids) {
+      const ended = await r.oidcRevokeGrant(
+        grantListKey(prefix, grantId),
+        modelKey(prefix, 'Grant', grantId),
+      );
+      removal.tokens += ended.length;
+      await publishRevoked(r, prefix, ended);
+    }
+    if (ids.length) await r.srem(index, ...ids);
+    removal.grants += ids.length;
+    if ((await r.oidcDropEmptyIndex(index)) === 1) break;
   }
+  await r.del(clientKey);
+  await r.hdel(usageKey(prefix), clientId);
   await clientStorage(store.provider).destroy(clientId); // evicts this process's cached copy
   if (existed || removal.grants > 0) {
     void store.audit?.record('client_deleted', {

@@ -16,7 +16,7 @@
  * The cost of the throttle: the stored time may be up to one resolution older than the real last use,
  * so the sweep adds one resolution to the idle period before it removes a client, never earlier.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import { LRUCache } from 'lru-cache';
 import { usageKey } from './redis-keys.js';
 
@@ -41,7 +41,7 @@ export interface UsageRecorderOptions {
 }
 
 /** A {@link UsageRecorder} writing to Redis, at most once per resolution per client and process. */
-export function createUsageRecorder(redis: Redis, options: UsageRecorderOptions): UsageRecorder {
+export function createUsageRecorder(redis: RedisClient, options: UsageRecorderOptions): UsageRecorder {
   const key = usageKey(options.prefix);
   const everyMs = options.resolutionSeconds * 1000;
   /** The clients this process wrote a time for within the last resolution. */

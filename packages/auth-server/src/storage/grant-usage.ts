@@ -1,7 +1,7 @@
 /**
  * When each grant's tokens were last used, for Connected apps ("last used"). The same uses as
- * client-usage.ts (an access or refresh token issued or read), per grant: one key per grant,
- * `grantUsedAt:<grantId>` (redis-keys.ts), expiring with the longest a grant can live, so it needs no
+ * client-usage.ts (an access or refresh token issued or read), per grant: one key per grant, in the
+ * grant's hash slot (`grantUsedAt:{tag}<rest>`, redis-keys.ts), expiring with the longest a grant can live, so it needs no
  * clean-up.
  *
  * Off the hot path: each process writes a grant's time at most once per {@link GRANT_USAGE_RESOLUTION_SECONDS},
@@ -9,7 +9,7 @@
  * SET auto-pipelined with the request's own commands and never awaited by it. A failed write only
  * makes the next use try again. The cost: "last used" may be up to a minute old.
  */
-import type { Redis } from 'ioredis';
+import { getMany, type RedisClient } from '@school/shared';
 import { LRUCache } from 'lru-cache';
 import { grantUsageKey } from './redis-keys.js';
 
@@ -21,7 +21,7 @@ export type GrantUsageRecorder = (grantId: string) => void;
 
 /** A {@link GrantUsageRecorder} writing to Redis, at most once a minute per grant and process. */
 export function createGrantUsageRecorder(
-  redis: Redis,
+  redis: RedisClient,
   {
     prefix,
     grantTtlSeconds,
@@ -44,11 +44,15 @@ export function createGrantUsageRecorder(
 
 /** The last-use times of `grantIds` (Unix seconds), in the same order; undefined where never used. */
 export async function grantsLastUsed(
-  redis: Redis,
+  redis: RedisClient,
   prefix: string,
   grantIds: readonly string[],
 ): Promise<Array<number | undefined>> {
   if (!grantIds.length) return [];
-  const times = await redis.mget(grantIds.map((id) => grantUsageKey(prefix, id)));
+  // One GET per grant, pipelined: each grant's time is in its grant's slot (MGET cannot span slots).
+  const times = await getMany(
+    redis,
+    grantIds.map((id) => grantUsageKey(prefix, id)),
+  );
   return times.map((t) => (t ? Number(t) : undefined));
 }

@@ -3,9 +3,12 @@
  *
  * Introspection is the auth server's hottest call (every cache miss of every resource server). Done
  * naively it costs three Redis commands in sequence: the rate limiter's count, the access token, its
- * grant. Here one script does all three: it counts the request exactly as rate-limiter-flexible's
- * `RateLimiterRedis` counts (same key, a fixed window opened with SET NX EX, INCR, PTTL), then reads
- * the presented access token and, by the grant id in it, the grant. The rate limiter decides from
+ * grant. Here two scripts sent in the same tick (auto-pipelined into one write on one node; on a
+ * cluster, sent to both nodes at once) do all three: one counts the request exactly as
+ * rate-limiter-flexible's `RateLimiterRedis` counts (same key, a fixed window opened with SET NX EX,
+ * INCR, PTTL); the other reads the presented access token and, by the grant id in it, the grant
+ * (same slot, redis-keys.ts). They are two scripts because the counter and the token live in
+ * different hash slots. The rate limiter decides from
  * the count as usual; the token and grant are handed to the adapter for the rest of this request only
  * (request-reads.ts), where oidc-provider's `AccessToken.find` and `Grant.find` take them instead of
  * reading again. Nothing is reused across requests, so a revocation is seen by the very next request.
@@ -14,7 +17,7 @@
  * first) and for values shaped like our opaque tokens; anything else is counted by the library and
  * read by the adapter as usual.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import { startRead } from './request-reads.js';
 import { modelKey, modelPrefix } from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
@@ -46,32 +49,18 @@ export type CountWithRead = (
  * as this server does, so the two differ in storage only).
  */
 export function createIntrospectionCount(
-  redis: Redis,
+  redis: RedisClient,
   options: { prefix: string; countOnly?: boolean },
 ): CountWithRead {
   const r = withScripts(redis);
   const grantPrefix = modelPrefix(options.prefix, 'Grant');
-  const clientPrefix = modelPrefix(options.prefix, 'Client');
   return (ctx, form, counterKey, seconds) => {
     const token = form.get('token');
     const hint = form.get('token_type_hint');
     if (!token || !TOKEN_SHAPE.test(token) || (hint && !ACCESS_TOKEN_HINTS.has(hint))) return undefined;
     const tokenKey = modelKey(options.prefix, 'AccessToken', token);
-    const reply = r.oidcCountAndRead(
-      counterKey,
-      tokenKey,
-      seconds,
-      grantPrefix,
-      options.countOnly ? '0' : '1',
-      clientPrefix,
-    );
-    if (!options.countOnly) {
-      startRead(
-        ctx,
-        tokenKey,
-        reply.then(([, , found]) => found),
-      );
-    }
+    const reply = r.oidcCount(counterKey, seconds);
+    if (!options.countOnly) startRead(ctx, tokenKey, r.oidcFindWithGrant(tokenKey, '0', grantPrefix));
     return reply.then(([consumed, msBeforeNext]) => ({ consumed, msBeforeNext }));
   };
 }

@@ -3,7 +3,8 @@
  * redis-scripts.ts, the in-process client cache client-cache.ts.
  *
  * A token whose client is gone does not exist. Every read of a grant-bound model (access and refresh
- * tokens, codes) checks, in the same script, that the client it names is still stored, and finds
+ * tokens, codes) checks that the client it names is still stored (in this process's client cache,
+ * else with a read that fills it, which oidc-provider's own client lookup then takes), and finds
  * nothing when it is not: introspection says `active: false`, userinfo 401 `invalid_token`, the token
  * endpoint `invalid_grant`, revocation 200, whichever way the client went (deleted by an operator, the
  * sweep, or straight from Redis), instead of oidc-provider failing on the missing client (a 500 on
@@ -11,7 +12,8 @@
  * stored in Redis; the only configured (static) client, the resource API's introspector, has no grants.
  * Reads and issues of access and refresh tokens are also reported to `recordUse` (client-usage.ts, which
  * the client lifecycle sweep reads; grant-usage.ts, which Connected apps shows). A Grant is indexed by
- * its client (client removal) and its account (Connected apps) in the same script that stores it.
+ * its client (client removal) and its account (Connected apps) just before the script that stores
+ * it, each index with a command of its own (they are in other hash slots than the grant).
  *
  * Why not the upstream example adapter: it reads the grant list's TTL before every write (a second
  * round trip), keeps consumed state in a way a racing second request can also pass, and lets the grant
@@ -19,7 +21,8 @@
  * refresh token at once) is detected by HSETNX: the loser revokes the whole grant and gets
  * `invalid_grant`, as RFC 6749 §4.1.2 and RFC 9700 §4.14 ask.
  *
- * A token and its grant are read in one round trip. oidc-provider reads a token, then its grant (the
+ * A token and its grant are read in one round trip: they share a hash slot (redis-keys.ts, the slot
+ * rule), so this runs unchanged on a Redis Cluster. oidc-provider reads a token, then its grant (the
  * introspection, userinfo, code and refresh paths all do); `oidcFindWithGrant` returns both from one
  * script and the grant is kept for the rest of that same request only (request-reads.ts), where the
  * following `Grant.find` takes it: the grant as it was when the token was read, microseconds before
@@ -31,7 +34,7 @@
  * A client id that is a Client ID Metadata Document URL is resolved by `resolveCimdClient` (fetched,
  * checked and cached by cimd/cimd-resolver.ts), so every endpoint sees that client the same way.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '@school/shared';
 import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { isCimdClientId } from '../cimd/client-id-url.js';
 import { ClientCache } from './client-cache.js';
@@ -39,7 +42,8 @@ import { dropGrant, keepGrant, takeGrant, takeStartedRead, type FoundWithGrant }
 import {
   accountGrantsKey,
   clientGrantsKey,
-  grantListPrefix,
+  grantListKey,
+  grantTag,
   modelKey,
   modelPrefix,
   sessionUidKey,
@@ -116,7 +120,7 @@ export type AdapterConstructor = new (name: string) => Adapter;
  * Builds an oidc-provider adapter class bound to one ioredis connection (with auto-pipelining on,
  * each model read is one round trip batched with its neighbours).
  */
-export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): AdapterConstructor {
+export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOptions): AdapterConstructor {
   const r = withScripts(redis);
   const { prefix, recordUse, resolveCimdClient } = options;
   const grace = options.refreshGraceSeconds ?? 0;
@@ -127,31 +131,50 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
   const clients =
     clientCacheMs > 0 ? new ClientCache(clientCacheMs, options.clientCacheSize ?? 1_000) : undefined;
   const grantPrefix = modelPrefix(prefix, 'Grant');
-  const clientPrefix = modelPrefix(prefix, 'Client');
-  const grantListKey = (grantId: string) => grantListPrefix(prefix) + grantId;
   const currentRequest = () => Provider.ctx as object | undefined;
 
-  /** A grant-bound model's payload from `oidcFindWithGrant`; its grant goes to the request's keep. */
+  /** Whether `clientId` is stored: from the client cache, else read into it (its key is in another slot). */
+  const clientStored = (clientId: string): boolean | Promise<boolean> => {
+    if (!clients) return r.exists(modelKey(prefix, 'Client', clientId)).then((n) => n === 1);
+    if (clients.get(clientId)) return true;
+    const started = clients.readStarted();
+    return r
+      .get(modelKey(prefix, 'Client', clientId))
+      .then((json) => !!clients.keep(clientId, json, started));
+  };
+
+  /**
+   * A grant-bound model's payload from `oidcFindWithGrant`, or nothing when its client is gone; its
+   * grant goes to the request's keep.
+   */
   const withGrant = (
     found: FoundWithGrant | null,
     ctx: object | undefined,
     isUse: boolean,
     isRefresh: boolean,
-  ): AdapterPayload | undefined => {
+  ): AdapterPayload | undefined | Promise<AdapterPayload | undefined> => {
     if (!found) return undefined;
     const [p, c, grantId, grant] = found;
-    if (grantId && grant) keepGrant(ctx, grantPrefix + grantId, grant);
     const payload = JSON.parse(p) as AdapterPayload;
-    if (isUse && recordUse && payload.clientId) recordUse(payload.clientId, payload.grantId);
-    // A refresh token rotated within the grace period reads as unconsumed: its next consumption
-    // decides, atomically, whether this is a concurrent refresh (see `consume`).
-    if (!c || (isRefresh && inGrace(Number(c)))) return payload;
-    return { ...payload, consumed: Number(c) };
+    const accept = (stored: boolean) => {
+      if (!stored) return undefined;
+      if (grantId && grant) keepGrant(ctx, modelKey(prefix, 'Grant', grantId), grant);
+      if (isUse && recordUse && payload.clientId) recordUse(payload.clientId, payload.grantId);
+      // A refresh token rotated within the grace period reads as unconsumed: its next consumption
+      // decides, atomically, whether this is a concurrent refresh (see `consume`).
+      if (!c || (isRefresh && inGrace(Number(c)))) return payload;
+      return { ...payload, consumed: Number(c) };
+    };
+    if (typeof payload.clientId !== 'string') return accept(true);
+    const stored = clientStored(payload.clientId);
+    return typeof stored === 'boolean' ? accept(stored) : stored.then(accept);
   };
 
-  const revokeGrantTokens = async (grantId: string) => {
-    const keys = await r.oidcRevokeGrant(grantListKey(grantId));
-    await publishRevoked(r, prefix, keys);
+  /** Deletes every token of a grant (and the Grant itself with `withGrant`), and publishes them. */
+  const revokeGrantTokens = async (grantId: string, withGrantRecord = false) => {
+    const list = grantListKey(prefix, grantId);
+    const last = withGrantRecord ? modelKey(prefix, 'Grant', grantId) : list;
+    await publishRevoked(r, prefix, await r.oidcRevokeGrant(list, last));
   };
 
   return class RedisAdapter implements Adapter {
@@ -173,31 +196,40 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       const key = this.key(id);
       const ttl =
         typeof expiresIn === 'number' && expiresIn > 0 ? Math.ceil(expiresIn) + tolerance : undefined;
-      const keys = [key];
+      let list = key; // the grant's token list, or the key again (redis-scripts.ts UPSERT)
       const grant = this.grantBound && payload.grantId && ttl;
-      if (grant) keys.push(grantListKey(payload.grantId!));
-      const uid = this.name === 'Session' && payload.uid && ttl;
-      if (uid) keys.push(sessionUidKey(prefix, payload.uid!));
-      const indexed = this.name === 'Grant' && payload.clientId;
-      if (indexed) keys.push(clientGrantsKey(prefix, payload.clientId!));
-      const byAccount = indexed && payload.accountId;
-      if (byAccount) keys.push(accountGrantsKey(prefix, payload.accountId!));
+      if (grant) {
+        // The slot rule (redis-keys.ts): provider/grant-token-ids.ts mints such ids; anything else
+        // would land in another slot than its grant and fail on a cluster only, so it fails here.
+        if (!id.startsWith(grantTag(payload.grantId!)))
+          throw new Error(`${this.name} id does not start with its grant's tag (storage/redis-keys.ts)`);
+        list = grantListKey(prefix, payload.grantId!);
+      }
       const consumed = this.consumable && payload.consumed ? String(payload.consumed) : '';
       if (this.name === 'Client') clients?.forget(id);
       if (this.name === 'Grant') dropGrant(currentRequest(), key);
+      // A grant's indexes, by client (client removal) and by account (Connected apps), are each in a
+      // slot of their own, not the grant's: written first, each its own command, so a grant is never
+      // stored unindexed (an index naming a grant that failed to store names nothing; both drop it).
+      if (this.name === 'Grant' && payload.clientId) {
+        const expiry = String(ttl ?? 0);
+        await Promise.all([
+          r.oidcIndexGrant(clientGrantsKey(prefix, payload.clientId), id, expiry),
+          payload.accountId && r.oidcIndexGrant(accountGrantsKey(prefix, payload.accountId), id, expiry),
+        ]);
+      }
       await r.oidcUpsert(
-        keys.length,
-        ...keys,
+        key,
+        list,
         JSON.stringify(payload),
         String(ttl ?? 0),
         this.consumable ? '1' : '0',
         consumed,
-        id,
         grant ? '1' : '0',
-        uid ? '1' : '0',
-        indexed ? '1' : '0',
-        byAccount ? '1' : '0',
       );
+      // The uid's key is in a slot of its own: written after the Session it points to.
+      if (this.name === 'Session' && payload.uid && ttl)
+        await r.set(sessionUidKey(prefix, payload.uid), id, 'EX', ttl);
       if (this.name === 'Client') clients?.forget(id);
       if (this.marksUse && recordUse && payload.clientId) recordUse(payload.clientId, payload.grantId);
     }
@@ -209,8 +241,7 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       if (this.grantBound) {
         const ctx = currentRequest();
         const read =
-          takeStartedRead(ctx, key) ??
-          r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix, clientPrefix);
+          takeStartedRead(ctx, key) ?? r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix);
         const isRefresh = this.name === 'RefreshToken';
         return read.then((found) => withGrant(found, ctx, this.marksUse, isRefresh));
       }
@@ -248,8 +279,7 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       if (grantId) {
         // The winner may still be saving new tokens under this grant: deleting the Grant record makes
         // them inactive too, since every token is checked against its grant.
-        await r.del(grantPrefix + grantId);
-        await revokeGrantTokens(grantId);
+        await revokeGrantTokens(grantId, true);
       }
       throw new errors.InvalidGrant(
         `${this.name === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`,
@@ -265,7 +295,7 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
     }
 
     async revokeByGrantId(grantId: string): Promise<void> {
-      dropGrant(currentRequest(), grantPrefix + grantId);
+      dropGrant(currentRequest(), modelKey(prefix, 'Grant', grantId));
       await revokeGrantTokens(grantId);
     }
   };

@@ -1,45 +1,111 @@
 /**
- * The storage layout in Redis: the keys and the channel of oidc-provider's storage and of what is
- * kept beside it, under the configured prefix (REDIS_KEY_PREFIX, e.g. `oidc:`), named in one place.
- * (Rate-limit counters, the login guard and the client sweep keep keys of their own.)
+ * The storage layout in Redis: every key and the channel of oidc-provider's storage and of what is
+ * kept beside it, under the configured prefix (REDIS_KEY_PREFIX, e.g. `oidc:`), built here and
+ * nowhere else. Every Lua script is in redis-scripts.ts.
  *
+ * THE SLOT RULE (Redis Cluster, issue 18). A cluster spreads keys over 16384 hash slots by the text
+ * between the first `{` and the next `}` of a key (its hash tag), else by the whole key; a script or
+ * a multi-key command may only touch keys of ONE slot. So:
+ *
+ * - By grant: a grant, its token list and every token issued under it (codes, access and refresh
+ *   tokens, each rotation of a refresh token, and any record about them: a rotated refresh token's
+ *   kept answer, a metadata-document client's consent hash, the grant's last-use time) share the tag `{<first 12 characters of the grant id>}`. The grant-bound models'
+ *   token ids START with those 12 characters (provider/grant-token-ids.ts mints them so), so the
+ *   key of a presented token is known from the token alone: `<Model>:{<id[0,12)>}<id[12,)>`. A new
+ *   key about a grant or one of its tokens is built with {@link grantScopedKey} and joins that slot.
+ * - Per client: a client's grant index `clientGrants:{<clientId>}` is a slot of its own; the client
+ *   record `Client:<id>` keeps its historical, untagged key (registered clients survive the upgrade).
+ *   Nothing touches a client and its index in one command (client-removal.ts sequences them), and
+ *   a token read checks its client with a second, pipelined read (redis-adapter.ts).
+ * - Everything else is one key per command: sessions (`Session:<id>` and `sessionUid:<uid>` are
+ *   written one after the other), interactions, the last-use hash, the rate limiter's counters
+ *   (rate-limiter-flexible: one key per command), the login guard's, the sweep's lock, and
+ *   the metadata-document cache (`cimd:<url>` and the `Client:<url>` it stores are written one after
+ *   the other, cimd/cimd-resolver.ts; `cimdAllowed`), an account's grant index `accountGrants:<id>`
+ *   (written before the grant, as the client's; read with one GET per grant, account-grants.ts).
+ * - The revocation channel is classic pub/sub (PUBLISH): on a cluster every node forwards it to all
+ *   nodes, so a subscriber connected to any node hears it. Sharded pub/sub (SPUBLISH) would confine
+ *   the traffic to one shard but needs the subscriber to follow that shard through failovers; with
+ *   a revocation rate of a few per second the broadcast costs nothing worth that.
+ * - Scans walk every primary (`@school/shared` scanKeys) and read what they found one GET per key,
+ *   pipelined (getMany): MGET cannot span slots.
+ *
+ * The keys:
  *   `<Model>:<id>`       a JSON string (SET … EX), or for consumable models (codes, refresh tokens) a
  *                        hash `{p: payload, c: consumedAt}` so consumption is one atomic HSETNX that
- *                        keeps the TTL and survives restarts (redis-adapter.ts);
- *   `grant:<grantId>`    a list of the keys of every token issued under that grant, expiring with the
- *                        longest of them (EXPIRE NX then EXPIRE GT, in the same atomic script: no TTL read
- *                        before writing);
+ *                        keeps the TTL and survives restarts (redis-adapter.ts); tagged by grant for
+ *                        {@link GRANT_SCOPED} models;
+ *   `grant:{tag}<rest>`  a list of the keys of every token issued under that grant, expiring with the
+ *                        longest of them (EXPIRE NX then EXPIRE GT, in the same atomic script);
  *   `sessionUid:<uid>`   the id of the Session with that uid, with the Session's TTL;
- *   `clientGrants:<clientId>`  the ids of every Grant of that client, expiring with the longest of
- *                        them (as the grant list): what deleting a client ends first (client-removal.ts);
+ *   `clientGrants:{<clientId>}`  the ids of every Grant of that client, expiring with the longest of
+ *                        them: what deleting a client ends first (client-removal.ts);
  *   `accountGrants:<accountId>`  the ids of every Grant of that account, expiring with the longest of
  *                        them: what Connected apps lists (account-grants.ts); ids of grants since gone
- *                        are dropped when read;
- *   `grantUsedAt:<grantId>`  when that grant's tokens were last used, Unix seconds, expiring with the
- *                        grant's longest life (grant-usage.ts);
+ *                        are dropped when read; written apart from the Grant (another slot);
+ *   `grantUsedAt:{tag}<rest>`  when that grant's tokens were last used, Unix seconds, expiring with the
+ *                        grant's longest life (grant-usage.ts), in the grant's slot;
  *   `clientUsedAt`       a hash, client id → when its tokens were last used, Unix seconds (client-usage.ts);
+ *   `RefreshAnswer:{tag}<rest>`  the token response a rotated refresh token's refresh gave, for the
+ *                        grace period (REFRESH_REUSE_GRACE, provider/refresh-grace.ts), in its grant's slot;
  *   `cimd:<url>`         a hash: the cache entry of one Client ID Metadata Document (the checked document,
  *                        fresh/stale deadlines, the last fetch's status and error; cimd/cimd-resolver.ts);
+ *                        written apart from the `Client:<url>` record it stores (another slot);
  *   `cimdAllowed`        a set of the metadata-document client ids an operator allowed https redirect
  *                        URIs (`school-auth clients allow-cimd`);
- *   `cimdConsent:<grantId>`  the hash of the metadata-document client a grant's consent was given to
- *                        (cimd/cimd-consent.ts), for the grant's lifetime;
+ *   `cimdConsent:{tag}<rest>`  the hash of the metadata-document client a grant's consent was given to
+ *                        (cimd/cimd-consent.ts), for the grant's lifetime, in the grant's slot;
  *   `revocations`        the pub/sub channel revoked access tokens are published on (revocations.ts).
  */
+
+/** How many leading characters of a grant id name its hash slot. */
+export const GRANT_TAG_LENGTH = 12;
+
+/** The models whose keys live in their grant's slot: the Grant and every grant-bound token. */
+export const GRANT_SCOPED = new Set([
+  'Grant',
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+]);
+
+/** `{tag}rest` of a grant id or of a token id minted under a grant: its slot, then the rest. */
+const tagged = (id: string) => `{${id.slice(0, GRANT_TAG_LENGTH)}}${id.slice(GRANT_TAG_LENGTH)}`;
+
+/** The prefix of a grant id that a token id of that grant starts with (provider/grant-token-ids.ts). */
+export function grantTag(grantId: string): string {
+  return grantId.slice(0, GRANT_TAG_LENGTH);
+}
+
+/**
+ * A key in the slot of a grant, or of a token of that grant: `<prefix><kind>:{tag}<rest>` with `id`
+ * the grant id or the token id. For any new record about a grant or its tokens.
+ */
+export function grantScopedKey(prefix: string, kind: string, id: string): string {
+  return `${prefix}${kind}:${tagged(id)}`;
+}
 
 /** The prefix of every key of one oidc-provider model, e.g. `oidc:Client:`. */
 export function modelPrefix(prefix: string, model: string): string {
   return `${prefix}${model}:`;
 }
 
-/** The key of one stored model instance, e.g. `oidc:Client:<id>`. */
+/** The key of one stored model instance, e.g. `oidc:Client:<id>`, `oidc:AccessToken:{tag}<rest>`. */
 export function modelKey(prefix: string, model: string, id: string): string {
-  return `${prefix}${model}:${id}`;
+  return GRANT_SCOPED.has(model) ? grantScopedKey(prefix, model, id) : `${prefix}${model}:${id}`;
 }
 
-/** The prefix of the lists of token keys per grant (`grant:`, lower case: not the Grant model). */
-export function grantListPrefix(prefix: string): string {
-  return `${prefix}grant:`;
+/** The id of a model instance from its key (the inverse of {@link modelKey}). */
+export function idOfKey(prefix: string, model: string, key: string): string {
+  const rest = key.slice(modelPrefix(prefix, model).length);
+  return GRANT_SCOPED.has(model) ? rest.replace(/^\{([^}]*)\}/, '$1') : rest;
+}
+
+/** The list of the keys of every token issued under a grant. */
+export function grantListKey(prefix: string, grantId: string): string {
+  return grantScopedKey(prefix, 'grant', grantId);
 }
 
 /** The key of the Session id stored under a session uid. */
@@ -47,14 +113,19 @@ export function sessionUidKey(prefix: string, uid: string): string {
   return `${prefix}sessionUid:${uid}`;
 }
 
-/** The prefix of the sets of a client's grant ids. */
+/** The prefix of the sets of a client's grant ids (`clientGrants:{`). */
 export function clientGrantsPrefix(prefix: string): string {
-  return `${prefix}clientGrants:`;
+  return `${prefix}clientGrants:{`;
 }
 
 /** The key of the set of a client's grant ids. */
 export function clientGrantsKey(prefix: string, clientId: string): string {
-  return `${clientGrantsPrefix(prefix)}${clientId}`;
+  return `${clientGrantsPrefix(prefix)}${clientId}}`;
+}
+
+/** The client id of a {@link clientGrantsKey}. */
+export function clientOfGrantsKey(prefix: string, key: string): string {
+  return key.slice(clientGrantsPrefix(prefix).length, -1);
 }
 
 /** The hash of last-use times (client id → Unix seconds). */
@@ -62,9 +133,13 @@ export function usageKey(prefix: string): string {
   return `${prefix}clientUsedAt`;
 }
 
-/** The answer a rotated refresh token's refresh gave, kept for the grace period (refresh-grace.ts). */
+/**
+ * The answer a rotated refresh token's refresh gave, kept for the grace period (refresh-grace.ts), in
+ * the slot of the token's grant (the token id starts with the grant's tag): it fails over with the
+ * tokens it names, never apart from them.
+ */
 export function refreshAnswerKey(prefix: string, tokenId: string): string {
-  return `${prefix}RefreshAnswer:${tokenId}`;
+  return grantScopedKey(prefix, 'RefreshAnswer', tokenId);
 }
 
 /** The prefix of the cache entries of Client ID Metadata Documents. */
@@ -82,22 +157,17 @@ export function cimdAllowedKey(prefix: string): string {
   return `${prefix}cimdAllowed`;
 }
 
-/** The key of the client hash a metadata-document client's grant was consented for. */
+/** The key of the client hash a metadata-document client's grant was consented for, in the grant's slot. */
 export function cimdConsentKey(prefix: string, grantId: string): string {
-  return `${prefix}cimdConsent:${grantId}`;
+  return grantScopedKey(prefix, 'cimdConsent', grantId);
 }
 
-/** The key of the set of an account's grant ids. */
+/** The key of the set of an account's grant ids (a slot of its own: only single-key commands touch it). */
 export function accountGrantsKey(prefix: string, accountId: string): string {
   return `${prefix}accountGrants:${accountId}`;
 }
 
-/** The key of a grant's last-use time (Unix seconds). */
+/** The key of a grant's last-use time (Unix seconds), in the grant's slot. */
 export function grantUsageKey(prefix: string, grantId: string): string {
-  return `${prefix}grantUsedAt:${grantId}`;
-}
-
-/** The SCAN pattern of every key starting with `literal` (its glob characters escaped). */
-export function keysStartingWith(literal: string): string {
-  return `${literal.replace(/[*?[\]\\]/g, '\\$&')}*`;
+  return grantScopedKey(prefix, 'grantUsedAt', grantId);
 }

@@ -3,27 +3,38 @@
  * evicts the named tokens from the verifier's cache, so every API instance refuses a revoked token on
  * its next use. If the subscription ever drops, messages may have been missed while it was down, so
  * the whole positive cache is cleared when it comes back (fail safe: the next requests introspect).
+ *
+ * On a Redis Cluster the channel is classic pub/sub, which every node forwards to all nodes, so the
+ * subscriber listens on any one node (ioredis picks it, and picks another when that node goes). The
+ * client does not report that switch, so the cache is also cleared whenever the cluster loses a
+ * node (`-node`): a superset of the moments the subscription may have missed messages.
  */
-import { revocationChannel, revocationMessageSchema } from '@school/shared';
-import { Redis } from 'ioredis';
+import {
+  closeRedis,
+  createRedisClient,
+  revocationChannel,
+  revocationMessageSchema,
+  type RedisClient,
+  type RedisSettings,
+} from '@school/shared';
 import type { Logger } from '../logger.js';
 import type { TokenVerifier } from './token-verifier.js';
 
 /** A running subscription. */
 export interface RevocationListener {
-  redis: Redis;
+  redis: RedisClient;
   close(): Promise<void>;
 }
 
 /** Subscribes (resolves once the subscription is in place) and wires messages to `verifier.evict`. */
 export async function listenForRevocations(
-  redisUrl: string,
+  settings: RedisSettings,
   prefix: string,
   verifier: TokenVerifier,
   logger: Logger,
 ): Promise<RevocationListener> {
   const channel = revocationChannel(prefix);
-  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: null });
+  const redis = createRedisClient(settings, 'subscriber');
   let ready = false;
   // ioredis rejects a failed connect with "Connection is closed."; the reason is in its last error.
   let lastError: Error | undefined;
@@ -40,6 +51,11 @@ export async function listenForRevocations(
       logger.warn('revocation feed reconnected; introspection cache cleared');
     }
     ready = true;
+  });
+  redis.on('-node', () => {
+    if (!subscribed) return;
+    verifier.clear();
+    logger.warn('a Redis Cluster node left; introspection cache cleared');
   });
   redis.on('message', (ch: string, message: string) => {
     if (ch !== channel) return;
@@ -69,7 +85,7 @@ export async function listenForRevocations(
   return {
     redis,
     async close() {
-      await redis.quit().catch(() => redis.disconnect());
+      await closeRedis(redis);
     },
   };
 }

@@ -20,9 +20,12 @@ export function areasTable(registry: readonly AreaModule[]): string {
   ].join('\n');
 }
 
-/** One row per environment variable. */
+/** One row per environment variable (an empty default, i.e. unset, reads `none`). */
 export function envTable(): string {
-  const rows = CONFIG_KEYS.map((key) => `| \`${key}\` | \`${CONFIG_DEFAULTS[key]}\` | ${CONFIG_DOCS[key]} |`);
+  const shown = (value: string | undefined) => (value ? `\`${value}\`` : 'none');
+  const rows = CONFIG_KEYS.map(
+    (key) => `| \`${key}\` | ${shown(CONFIG_DEFAULTS[key])} | ${CONFIG_DOCS[key]} |`,
+  );
   return ['| Variable | Default | Meaning |', '| --- | --- | --- |', ...rows].join('\n');
 }
 

@@ -11,7 +11,7 @@
 import { Router } from 'express';
 import type { IntrospectionReadiness } from '../auth/introspection-readiness.js';
 import { MethodNotAllowedError } from '../lib/errors.js';
-import type { Redis } from 'ioredis';
+import { checkRedis, type RedisClient } from '@school/shared';
 import type { Connection } from 'mongoose';
 
 async function probe(check: () => Promise<unknown>, timeoutMs = 2000): Promise<'ok' | 'down'> {
@@ -34,7 +34,7 @@ async function probe(check: () => Promise<unknown>, timeoutMs = 2000): Promise<'
 /** What readiness checks. */
 export interface ReadinessDeps {
   connection: Connection;
-  redis: Redis;
+  redis: RedisClient;
   introspection: IntrospectionReadiness;
 }
 
@@ -42,7 +42,7 @@ export interface ReadinessDeps {
 export async function readinessChecks(deps: ReadinessDeps): Promise<Record<string, string>> {
   const [mongodb, redis, introspection] = await Promise.all([
     probe(() => deps.connection.db!.command({ ping: 1 })),
-    probe(() => deps.redis.ping()),
+    probe(() => checkRedis(deps.redis)),
     deps.introspection(),
   ]);
   return { mongodb, redis, introspection };

@@ -1,0 +1,81 @@
+{{/* The name of one component: <release>-<component>. */}}
+{{- define "school-api.name" -}}
+{{- printf "%s-%s" .root.Release.Name .component | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* Labels of one component. */}}
+{{- define "school-api.labels" -}}
+app.kubernetes.io/name: {{ .component }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/part-of: school-api
+helm.sh/chart: {{ .root.Chart.Name }}-{{ .root.Chart.Version }}
+{{- end -}}
+
+{{- define "school-api.selector" -}}
+app.kubernetes.io/name: {{ .component }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+{{- end -}}
+
+{{/* Where Redis is, the same for both services (REDIS_*), secrets by reference only. */}}
+{{- define "school-api.redisEnv" -}}
+{{- $r := .Values.redis -}}
+{{- if and $r.clusterNodes $r.sentinels }}{{ fail "redis: give clusterNodes or sentinels, not both" }}{{ end -}}
+{{- if and $r.sentinels (not $r.sentinelName) }}{{ fail "redis.sentinelName is needed with redis.sentinels" }}{{ end -}}
+{{- if $r.urlSecret.name }}
+- name: REDIS_URL
+  valueFrom:
+    secretKeyRef: { name: {{ $r.urlSecret.name | quote }}, key: {{ $r.urlSecret.key | quote }} }
+{{- else }}
+- name: REDIS_URL
+  value: {{ $r.url | quote }}
+{{- end }}
+{{- with $r.clusterNodes }}
+- name: REDIS_CLUSTER_NODES
+  value: {{ join "," . | quote }}
+{{- end }}
+{{- with $r.sentinels }}
+- name: REDIS_SENTINELS
+  value: {{ join "," . | quote }}
+- name: REDIS_SENTINEL_NAME
+  value: {{ $r.sentinelName | quote }}
+{{- end }}
+- name: REDIS_KEY_PREFIX
+  value: {{ $r.keyPrefix | quote }}
+- name: MONGODB_URI
+  valueFrom:
+    secretKeyRef: { name: {{ .Values.mongodb.uriSecret.name | quote }}, key: {{ .Values.mongodb.uriSecret.key | quote }} }
+- name: INTROSPECTION_CLIENT_SECRET
+  valueFrom:
+    secretKeyRef: { name: {{ required "secrets.existingSecret is required" .Values.secrets.existingSecret | quote }}, key: INTROSPECTION_CLIENT_SECRET }
+- name: BASE_URL
+  value: {{ .Values.baseUrl | quote }}
+- name: TRUST_PROXY
+  value: "true"
+{{- end -}}
+
+{{/* Probes on a service's own health endpoints: liveness /healthz (the process answers), readiness /readyz (its dependencies answer). */}}
+{{- define "school-api.probes" -}}
+livenessProbe:
+  httpGet: { path: /healthz, port: http }
+  periodSeconds: 10
+  timeoutSeconds: 3
+  failureThreshold: 3
+readinessProbe:
+  httpGet: { path: /readyz, port: http }
+  periodSeconds: 5
+  timeoutSeconds: 3
+  failureThreshold: 2
+startupProbe:
+  httpGet: { path: /healthz, port: http }
+  periodSeconds: 2
+  failureThreshold: 30
+{{- end -}}
+
+{{/* Prometheus scrape annotations: the service's own port, where it serves /metrics (METRICS_PATH). */}}
+{{- define "school-api.scrape" -}}
+{{- if .root.Values.metrics.scrape }}
+prometheus.io/scrape: "true"
+prometheus.io/port: {{ .port | quote }}
+prometheus.io/path: "/metrics"
+{{- end }}
+{{- end -}}
