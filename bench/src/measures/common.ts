@@ -33,6 +33,19 @@ export function perCoreOutcome(f: Figures, min: number, extra: string[] = []): O
   };
 }
 
+/**
+ * A measure whose goal the side-by-side measures hold (issue 17: AS1's and AS4's per-core goals gave
+ * way to P1 and P2, ratios to Hydra's and Keycloak's CPU in the same run): its figures, PASS when
+ * nothing failed.
+ */
+export function figuresOnlyOutcome(f: Figures, goalId: string, extra: string[] = []): Outcome {
+  const ok = f.errors === 0 && extra.every((e) => !e.includes('FAILED'));
+  return {
+    status: ok ? 'PASS' : 'FAIL',
+    text: [figuresText(f), ...extra, `| goal: see ${goalId}`].join('  '),
+  };
+}
+
 /** Introspects `token` at `origin` as the resource API does; the parsed JSON answer. */
 export async function introspect(
   bench: Bench,

@@ -1,0 +1,134 @@
+/**
+ * P1–P3 (issue 17): our CPU per request against Ory Hydra's and Keycloak's, same machine, same run,
+ * same load generator (wrk, 1 thread, 50 keep-alive connections), same token count.
+ *
+ * Each server is warmed up (BENCH_PEER_WARM seconds, default 8: the JVM's JIT needs more than our
+ * 3 s, and every server gets the same), then the servers are interleaved, ours, Hydra, Keycloak,
+ * twice, each run `BENCH_RUN` seconds. Of each server's two runs the worse figure is printed, and
+ * the ratio that decides the goal is the worse of the two rounds' ratios (ours ÷ the peer's CPU per
+ * request, each round's runs side by side). One line per server, then our ratio to each peer.
+ */
+import type { Bench, Measure, Outcome } from '../lib/bench.js';
+import { runLoad, type LoadSpec, type RunResult } from '../lib/load.js';
+import { TICKS_PER_SECOND } from '../lib/proc.js';
+import { cpuText, int, ms } from '../lib/report.js';
+import { peerSet } from './peer-set.js';
+import type { PeerLoad, PeerTarget } from './peer.js';
+
+type Kind = 'introspection' | 'refresh' | 'registration';
+
+const WARM = Number(process.env.BENCH_PEER_WARM ?? 8);
+const INDENT = ' '.repeat(8);
+
+/** The goal per peer: our CPU per request at most `factor` × the peer's. */
+type Goals = Record<string, number>;
+
+function loadOf(t: PeerTarget, kind: Kind): PeerLoad | undefined {
+  const load = t[kind];
+  return 'url' in load ? load : undefined;
+}
+
+async function spec(t: PeerTarget, load: PeerLoad): Promise<LoadSpec> {
+  const requestsFile = load.renew ? await load.renew() : load.requestsFile;
+  return { name: t.name, url: load.url, requestsFile, processes: t.processes, shown: t.shown };
+}
+
+/** One run at `t`, its store's process tree (if any) counted with its processes. */
+async function measured(t: PeerTarget, kind: Kind, seconds: number): Promise<RunResult> {
+  const before = t.tree?.ticks() ?? 0;
+  const r = await runLoad(await spec(t, loadOf(t, kind)!), seconds);
+  if (!t.tree) return r;
+  const us = ((t.tree.ticks() - before) * 1e6) / TICKS_PER_SECOND / Math.max(r.requests, 1);
+  return { ...r, cpuUs: r.cpuUs + us, cpuParts: { ...r.cpuParts, [t.tree.name]: us } };
+}
+
+/** The worse of a server's runs: lowest throughput, highest latency and CPU. */
+function worse(runs: RunResult[]): RunResult {
+  const cpu = runs.reduce((a, b) => (b.cpuUs > a.cpuUs ? b : a));
+  return {
+    ...cpu,
+    rps: Math.min(...runs.map((r) => r.rps)),
+    p50ms: Math.max(...runs.map((r) => r.p50ms)),
+    p99ms: Math.max(...runs.map((r) => r.p99ms)),
+    errors: runs.reduce((n, r) => n + r.errors, 0),
+  };
+}
+
+function serverLine(t: PeerTarget, r: RunResult): string {
+  return [
+    `${t.name.padEnd(9)} ${int(r.rps)} req/s`,
+    `p50 ${ms(r.p50ms)} ms`,
+    `p99 ${ms(r.p99ms)} ms`,
+    cpuText(r),
+    `= ${int(1e6 / r.cpuUs)}/s per core`,
+    ...(r.errors ? [`| ${r.errors} ERRORS`] : []),
+  ].join('  ');
+}
+
+/** Loads every server that has `kind`, interleaved, twice; one line each, the ratios, the verdict. */
+async function sideBySide(bench: Bench, kind: Kind, goals: Goals, last: boolean): Promise<Outcome> {
+  const set = await peerSet(bench);
+  const [ours, ...peers] = set.targets;
+  const skipped = [...set.skipped];
+  const loaded = [ours!];
+  for (const p of peers) {
+    const load = p[kind];
+    if ('url' in load) loaded.push(p);
+    else skipped.push(`${p.name}: ${load.unsupported}`);
+  }
+  try {
+    const runs = new Map<PeerTarget, RunResult[]>(loaded.map((t) => [t, []]));
+    for (const t of loaded) await measured(t, kind, WARM);
+    for (let round = 0; round < 2; round++) {
+      for (const t of loaded) runs.get(t)!.push(await measured(t, kind, bench.durations.run));
+    }
+    const ourRuns = runs.get(ours!)!;
+    const lines = loaded.map((t) => serverLine(t, worse(runs.get(t)!)));
+    let ok = [...runs.values()].every((rs) => rs.every((r) => r.errors === 0));
+    const ratios: string[] = [];
+    for (const p of loaded.slice(1)) {
+      const theirs = runs.get(p)!;
+      const cpu = Math.max(...ourRuns.map((r, i) => r.cpuUs / theirs[i]!.cpuUs));
+      const rps = Math.min(...ourRuns.map((r, i) => r.rps / theirs[i]!.rps));
+      const goal = goals[p.name] ?? 1;
+      ok &&= cpu <= goal;
+      ratios.push(
+        `ours ÷ ${p.name}: ${cpu.toFixed(2)}× cpu/req (${int(worse(ourRuns).cpuUs)} vs ${int(worse(theirs).cpuUs)} µs), ` +
+          `${rps.toFixed(2)}× req/s; goal ≤ ${goal}×`,
+      );
+    }
+    const noPeer = loaded.length === 1;
+    const tail = [
+      ratios.join('  |  '),
+      ...skipped.map((s) => `skipped: ${s}`),
+      ...peers.map((p) => p.notes[kind] ?? ''),
+    ].filter(Boolean);
+    return {
+      status: noPeer ? 'SKIP' : ok ? 'PASS' : 'FAIL',
+      text: [...lines, ...tail].join(`\n${INDENT}`) + (noPeer ? '  | no peer to compare with' : ''),
+    };
+  } finally {
+    if (last) await set.stop();
+  }
+}
+
+export const p1: Measure = {
+  id: 'P1',
+  title: 'introspection CPU per request, side by side',
+  goal: "≤ Hydra's, ≤ ½ Keycloak's",
+  run: (bench) => sideBySide(bench, 'introspection', { hydra: 1, keycloak: 0.5 }, false),
+};
+
+export const p2: Measure = {
+  id: 'P2',
+  title: 'refresh_token grant CPU per request, side by side',
+  goal: "≤ Hydra's, ≤ ½ Keycloak's",
+  run: (bench) => sideBySide(bench, 'refresh', { hydra: 1, keycloak: 0.5 }, false),
+};
+
+export const p3: Measure = {
+  id: 'P3',
+  title: 'registration CPU per request, side by side',
+  goal: "≤ each peer's with open registration",
+  run: (bench) => sideBySide(bench, 'registration', { hydra: 1, keycloak: 1 }, true),
+};
