@@ -36,15 +36,21 @@ import { formLine, requestLine } from '../lib/bench.js';
 import { Browser, pkce, REDIRECT_URI, registration } from '../lib/flow.js';
 import { freePort, start } from '../lib/processes.js';
 import { startPostgres } from './postgres.js';
-import { callJson, pooled, retried, waitUntil, type PeerTarget } from './peer.js';
+import {
+  authorizeQuery,
+  callJson,
+  exchangeCode,
+  pooled,
+  retried,
+  waitUntil,
+  type PeerClient,
+  type PeerTarget,
+} from './peer.js';
 
 const SCOPE = 'courses:read students:read';
 const SUBJECT = 'bench-user';
 
-interface HydraClient {
-  client_id: string;
-  client_secret: string;
-}
+type HydraClient = PeerClient;
 
 /** A running Hydra: its public and admin origins. */
 interface Hydra {
@@ -80,15 +86,7 @@ async function codeFlow(
 ): Promise<{ access_token: string; refresh_token?: string }> {
   const browser = new Browser(h.pub);
   const { verifier, challenge } = pkce();
-  const q = new URLSearchParams({
-    response_type: 'code',
-    client_id: client.client_id,
-    redirect_uri: REDIRECT_URI,
-    scope,
-    state: randomBytes(12).toString('hex'),
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-  });
+  const q = authorizeQuery(client, challenge, scope);
   const toLogin = await browser.follow(`${h.pub}/oauth2/auth?${q}`);
   const login = new URL(toLogin.location ?? 'x:').searchParams.get('login_challenge');
   if (!login) throw new Error(`hydra: no login challenge: ${toLogin.status} ${toLogin.body.slice(0, 200)}`);
@@ -100,17 +98,7 @@ async function codeFlow(
   );
   const code = new URL(back.location ?? 'x:').searchParams.get('code');
   if (!code) throw new Error(`hydra: no code: ${back.status} ${back.location}`);
-  const { body } = await callJson<{ access_token: string; refresh_token?: string }>(`${h.pub}/oauth2/token`, {
-    form: {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: REDIRECT_URI,
-      code_verifier: verifier,
-      client_id: client.client_id,
-      client_secret: client.client_secret,
-    },
-  });
-  return body;
+  return exchangeCode(`${h.pub}/oauth2/token`, client, code, verifier);
 }
 
 /** Starts Hydra, creates its clients and tokens, and writes its request files. */

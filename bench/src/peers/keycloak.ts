@@ -26,15 +26,21 @@ import type { Bench } from '../lib/bench.js';
 import { formLine, requestLine } from '../lib/bench.js';
 import { Browser, pkce, REDIRECT_URI, registration } from '../lib/flow.js';
 import { freePort, start } from '../lib/processes.js';
-import { callJson, pooled, waitUntil, type PeerTarget } from './peer.js';
+import {
+  authorizeQuery,
+  callJson,
+  exchangeCode,
+  pooled,
+  waitUntil,
+  type PeerClient,
+  type PeerTarget,
+} from './peer.js';
 
 const REALM = 'bench';
+const TOKEN_PATH = `/realms/${REALM}/protocol/openid-connect/token`;
 const USER = { username: 'bench', password: randomBytes(12).toString('base64url') };
 
-interface KcClient {
-  client_id: string;
-  client_secret: string;
-}
+type KcClient = PeerClient;
 
 /** The JVM under kc.sh (which starts java as its child, or execs it after a re-augmentation). */
 function javaPid(pid: number): number | undefined {
@@ -116,14 +122,7 @@ async function codeFlow(
 ): Promise<{ access_token: string; refresh_token: string }> {
   const browser = new Browser(origin);
   const { verifier, challenge } = pkce();
-  const q = new URLSearchParams({
-    response_type: 'code',
-    client_id: client.client_id,
-    redirect_uri: REDIRECT_URI,
-    state: randomBytes(12).toString('hex'),
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
-  });
+  const q = authorizeQuery(client, challenge);
   const page = await browser.follow(`${origin}/realms/${REALM}/protocol/openid-connect/auth?${q}`);
   const action = /<form[^>]*id="kc-form-login"[^>]*action="([^"]+)"/.exec(page.body)?.[1];
   if (!action) throw new Error(`keycloak: no login form: ${page.status} ${page.body.slice(0, 200)}`);
@@ -132,23 +131,8 @@ async function codeFlow(
   });
   const code = new URL(back.location ?? 'x:').searchParams.get('code');
   if (!code) throw new Error(`keycloak: no code: ${back.status} ${back.location ?? back.body.slice(0, 200)}`);
-  const { body } = await callJson<{ access_token: string; refresh_token: string }>(
-    `${origin}/realms/${REALM}/protocol/openid-connect/token`,
-    {
-      form: {
-        grant_type: 'authorization_code',
-        code,
-        redirect_uri: REDIRECT_URI,
-        code_verifier: verifier,
-        client_id: client.client_id,
-        client_secret: client.client_secret,
-      },
-    },
-  );
-  return body;
+  return exchangeCode(`${origin}${TOKEN_PATH}`, client, code, verifier);
 }
-
-const TOKEN_PATH = `/realms/${REALM}/protocol/openid-connect/token`;
 
 const refreshForm = (c: KcClient, refreshToken: string) => ({
   grant_type: 'refresh_token',

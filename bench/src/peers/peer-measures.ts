@@ -101,6 +101,7 @@ async function sideBySide(bench: Bench, kind: Kind, goals: Goals, last: boolean)
     const tail = [
       ratios.join('  |  '),
       ...skipped.map((s) => `skipped: ${s}`),
+      ...(kind === 'introspection' ? loaded.map((t) => `${t.name}: ${t.label}`) : []),
       ...peers.map((p) => p.notes[kind] ?? ''),
     ].filter(Boolean);
     return {

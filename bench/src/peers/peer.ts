@@ -6,10 +6,12 @@
  * The peers are built by `scripts/peers` into .data/peers/ and found through .data/peers/peers.env;
  * a peer missing there is skipped with the reason, never a failure.
  */
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Started } from '../lib/processes.js';
 import type { ProcessSet } from '../lib/proc.js';
+import { REDIRECT_URI } from '../lib/flow.js';
 
 /** One load of a measure at one server: origin and request file (see lua/bench.lua). */
 export interface PeerLoad {
@@ -131,4 +133,41 @@ export async function retried<T>(fn: () => Promise<T>, times = 3): Promise<T> {
       if (i >= times) throw err;
     }
   }
+}
+
+/** A confidential client of a peer (`client_secret_post`). */
+export interface PeerClient {
+  client_id: string;
+  client_secret: string;
+}
+
+/** The query of an authorization request for `client` (code, PKCE S256, the bench's redirect URI). */
+export function authorizeQuery(client: PeerClient, challenge: string, scope?: string): URLSearchParams {
+  return new URLSearchParams({
+    response_type: 'code',
+    client_id: client.client_id,
+    redirect_uri: REDIRECT_URI,
+    ...(scope ? { scope } : {}),
+    state: randomBytes(12).toString('hex'),
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+}
+
+/** The code exchange at `tokenUrl` as `client` (PKCE, `client_secret_post`): the token answer. */
+export async function exchangeCode<T>(
+  tokenUrl: string,
+  client: PeerClient,
+  code: string,
+  verifier: string,
+): Promise<T> {
+  const form = {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: REDIRECT_URI,
+    code_verifier: verifier,
+    client_id: client.client_id,
+    client_secret: client.client_secret,
+  };
+  return (await callJson<T>(tokenUrl, { form })).body;
 }
