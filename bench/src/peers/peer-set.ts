@@ -32,6 +32,10 @@ export function peerSet(bench: Bench): Promise<PeerSet> {
     const env = peersEnv(bench.root);
     const skipped: string[] = [];
     const stops: (() => Promise<void>)[] = [];
+    if (!env.HYDRA_BIN && !env.KEYCLOAK_HOME) {
+      const none = 'no peer built (run scripts/peers; Keycloak needs Java 21+)';
+      return { targets: [], skipped: [none], stop: async () => {} };
+    }
     const targets: PeerTarget[] = [await ourTarget(bench, PEER_TOKENS)];
     if (env.HYDRA_BIN) {
       bench.log('starting Ory Hydra');
