@@ -18,6 +18,22 @@ export default tseslint.config(
     },
   },
   {
+    // Configuration is read once, through each service's zod schema (STYLE.md, "Config"): only the
+    // config modules see the environment; everything else is given the parsed values.
+    files: ['packages/*/src/**/*.ts'],
+    ignores: ['packages/*/src/config.ts', 'packages/*/src/cli/seed-config.ts', '**/*.test.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'read settings in src/config.ts (or cli/seed-config.ts) and pass the parsed config',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.test.ts', '**/test/**/*.ts', 'scripts/**', 'test-e2e/**', '**/cli/**'],
     rules: { 'no-console': 'off' },
   },

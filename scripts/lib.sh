@@ -3,6 +3,27 @@
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
+# Node.js 22 LTS (issue 18): oidc-provider 9 supports Node 22 and later, and Node 20 is past its end of
+# life. When the machine's `node` is older, the npm registry's `node` package (a prebuilt binary, no
+# other download) is installed once into .data/node22 and put first on PATH, so every script, test
+# and service process below runs on it (child processes inherit PATH; the tests spawn
+# `process.execPath`).
+NODE_VERSION=22.23.3
+ensure_node() {
+  local major
+  major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+  [ "$major" -ge "${NODE_VERSION%%.*}" ] && return 0
+  local dir="$root/.data/node${NODE_VERSION%%.*}"
+  if [ "$("$dir/node_modules/.bin/node" --version 2>/dev/null)" != "v$NODE_VERSION" ]; then
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --no-audit --no-fund --no-package-lock --loglevel=error "node@$NODE_VERSION" \
+      >"$root/.data/node-install.log" 2>&1 || { tail -n 20 "$root/.data/node-install.log" >&2; echo "could not install Node.js $NODE_VERSION" >&2; exit 1; }
+  fi
+  export PATH="$dir/node_modules/.bin:$PATH"
+  hash -r
+}
+ensure_node
+
 # Installs the locked dependencies when node_modules is missing or older than the lockfile.
 # `npm install`, not `npm ci`: it installs exactly the locked versions too, but npm 11 writes lockfiles
 # (with omit-lockfile-registry-resolved) that lack other platforms' optional packages, which `npm ci`
@@ -32,10 +53,12 @@ ensure_apt() { # ensure_apt COMMAND PACKAGE
 
 # Writes the edge's nginx configuration for LISTEN_PORT, AUTH_UPSTREAM, API_UPSTREAM and
 # EDGE_TRUSTED_PROXY (the ingress trusted to name the client; default `unix:`, no network peer) into DIR.
+# AUTH_UPSTREAM and API_UPSTREAM may list several instances, `host:port host:port`: the template's
+# `server ${AUTH_UPSTREAM};` then gets `a:1; server b:2` (one nginx `server` line each).
 write_edge_config() { # write_edge_config DIR
   local dir=$1
   mkdir -p "$dir/conf.d" "$dir/logs" "$dir/tmp"
-  LISTEN_PORT=$LISTEN_PORT AUTH_UPSTREAM=$AUTH_UPSTREAM API_UPSTREAM=$API_UPSTREAM \
+  LISTEN_PORT=$LISTEN_PORT AUTH_UPSTREAM=$(upstream_servers "$AUTH_UPSTREAM") API_UPSTREAM=$(upstream_servers "$API_UPSTREAM") \
     EDGE_TRUSTED_PROXY=${EDGE_TRUSTED_PROXY:-unix:} \
     envsubst '${LISTEN_PORT} ${AUTH_UPSTREAM} ${API_UPSTREAM} ${EDGE_TRUSTED_PROXY}' \
     <"$root/docker/edge.conf.template" >"$dir/conf.d/edge.conf"
@@ -55,6 +78,11 @@ http {
   include $dir/conf.d/edge.conf;
 }
 CONF
+}
+
+# `a:1 b:2` → `a:1; server b:2` (see write_edge_config).
+upstream_servers() { # upstream_servers LIST
+  echo "$1" | xargs | sed 's/ /; server /g'
 }
 
 # Waits until an HTTP URL answers (any status); fails after ~20 s.

@@ -95,12 +95,42 @@ describe('the admin in a browser', () => {
       await page.fill('input[name=password]', E2E_ADMIN.password);
       await page.click('button[type=submit]');
       await page.click('button:has-text("Deny")');
+      // Our page says nothing was shared before the browser goes back to the app.
+      await page.waitForSelector('text=Nothing was shared');
+      await page.click('a:has-text("Tell the app and go back")');
 
       const callback = await listener.received;
       expect(callback.searchParams.get('error')).toBe('access_denied');
       expect(callback.searchParams.get('state')).toBe('deny-1');
       expect(callback.searchParams.get('iss')).toBe(stack.baseUrl);
       expect(callback.searchParams.get('code')).toBeNull();
+      await context.close();
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('fits a 390 px phone screen without sideways scrolling, on the sign-in and consent pages', async () => {
+    const listener = await loopbackListener();
+    try {
+      const clientId = await registerClient(
+        listener,
+        'A very long self-declared application name for phones',
+      );
+      const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+      const page = await context.newPage();
+      // Evaluated in the page (a string, as the tests are type-checked without the DOM library).
+      const overflow = () =>
+        page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      await page.goto(authorizationUrl(clientId, listener, 'phone-1'));
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: join(ARTIFACTS, 'login-390.png'), fullPage: true });
+      await page.fill('input[name=email]', E2E_ADMIN.email);
+      await page.fill('input[name=password]', E2E_ADMIN.password);
+      await page.click('button[type=submit]');
+      await page.waitForSelector('text=Allow access to your school?');
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: join(ARTIFACTS, 'consent-390.png'), fullPage: true });
       await context.close();
     } finally {
       await listener.close();

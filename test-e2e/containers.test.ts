@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
-import { freePort, SERVICES } from '../test-support/auth-server.js';
+import { SERVICES } from '../test-support/auth-server.js';
+import { freePort } from '../test-support/processes.js';
 import { EDGE_TEMPLATE_NAMES } from './support/edge.js';
 
 const ROOT = resolve(import.meta.dirname, '..');

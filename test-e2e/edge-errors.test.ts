@@ -12,7 +12,7 @@
 import { createServer, request, type Server } from 'node:http';
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort } from '../test-support/auth-server.js';
+import { freePort } from '../test-support/processes.js';
 import { rawRequest } from '../test-support/raw-http.js';
 import { startEdge, type Edge } from './support/edge.js';
 import { expectEdgeJson, expectEdgePage, seen } from './support/edge-answers.js';
@@ -116,10 +116,10 @@ describe('bodies over a route’s limit (refused by the edge, before any service
     ['/api/v1/storage', 25 * 1024 * 1024 + 1, 'request_too_large'],
     ['/api/v1/courses', 100 * 1024 + 1, 'request_too_large'],
     ['/api/oauth/register', 16 * 1024 + 1, 'invalid_client_metadata'],
-    ['/api/oauth/token', 56 * 1024 + 1, 'invalid_request'],
-    ['/api/oauth/revoke', 56 * 1024 + 1, 'invalid_request'],
-    ['/.well-known/openid-configuration', 16 * 1024 + 1, 'invalid_request'],
-    ['/nowhere', 16 * 1024 + 1, 'invalid_request'],
+    ['/api/oauth/token', 56 * 1024 + 1, 'request_too_large'],
+    ['/api/oauth/revoke', 56 * 1024 + 1, 'request_too_large'],
+    ['/.well-known/openid-configuration', 16 * 1024 + 1, 'request_too_large'],
+    ['/nowhere', 16 * 1024 + 1, 'request_too_large'],
   ])('answers %s with %i bytes with the JSON 413 %s', async (path, length, error) => {
     expectEdgeJson(await declared(path, length), 413, error);
   });
@@ -128,7 +128,7 @@ describe('bodies over a route’s limit (refused by the edge, before any service
     ['/oauth/interaction/abc/login', 16 * 1024 + 1],
     ['/oauth/authorize', 56 * 1024 + 1],
   ])('answers the browser route %s with %i bytes with the 413 page', async (path, length) => {
-    expectEdgePage(await declared(path, length), 413, 'invalid_request');
+    expectEdgePage(await declared(path, length), 413, 'request_too_large');
   });
 
   it('refuses a chunked body once it passes the limit, in JSON', async () => {

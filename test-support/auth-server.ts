@@ -5,7 +5,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -13,6 +12,7 @@ import mongoose from 'mongoose';
 import { loadConfig, type AuthConfig } from '../packages/auth-server/src/config.js';
 import { createLogger } from '../packages/auth-server/src/logger.js';
 import { startAuthServer, type RunningAuthServer } from '../packages/auth-server/src/server.js';
+import { freePort } from './processes.js';
 
 /** The services `scripts/services` runs (overridable through the environment). */
 export const SERVICES = {
@@ -32,18 +32,6 @@ export const INTROSPECTOR = {
   clientId: 'resource-api',
   clientSecret: 'test-introspection-secret-0123456789abcdef',
 };
-
-/** A free TCP port on 127.0.0.1 (so BASE_URL, the issuer, can name it before the server starts). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 /** A test's auth server, restartable on the same port, Redis prefix, database and keys. */
 export interface TestAuthServer {
@@ -75,8 +63,24 @@ export async function isolatedAuthEnv(env: Record<string, string> = {}): Promise
   };
 }
 
+/** The environment the `school-auth` command needs to work on the storage of the server of `config`. */
+export function operatorCommandEnv(config: AuthConfig): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    BASE_URL: config.BASE_URL,
+    REDIS_URL: config.REDIS_URL,
+    REDIS_KEY_PREFIX: config.REDIS_KEY_PREFIX,
+    MONGODB_URI: config.MONGODB_URI,
+    KEYS_FILE: config.KEYS_FILE,
+    INTROSPECTION_CLIENT_SECRET: config.INTROSPECTION_CLIENT_SECRET,
+    LOG_LEVEL: 'silent',
+  };
+}
+
 /** Deletes what an auth server stored under `config` (its Redis keys and its database). */
-export async function dropAuthStorage(config: AuthConfig): Promise<void> {
+export async function dropAuthStorage(
+  config: Pick<AuthConfig, 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'MONGODB_URI'>,
+): Promise<void> {
   const redis = new Redis(config.REDIS_URL);
   const keys = await redis.keys(`${config.REDIS_KEY_PREFIX}*`);
   if (keys.length) await redis.del(...keys);

@@ -1,8 +1,10 @@
 /**
- * A minimal browser for the login and consent pages over plain HTTP: a cookie jar, manual redirects
+ * A minimal browser for the login and consent pages over plain HTTP: a cookie jar (tough-cookie, so
+ * each cookie goes only where its Path, expiry and host allow, as in a real browser), manual redirects
  * and form submission, the way a no-JavaScript browser uses them. The real-browser suite (Chromium)
- * lives in test-e2e/; this one lets integration tests drive the real pages quickly.
+ * lives in test-e2e/; this one lets integration tests and the bench drive the real pages quickly.
  */
+import { CookieJar } from 'tough-cookie';
 import { Agent, fetch as undiciFetch } from 'undici';
 
 /** One HTTP response as the browser saw it. */
@@ -32,9 +34,9 @@ export function formAction(html: string, suffix: string): string | undefined {
   return actions.find((a) => a.endsWith(suffix));
 }
 
-/** A cookie-keeping client that never follows redirects by itself. */
+/** A cookie-keeping client that never follows redirects by itself; it sends cookies to `origin` only. */
 export class FormBrowser {
-  readonly cookies = new Map<string, string>();
+  readonly jar = new CookieJar();
   private readonly fetch: typeof globalThis.fetch;
 
   /**
@@ -42,7 +44,7 @@ export class FormBrowser {
    * clients at several addresses; by default the system's choice.
    */
   constructor(
-    private readonly origin: string,
+    readonly origin: string,
     { localAddress }: { localAddress?: string } = {},
   ) {
     if (!localAddress) {
@@ -54,19 +56,10 @@ export class FormBrowser {
       undiciFetch(input, { ...(init as object), dispatcher })) as unknown as typeof globalThis.fetch;
   }
 
-  private remember(res: Response): void {
-    for (const line of res.headers.getSetCookie()) {
-      const [pair] = line.split(';');
-      const eq = pair!.indexOf('=');
-      const name = pair!.slice(0, eq).trim();
-      const value = pair!.slice(eq + 1).trim();
-      if (/expires=Thu, 01 Jan 1970/i.test(line) || value === '') this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-  }
-
-  private cookieHeader(): string {
-    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  /** The Cookie header this browser sends with a request to `url` (empty for another origin). */
+  cookieHeader(url: string): Promise<string> {
+    const target = new URL(url, this.origin);
+    return target.origin === this.origin ? this.jar.getCookieString(target.href) : Promise.resolve('');
   }
 
   /** One request; redirects are returned, not followed. */
@@ -76,7 +69,8 @@ export class FormBrowser {
   ): Promise<Page> {
     const target = new URL(url, this.origin).href;
     const headers: Record<string, string> = { accept: 'text/html', ...init.headers };
-    if (this.cookies.size && new URL(target).origin === this.origin) headers.cookie = this.cookieHeader();
+    const cookie = await this.cookieHeader(target);
+    if (cookie) headers.cookie = cookie;
     let body: string | undefined;
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
@@ -88,7 +82,7 @@ export class FormBrowser {
       body,
       redirect: 'manual',
     });
-    this.remember(res);
+    for (const line of res.headers.getSetCookie()) await this.jar.setCookie(line, target);
     const location = res.headers.get('location');
     return {
       status: res.status,
@@ -134,6 +128,10 @@ export async function authorizeInBrowser(
   if (formAction(page.body, '/confirm')) {
     page = await browser.submit(page, opts.decision === 'deny' ? '/abort' : '/confirm');
   }
+  // After Deny a page says nothing was shared; its link hands the browser back to the app.
+  const back = /<a class="button" href="([^"]+)"/.exec(page.body)?.[1];
+  if (!page.location && back)
+    page = await browser.follow(new URL(back.replace(/&amp;/g, '&'), browser.origin).href);
   if (!page.location)
     throw new Error(`expected a redirect to the client, got ${page.status}: ${page.body.slice(0, 300)}`);
   return new URL(page.location);

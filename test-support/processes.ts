@@ -1,111 +1,130 @@
 /**
- * Private, stoppable instances of the real servers for fault tests: a Redis and a MongoDB-protocol
- * server (FerretDB as scripts/services built it, or `mongod` where that is what this machine has),
- * each on its own free port with its own data directory, so stopping one disturbs no other test.
+ * Child processes for tests and the bench, one way: a free loopback port, a process started with its
+ * output kept (in memory, or appended to a log file), a wait until it answers that gives up early when
+ * it has exited and then shows its last output, and a stop (SIGTERM, SIGKILL after a grace period).
+ * Every process started here is remembered, so {@link stopAll} and {@link killAllNow} can end what a
+ * run left behind. No library: each piece is a few lines of `node:child_process` and `node:net`.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { connect } from 'node:net';
-import { freePort } from './auth-server.js';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 
-const ROOT = resolve(import.meta.dirname, '..');
+const children = new Set<ChildProcess>();
 
-/** A server process that can be stopped and started again on the same port and data. */
-export interface ServerProcess {
-  port: number;
-  url: string;
-  start(): Promise<void>;
-  /** SIGTERM (a clean stop: Redis writes its append-only file) or SIGKILL. */
-  stop(signal?: NodeJS.Signals): Promise<void>;
-}
-
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
+/** A free TCP port on 127.0.0.1 (so a URL can name it before its server starts). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
     });
-    socket.once('error', () => done(false));
   });
 }
 
-function managed(port: number, url: string, command: () => [string, string[]]): ServerProcess {
-  let child: ChildProcess | undefined;
-  let output = '';
-  return {
-    port,
-    url,
-    async start() {
-      const [bin, args] = command();
-      child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-      child.stdout!.on('data', (d: Buffer) => (output += d));
-      child.stderr!.on('data', (d: Buffer) => (output += d));
-      for (let i = 0; i < 100; i++) {
-        if (await portOpen(port)) return;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`${bin} did not start on ${port}:\n${output}`);
-    },
-    async stop(signal = 'SIGTERM') {
-      const c = child;
-      if (!c || c.exitCode !== null || c.signalCode !== null) return;
-      await new Promise<void>((done) => {
-        c.once('exit', () => done());
-        c.kill(signal);
-      });
-    },
+/** A started child process. */
+export interface Started {
+  name: string;
+  pid: number;
+  child: ChildProcess;
+  /** Its output as chunks, in order, while it has no log file (empty with one). */
+  lines: string[];
+  /** Its last lines of output (from memory or from its log file). */
+  tail(): string;
+  /** Ends it with `signal` (default SIGTERM; SIGKILL 10 s later if it still runs); resolves once it has exited. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Starts `command args`; its output is kept in `lines`, or appended to the file `log`. */
+export function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; cwd?: string; log?: string } = {},
+): Started {
+  const fd = opts.log ? openSync(opts.log, 'a') : undefined;
+  const child = spawn(command, args, {
+    env: opts.env ?? process.env,
+    cwd: opts.cwd,
+    stdio: ['ignore', fd ?? 'pipe', fd ?? 'pipe'],
+  });
+  if (fd !== undefined) closeSync(fd);
+  if (!child.pid) throw new Error(`could not start ${name} (${command})`);
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  const lines: string[] = [];
+  child.stdout?.on('data', (d: Buffer) => lines.push(d.toString()));
+  child.stderr?.on('data', (d: Buffer) => lines.push(d.toString()));
+  const tail = () => {
+    if (!opts.log) return lines.join('').slice(-3000);
+    try {
+      return readFileSync(opts.log, 'utf8').split('\n').slice(-25).join('\n');
+    } catch {
+      return '(no log)';
+    }
   };
+  return { name, pid: child.pid, child, lines, tail, stop: (signal) => stopProcess(child, signal) };
 }
 
-/** A private Redis with an append-only file fsynced on every write. */
-export async function privateRedis(): Promise<ServerProcess> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'fault-redis-'));
-  const server = managed(port, `redis://127.0.0.1:${port}`, () => [
-    'redis-server',
-    [
-      '--bind',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--dir',
-      dir,
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'always',
-      '--save',
-      '',
-    ],
-  ]);
-  await server.start();
-  return server;
+/** Ends `child` with `signal` (then SIGKILL after 10 s); resolves once it has exited. */
+export function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill(signal);
+  });
 }
 
-/** A private MongoDB-protocol server: FerretDB from .data/bin, else mongod. */
-export async function privateMongo(): Promise<ServerProcess> {
-  const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), 'fault-mongo-'));
-  const ferret = join(ROOT, '.data/bin/ferretdb');
-  const server = managed(port, `mongodb://127.0.0.1:${port}/faults`, () =>
-    existsSync(ferret)
-      ? [
-          ferret,
-          [
-            '--handler=sqlite',
-            `--sqlite-url=file:${dir}/`,
-            `--state-dir=${dir}`,
-            `--listen-addr=127.0.0.1:${port}`,
-            '--debug-addr=-',
-            '--telemetry=disable',
-            '--log-level=error',
-          ],
-        ]
-      : ['mongod', ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', dir]],
-  );
-  await server.start();
-  return server;
+/** Whether 127.0.0.1:`port` accepts a TCP connection now. */
+export function portAccepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/** Whether `url` answers HTTP now: any status, or exactly `status` when given. */
+export async function httpAnswers(url: string, status?: number): Promise<boolean> {
+  try {
+    const res = await fetch(url);
+    await res.arrayBuffer();
+    return status === undefined || res.status === status;
+  } catch {
+    return false;
+  }
+}
+
+/** Polls `check` every 100 ms until it holds; fails at once if `p` exits, with its last output. */
+export async function waitUntil(
+  p: Started,
+  check: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 60_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (p.child.exitCode !== null || p.child.signalCode !== null) break;
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${p.name} did not come up (${what}):\n${p.tail()}`);
+}
+
+/** Stops every process still running (SIGTERM, then SIGKILL after 10 s). */
+export async function stopAll(): Promise<void> {
+  await Promise.all([...children].map((c) => stopProcess(c)));
+}
+
+/** Synchronous last resort on exit: SIGKILL whatever is left. */
+export function killAllNow(): void {
+  for (const child of children) child.kill('SIGKILL');
 }

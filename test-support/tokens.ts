@@ -1,17 +1,24 @@
 /**
- * Access tokens for tests, obtained the real way: one public client registered with the test auth
- * server, then authorization code + PKCE through the real login and consent pages (FormBrowser) and
- * the token endpoint, all with openid-client. `token()` caches per scope set (and resource), so a
- * suite asking for 35 scope sets signs in 35 times, not once per assertion; the browser keeps its
- * session, so only the first sign-in types the password.
+ * Access tokens for tests, obtained the real way (test-support/oauth-flow.ts): one public client
+ * registered with the test auth server, then authorization code + PKCE through the real login and
+ * consent pages and the token endpoint. `token()` caches per scope set (and resource), so a suite
+ * asking for 35 scope sets signs in 35 times, not once per assertion; the browser keeps its session,
+ * so only the first sign-in types the password.
  */
-import * as oidc from 'openid-client';
-import { ADMIN, type TestAuthServer } from './auth-server.js';
-import { authorizeInBrowser, FormBrowser } from './form-browser.js';
+import { ADMIN } from './auth-server.js';
+import { FormBrowser } from './form-browser.js';
+import {
+  credentials,
+  postForm,
+  registerClient,
+  signIn,
+  type Account,
+  type Issuer,
+  type OAuthClient,
+  type Tokens,
+} from './oauth-flow.js';
 
-const insecure = { execute: [oidc.allowInsecureRequests] };
-/** The redirect URI the test client registers (scripts/fuzz aims the authorization endpoint at it). */
-export const REDIRECT = 'http://127.0.0.1:53682/callback';
+export { REDIRECT, type Account } from './oauth-flow.js';
 
 /** Options of one token request. */
 export interface TokenOptions {
@@ -19,16 +26,10 @@ export interface TokenOptions {
   resource?: string;
 }
 
-/** Who signs in at the consent step. */
-export interface Account {
-  email: string;
-  password: string;
-}
-
 /** Gets tokens from one test auth server. */
 export class TokenSource {
-  private client?: Promise<oidc.Configuration>;
-  private readonly cache = new Map<string, Promise<oidc.TokenEndpointResponse>>();
+  private registered?: Promise<OAuthClient>;
+  private readonly cache = new Map<string, Promise<Tokens>>();
   private queue: Promise<unknown> = Promise.resolve();
   private readonly browser: FormBrowser;
 
@@ -37,21 +38,19 @@ export class TokenSource {
    * `account` signs in (default: the test auth servers' seeded {@link ADMIN}).
    */
   constructor(
-    private readonly auth: Pick<TestAuthServer, 'issuer'>,
+    private readonly auth: Issuer,
     private readonly account: Account = ADMIN,
   ) {
     this.browser = new FormBrowser(auth.issuer);
   }
 
   /** The registered public client (registered on first use). */
-  config(): Promise<oidc.Configuration> {
-    this.client ??= oidc.dynamicClientRegistration(
-      new URL(this.auth.issuer),
-      { client_name: 'resource-api tests', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
-      oidc.None(),
-      insecure,
-    );
-    return this.client;
+  client(): Promise<OAuthClient> {
+    this.registered ??= registerClient(this.auth, {
+      client_name: 'resource-api tests',
+      token_endpoint_auth_method: 'none',
+    });
+    return this.registered;
   }
 
   /** An access token with exactly `scopes` (cached per scope set and resource). */
@@ -67,40 +66,24 @@ export class TokenSource {
   }
 
   /** A new token response (access and refresh token), never cached: for tests that revoke or expire it. */
-  fresh(scopes: readonly string[], options: TokenOptions = {}): Promise<oidc.TokenEndpointResponse> {
+  fresh(scopes: readonly string[], options: TokenOptions = {}): Promise<Tokens> {
     // One sign-in at a time: the browser's cookies belong to one interaction.
-    const run = this.queue.then(() => this.signIn(scopes, options));
+    const run = this.queue.then(async () =>
+      signIn(this.auth, await this.client(), {
+        scope: scopes.join(' '),
+        account: this.account,
+        browser: this.browser,
+        ...(options.resource ? { resource: options.resource } : {}),
+      }),
+    );
     this.queue = run.catch(() => undefined);
     return run;
   }
 
-  /** Revokes a token at `/api/oauth/revoke` as the client that got it. */
+  /** Revokes a token at `/api/oauth/revoke` as the client that got it; throws unless 200. */
   async revoke(token: string, hint?: 'access_token' | 'refresh_token'): Promise<void> {
-    await oidc.tokenRevocation(await this.config(), token, hint ? { token_type_hint: hint } : undefined);
-  }
-
-  private async signIn(
-    scopes: readonly string[],
-    options: TokenOptions,
-  ): Promise<oidc.TokenEndpointResponse> {
-    const config = await this.config();
-    const verifier = oidc.randomPKCECodeVerifier();
-    const state = oidc.randomState();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
-      scope: scopes.join(' '),
-      state,
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      ...(options.resource ? { resource: options.resource } : {}),
-    });
-    const callback = await authorizeInBrowser(this.browser, url.href, this.account);
-    const tokens = await oidc.authorizationCodeGrant(
-      config,
-      callback,
-      { pkceCodeVerifier: verifier, expectedState: state },
-      options.resource ? { resource: options.resource } : undefined,
-    );
-    return tokens;
+    const form = { token, ...(hint ? { token_type_hint: hint } : {}), ...credentials(await this.client()) };
+    const res = await postForm(`${this.auth.issuer}/api/oauth/revoke`, form);
+    if (res.status !== 200) throw new Error(`the revocation answered ${res.status}: ${res.text}`);
   }
 }

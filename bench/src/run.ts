@@ -19,8 +19,8 @@ import { promisify } from 'node:util';
 import { bootstrap } from '@school/auth-server/dist/bootstrap.js';
 import { loadConfig } from '@school/auth-server/dist/config.js';
 import { createLogger } from '@school/auth-server/dist/logger.js';
+import { freePort, killAllNow, stopAll } from '#test-support/processes.js';
 import { writeRequests, type Bench, type ResourceApiServer, type Server, type Status } from './lib/bench.js';
-import { freePort, killAllNow, stopAll } from './lib/processes.js';
 import { memoryAfterGc } from './lib/inspector.js';
 import { rssBytes } from './lib/proc.js';
 import { authEnvironment, freshDir, startMongo, startNodeServer, startRedis } from './lib/stack.js';
@@ -82,7 +82,7 @@ async function main(): Promise<number> {
   freshDir(dir);
   log('starting Redis and the MongoDB-protocol server');
   const redis = await startRedis(dir);
-  const mongo = await startMongo(root, dir);
+  const mongo = await startMongo(dir);
   const authPort = await freePort();
   const authEnv = authEnvironment(dir, redis.url, mongo.uri, authPort);
   const account = { email: 'admin@bench.test', password: randomBytes(12).toString('base64url') };

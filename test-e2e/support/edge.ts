@@ -4,17 +4,19 @@
  * process. `startStack` puts it in front of the real services; the edge's own tests can also point it
  * at upstreams they control (a closed port, a server that never answers).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { httpAnswers, startProcess, waitUntil } from '../../test-support/processes.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
 /** The template's variables (the same list as scripts/lib.sh `write_edge_config` and compose). */
 export interface EdgeVars {
   LISTEN_PORT: string;
+  /** One or more `host:port`, separated by spaces: the instances of the auth server. */
   AUTH_UPSTREAM: string;
+  /** The same for the resource API. */
   API_UPSTREAM: string;
   /** The ingress the edge trusts to name the client in X-Forwarded-For; `unix:` trusts none. */
   EDGE_TRUSTED_PROXY: string;
@@ -29,6 +31,14 @@ export const EDGE_TEMPLATE_NAMES = [
 ] as const;
 
 /**
+ * A list of instances as the template's `server ${…_UPSTREAM};` line takes it: `a:1 b:2` becomes
+ * `a:1; server b:2` (the same as scripts/lib.sh `write_edge_config`).
+ */
+export function upstreamServers(list: string): string {
+  return list.trim().split(/\s+/).join('; server ');
+}
+
+/**
  * Writes nginx.conf (and the rendered edge.conf it includes) into `dir`; returns its path.
  * `edit` may change the rendered server config (test-only stacks, e.g. a shorter read timeout).
  */
@@ -36,7 +46,7 @@ export function edgeConfig(dir: string, vars: EdgeVars, edit: (conf: string) => 
   const template = readFileSync(join(ROOT, 'docker/edge.conf.template'), 'utf8');
   const server = template.replace(
     new RegExp(`\\$\\{(${EDGE_TEMPLATE_NAMES.join('|')})\\}`, 'g'),
-    (_, k: keyof EdgeVars) => vars[k],
+    (_, k: keyof EdgeVars) => (k.endsWith('_UPSTREAM') ? upstreamServers(vars[k]) : vars[k]),
   );
   mkdirSync(join(dir, 'tmp'), { recursive: true });
   writeFileSync(join(dir, 'edge.conf'), edit(server));
@@ -70,30 +80,13 @@ export interface Edge {
 export async function startEdge(vars: EdgeVars, edit?: (conf: string) => string): Promise<Edge> {
   const dir = mkdtempSync(join(tmpdir(), 'e2e-edge-'));
   const [cmd, ...args] = nginxArgs(dir, edgeConfig(dir, vars, edit));
-  const out: string[] = [];
-  const child: ChildProcess = spawn(cmd!, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout!.on('data', (d: Buffer) => out.push(d.toString()));
-  child.stderr!.on('data', (d: Buffer) => out.push(d.toString()));
+  const nginx = startProcess('the edge', cmd!, args);
   const url = `http://127.0.0.1:${vars.LISTEN_PORT}`;
-  for (let i = 0; ; i++) {
-    try {
-      await fetch(`${url}/`);
-      break;
-    } catch {
-      if (i > 100 || child.exitCode !== null) {
-        child.kill('SIGTERM');
-        throw new Error(`the edge did not come up at ${url}:\n${out.join('')}`);
-      }
-      await new Promise((r) => setTimeout(r, 100));
-    }
+  try {
+    await waitUntil(nginx, () => httpAnswers(`${url}/`), url, 10_000);
+  } catch (err) {
+    await nginx.stop();
+    throw err;
   }
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((done) => {
-        if (child.exitCode !== null || child.signalCode !== null) return done();
-        child.once('exit', () => done());
-        child.kill('SIGTERM');
-      }),
-  };
+  return { url, stop: () => nginx.stop() };
 }

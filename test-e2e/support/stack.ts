@@ -2,15 +2,22 @@
  * Starts the whole service the way an operator runs it — the built auth server and resource API as
  * real processes, and nginx with docker/edge.conf.template unchanged — on free loopback ports, with
  * its own Redis key prefix and MongoDB database. End-to-end tests talk to `baseUrl` (the edge) only.
+ * Like scripts/start, it can run several instances of each service behind the edge (`instances`);
+ * with several auth servers the API introspects through the edge, as scripts/start sets it up.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Redis } from 'ioredis';
-import mongoose from 'mongoose';
-import { freePort, SERVICES } from '../../test-support/auth-server.js';
+import { dropAuthStorage, SERVICES } from '../../test-support/auth-server.js';
+import {
+  freePort,
+  httpAnswers,
+  startProcess,
+  waitUntil,
+  type Started,
+} from '../../test-support/processes.js';
 import { edgeConfig, nginxArgs } from './edge.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
@@ -24,8 +31,18 @@ export interface Stack {
   baseUrl: string;
   /** Where the edge really listens (differs from baseUrl only in the scheme, for https stacks). */
   edgeUrl: string;
+  /** The first auth server's own URL (its port, not the edge). */
   authUrl: string;
+  /** The first resource API's own URL. */
   apiUrl: string;
+  /** Every instance's own URL, in order (the first is `authUrl`, resp. `apiUrl`). */
+  authUrls: string[];
+  apiUrls: string[];
+  /**
+   * Every process by name: `auth-server`, `resource-api` (the first instances), `auth-server-2`,
+   * `resource-api-2`, … and `edge`; `logs` and `exits` use the same names.
+   */
+  processes: Record<string, Started>;
   env: Record<string, string>;
   /** The captured output of each process (structured JSON log lines). */
   logs: Record<string, string[]>;
@@ -34,44 +51,42 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-async function waitFor(url: string, name: string, logs: string[]): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    try {
-      await fetch(url);
-      return;
-    } catch {
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-  throw new Error(`${name} did not come up at ${url}:\n${logs.join('').slice(-3000)}`);
-}
-
+/** Starts one of the stack's processes from the repository root, its output in `logs[name]`. */
 function run(
   name: string,
   args: string[],
   env: Record<string, string>,
   logs: Record<string, string[]>,
   exits: Record<string, number | null>,
-): ChildProcess {
-  const out: string[] = (logs[name] = []);
-  const child = spawn(args[0]!, args.slice(1), {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  child.stdout!.on('data', (d: Buffer) => out.push(d.toString()));
-  child.stderr!.on('data', (d: Buffer) => out.push(d.toString()));
-  child.once('exit', (code) => (exits[name] = code));
-  return child;
+): Started {
+  const p = startProcess(name, args[0]!, args.slice(1), { cwd: ROOT, env: { ...process.env, ...env } });
+  logs[name] = p.lines;
+  p.child.once('exit', (code) => (exits[name] = code));
+  return p;
 }
 
-/** Seeds, starts both services and the edge; resolves when all three answer. */
+/** The name of instance `k` (from 0) of a service: `auth-server`, `auth-server-2`, … */
+export function instanceName(service: 'auth-server' | 'resource-api', k: number): string {
+  return k === 0 ? service : `${service}-${k + 1}`;
+}
+
+async function freePorts(n: number): Promise<number[]> {
+  const ports: number[] = [];
+  for (let i = 0; i < n; i++) ports.push(await freePort());
+  return ports;
+}
+
+/** Seeds, starts both services and the edge; resolves when every process answers. */
 export async function startStack(
   extraEnv: Record<string, string> = {},
   /** `https`: BASE_URL is https, as behind a TLS-terminating proxy in front of the edge. */
   publicScheme: 'http' | 'https' = 'http',
+  /** How many instances of each service (default 1 each). */
+  instances: { auth?: number; api?: number } = {},
 ): Promise<Stack> {
-  const [edgePort, authPort, apiPort] = [await freePort(), await freePort(), await freePort()];
+  const edgePort = await freePort();
+  const [authPorts, apiPorts] = [await freePorts(instances.auth ?? 1), await freePorts(instances.api ?? 1)];
+  const [authPort, apiPort] = [authPorts[0]!, apiPorts[0]!];
   const id = randomBytes(5).toString('hex');
   const dir = mkdtempSync(join(tmpdir(), 'e2e-stack-'));
   const baseUrl = `${publicScheme}://127.0.0.1:${edgePort}`;
@@ -81,7 +96,7 @@ export async function startStack(
     BASE_URL: baseUrl,
     AUTH_PORT: String(authPort),
     API_PORT: String(apiPort),
-    AUTH_INTERNAL_URL: `http://127.0.0.1:${authPort}`,
+    AUTH_INTERNAL_URL: authPorts.length > 1 ? edgeUrl : `http://127.0.0.1:${authPort}`,
     TRUST_PROXY: 'true',
     REDIS_URL: SERVICES.redisUrl,
     REDIS_KEY_PREFIX: `e2e:${id}:`,
@@ -109,57 +124,62 @@ export async function startStack(
 
   const logs: Record<string, string[]> = {};
   const exits: Record<string, number | null> = {};
-  const children = [
-    run('auth-server', [node, 'packages/auth-server/dist/main.js'], env, logs, exits),
-    run('resource-api', [node, 'packages/resource-api/dist/main.js'], env, logs, exits),
-    run(
-      'edge',
-      nginxArgs(
-        dir,
-        edgeConfig(dir, {
-          LISTEN_PORT: String(edgePort),
-          AUTH_UPSTREAM: `127.0.0.1:${authPort}`,
-          API_UPSTREAM: `127.0.0.1:${apiPort}`,
-          EDGE_TRUSTED_PROXY: extraEnv.EDGE_TRUSTED_PROXY ?? 'unix:',
-        }),
-      ),
-      env,
-      logs,
-      exits,
-    ),
-  ];
+  const processes: Record<string, Started> = {};
+  const urls = (ports: number[]) => ports.map((p) => `http://127.0.0.1:${p}`);
   const stack: Stack = {
     baseUrl,
     edgeUrl,
     authUrl: `http://127.0.0.1:${authPort}`,
     apiUrl: `http://127.0.0.1:${apiPort}`,
+    authUrls: urls(authPorts),
+    apiUrls: urls(apiPorts),
+    processes,
     env,
     logs,
     exits,
     async stop() {
-      await Promise.all(
-        children.map(
-          (c) =>
-            new Promise<void>((done) => {
-              if (c.exitCode !== null || c.signalCode !== null) return done();
-              c.once('exit', () => done());
-              c.kill('SIGTERM');
-            }),
-        ),
-      );
-      const redis = new Redis(SERVICES.redisUrl);
-      const keys = await redis.keys(`${env.REDIS_KEY_PREFIX}*`);
-      if (keys.length) await redis.del(...keys);
-      await redis.quit();
-      const conn = await mongoose.createConnection(env.MONGODB_URI!).asPromise();
-      await conn.dropDatabase();
-      await conn.close();
+      await Promise.all(Object.values(processes).map((c) => c.stop()));
+      await dropAuthStorage({
+        REDIS_URL: SERVICES.redisUrl,
+        REDIS_KEY_PREFIX: env.REDIS_KEY_PREFIX!,
+        MONGODB_URI: env.MONGODB_URI!,
+      });
     },
   };
+  const start = async (name: string, script: string, portVar: string, port: number) => {
+    const p = run(name, [node, script], { ...env, [portVar]: String(port) }, logs, exits);
+    processes[name] = p;
+    // Generous: under the whole suite's load a process can take many seconds to load its modules.
+    await waitUntil(p, () => httpAnswers(`http://127.0.0.1:${port}/healthz`), 'its /healthz', 45_000);
+  };
   try {
-    await waitFor(`${stack.authUrl}/healthz`, 'auth server', logs['auth-server']!);
-    await waitFor(`${stack.apiUrl}/healthz`, 'resource API', logs['resource-api']!);
-    await waitFor(`${edgeUrl}/.well-known/oauth-authorization-server`, 'edge', logs.edge!);
+    // The first auth server creates the signing keys; the other auth servers start once it has.
+    const [firstAuth, ...apis] = [
+      start('auth-server', 'packages/auth-server/dist/main.js', 'AUTH_PORT', authPort),
+      ...apiPorts.map((port, i) =>
+        start(instanceName('resource-api', i), 'packages/resource-api/dist/main.js', 'API_PORT', port),
+      ),
+    ];
+    const otherAuths = firstAuth!.then(() =>
+      Promise.all(
+        authPorts
+          .slice(1)
+          .map((port, i) =>
+            start(instanceName('auth-server', i + 1), 'packages/auth-server/dist/main.js', 'AUTH_PORT', port),
+          ),
+      ),
+    );
+    await Promise.all([firstAuth, ...apis, otherAuths]);
+    const edgeVars = {
+      LISTEN_PORT: String(edgePort),
+      AUTH_UPSTREAM: authPorts.map((p) => `127.0.0.1:${p}`).join(' '),
+      API_UPSTREAM: apiPorts.map((p) => `127.0.0.1:${p}`).join(' '),
+      EDGE_TRUSTED_PROXY: extraEnv.EDGE_TRUSTED_PROXY ?? 'unix:',
+    };
+    const edge = run('edge', nginxArgs(dir, edgeConfig(dir, edgeVars)), env, logs, exits);
+    processes.edge = edge;
+    const metadata = `${edgeUrl}/.well-known/oauth-authorization-server`;
+    await waitUntil(edge, () => httpAnswers(metadata), metadata, 20_000);
   } catch (err) {
     await stack.stop();
     throw err;

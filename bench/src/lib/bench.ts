@@ -6,7 +6,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuthRuntime } from '@school/auth-server/dist/bootstrap.js';
-import type { Started } from './processes.js';
+import type { Started } from '#test-support/processes.js';
 import type { ProcessSet } from './proc.js';
 import type { Durations } from './report.js';
 

@@ -9,72 +9,31 @@
  * Data starts empty on every run (.data/bench is wiped), so runs are comparable.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { execFileSync } from 'node:child_process';
-import { freePort, start, waitHttp, waitPort, type Started } from './processes.js';
+import { privateMongo, privateRedis } from '#test-support/private-servers.js';
+import { httpAnswers, startProcess, waitUntil } from '#test-support/processes.js';
 import type { Server } from './bench.js';
 
-function onPath(cmd: string): boolean {
-  try {
-    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Starts the dedicated Redis. */
+/** Starts the dedicated Redis (append-only file fsynced every second, as scripts/services runs it). */
 export async function startRedis(dir: string): Promise<Server> {
-  const port = await freePort();
-  const data = join(dir, 'redis');
-  mkdirSync(data, { recursive: true });
-  // As scripts/services runs it (append-only file, fsync every second), except that the file is not
-  // rewritten in the background: that fork would land inside some measurement or other.
-  const args = `--bind 127.0.0.1 --port ${port} --appendonly yes --appendfsync everysec --save ''
-    --auto-aof-rewrite-percentage 0 --daemonize no --logfile ''`;
-  const p = start(
-    'redis',
-    'redis-server',
-    [...args.split(/\s+/).map((a) => (a === "''" ? '' : a)), '--dir', data],
-    { log: join(dir, 'logs', 'redis.log') },
-  );
-  await waitPort(p, port);
-  return { ...p, url: `redis://127.0.0.1:${port}` };
+  const redis = await privateRedis({
+    dir: join(dir, 'redis'),
+    log: join(dir, 'logs', 'redis.log'),
+    fsync: 'everysec',
+  });
+  return { ...redis.process!, url: redis.url };
 }
 
 /** Starts the dedicated MongoDB-protocol server, or returns undefined with BENCH_MONGODB_URI set. */
-export async function startMongo(root: string, dir: string): Promise<{ server?: Server; uri: string }> {
+export async function startMongo(dir: string): Promise<{ server?: Server; uri: string }> {
   if (process.env.BENCH_MONGODB_URI) return { uri: process.env.BENCH_MONGODB_URI };
-  const port = await freePort();
-  const data = join(dir, 'mongo');
-  mkdirSync(data, { recursive: true });
-  const log = join(dir, 'logs', 'mongo.log');
-  let p: Started;
-  if (onPath('mongod')) {
-    p = start('mongod', 'mongod', ['--bind_ip', '127.0.0.1', '--port', String(port), '--dbpath', data], {
-      log,
-    });
-  } else {
-    const bin = join(root, '.data', 'bin', 'ferretdb');
-    if (!existsSync(bin)) throw new Error(`${bin} is missing: run scripts/services start once`);
-    p = start(
-      'ferretdb',
-      bin,
-      [
-        '--handler=sqlite',
-        `--sqlite-url=file:${data}/`,
-        `--state-dir=${data}`,
-        `--listen-addr=127.0.0.1:${port}`,
-        '--debug-addr=-',
-        '--telemetry=disable',
-        '--log-level=warn',
-      ],
-      { log },
-    );
-  }
-  await waitPort(p, port);
-  return { server: { ...p, url: `mongodb://127.0.0.1:${port}` }, uri: `mongodb://127.0.0.1:${port}/bench` };
+  const mongo = await privateMongo({
+    dir: join(dir, 'mongo'),
+    log: join(dir, 'logs', 'mongo.log'),
+    database: 'bench',
+  });
+  return { server: { ...mongo.process!, url: mongo.url }, uri: mongo.url };
 }
 
 /** The auth server's environment for a bench run (production mode, fresh secrets). */
@@ -127,11 +86,11 @@ export async function startNodeServer(
   healthPath: string,
   flags: string[] = [],
 ): Promise<Server> {
-  const p = start(name, process.execPath, [...nodeFlags(dir), ...flags, script, ...args], {
+  const p = startProcess(name, process.execPath, [...nodeFlags(dir), ...flags, script, ...args], {
     env: { ...process.env, ...env },
     log: join(dir, 'logs', `${name}.log`),
   });
-  await waitHttp(p, `${url}${healthPath}`);
+  await waitUntil(p, () => httpAnswers(`${url}${healthPath}`, 200), `${url}${healthPath}`);
   return { ...p, url };
 }
 

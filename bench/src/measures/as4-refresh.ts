@@ -6,9 +6,9 @@
  * AS5 keeps its per-core goal. Each request: client authentication, the refresh token,
  * its grant and the account (MongoDB) read, a new access token written (and an id_token signed).
  */
+import { credentials, requestTokens } from '#test-support/oauth-flow.js';
 import type { Bench, Measure, Outcome } from '../lib/bench.js';
 import { formLine } from '../lib/bench.js';
-import { tokenRequest } from '../lib/flow.js';
 import { sandwich } from '../lib/report.js';
 import { SCOPE, SCOPE_NO_OPENID, refreshTokens } from '../lib/seed.js';
 import { bareRef, figuresOnlyOutcome, perCoreOutcome } from './common.js';
@@ -16,7 +16,7 @@ import { bareRef, figuresOnlyOutcome, perCoreOutcome } from './common.js';
 async function refreshMeasure(bench: Bench, withIdToken: boolean, min?: number): Promise<Outcome> {
   const pool = await refreshTokens(bench, withIdToken ? SCOPE : SCOPE_NO_OPENID, 10);
   // Check the answer's shape once, outside the measured runs.
-  const sample = await tokenRequest(bench.auth.url, pool[0]!.client, {
+  const sample = await requestTokens({ issuer: bench.auth.url }, pool[0]!.client, {
     grant_type: 'refresh_token',
     refresh_token: pool[0]!.tokens.refresh_token!,
   });
@@ -38,8 +38,7 @@ async function refreshMeasure(bench: Bench, withIdToken: boolean, min?: number):
       formLine('/api/oauth/token', {
         grant_type: 'refresh_token',
         refresh_token: tokens.refresh_token!,
-        client_id: client.client_id,
-        client_secret: client.client_secret!,
+        ...credentials(client),
       }),
     ),
   );

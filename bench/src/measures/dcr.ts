@@ -5,8 +5,8 @@
  */
 import type { Measure } from '../lib/bench.js';
 import { requestLine } from '../lib/bench.js';
-import { registration } from '../lib/flow.js';
 import { sandwich } from '../lib/report.js';
+import { registration } from '../lib/seed.js';
 import { bareRef, perCoreOutcome } from './common.js';
 
 export const dcr: Measure = {

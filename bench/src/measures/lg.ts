@@ -7,12 +7,12 @@
  * verification (libuv's thread pool, counted), the interaction update in Redis and the 303 onwards.
  * Also checks the stored hash's parameters against OWASP's minimum for argon2id.
  */
+import type { OAuthClient } from '#test-support/oauth-flow.js';
 import type { Bench, Measure } from '../lib/bench.js';
 import { formLine } from '../lib/bench.js';
-import { prepareLogin, register, type Client } from '../lib/flow.js';
 import { runLoad, type LoadSpec } from '../lib/load.js';
 import { sandwich } from '../lib/report.js';
-import { SCOPE } from '../lib/seed.js';
+import { prepareLogin, register, SCOPE } from '../lib/seed.js';
 import { bareRef, perCoreOutcome } from './common.js';
 
 const CONNECTIONS = 8;
@@ -38,7 +38,7 @@ export function owaspCheck(phc: string): string {
   return ok ? `${params} ≥ OWASP` : `FAILED: ${params} is below OWASP's argon2id minimum`;
 }
 
-async function prepare(bench: Bench, client: Client, n: number): Promise<string> {
+async function prepare(bench: Bench, client: OAuthClient, n: number): Promise<string> {
   const lines: string[] = [];
   const worker = async () => {
     while (lines.length < n) {

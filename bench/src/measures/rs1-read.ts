@@ -9,8 +9,8 @@
  * same on both sides, is printed, not counted (see PERFORMANCE.md, "Which CPU counts").
  */
 import { join } from 'node:path';
+import { freePort } from '#test-support/processes.js';
 import type { Bench, Measure, Server } from '../lib/bench.js';
-import { freePort } from '../lib/processes.js';
 import { figuresText, sandwich } from '../lib/report.js';
 import { startNodeServer } from '../lib/stack.js';
 import { LIST_ROUTE, apiGet, hitSpec, hitToken } from './resource-api.js';

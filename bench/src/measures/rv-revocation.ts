@@ -14,18 +14,19 @@
  * Not a load test: correctness of the real processes, timed as a client sees it.
  */
 import type { Bench, Measure } from '../lib/bench.js';
-import { Browser, register, tokensFor, type Client } from '../lib/flow.js';
-import { SCOPE } from '../lib/seed.js';
+import { FormBrowser } from '#test-support/form-browser.js';
+import { signIn, type OAuthClient } from '#test-support/oauth-flow.js';
+import { register, SCOPE } from '../lib/seed.js';
 import { apiGet } from './resource-api.js';
 
 const ROUNDS = 20;
 
 /** Revokes `token` as `client`, the public client that got it; the endpoint's status. */
-async function revoke(bench: Bench, client: Client, token: string): Promise<number> {
+async function revoke(bench: Bench, client: OAuthClient, token: string): Promise<number> {
   const res = await fetch(`${bench.auth.url}/api/oauth/revoke`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ token, token_type_hint: 'access_token', client_id: client.client_id }),
+    body: new URLSearchParams({ token, token_type_hint: 'access_token', client_id: client.clientId }),
   });
   await res.arrayBuffer();
   return res.status;
@@ -39,11 +40,15 @@ export const rv: Measure = {
     const apis = [await bench.resourceApi(0), await bench.resourceApi(1)];
     bench.log(`RV: ${ROUNDS} rounds: a fresh token, a read on each instance, revoke, a read on each`);
     const client = await register(bench.auth.url, 'bench RV', false);
-    const browser = new Browser(bench.auth.url);
+    const browser = new FormBrowser(bench.auth.url);
     let refused = 0;
     const served: string[] = [];
     for (let round = 0; round < ROUNDS; round++) {
-      const token = (await tokensFor(browser, client, SCOPE, bench.account)).access_token;
+      const { access_token: token } = await signIn({ issuer: bench.auth.url }, client, {
+        scope: SCOPE,
+        account: bench.account,
+        browser,
+      });
       const before = await Promise.all(apis.map((a) => apiGet(a.url, token)));
       if (before.some((r) => r.status !== 200)) {
         throw new Error(`a fresh token was not served: ${before.map((r) => r.status).join(', ')}`);

@@ -33,8 +33,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Bench } from '../lib/bench.js';
 import { formLine, requestLine } from '../lib/bench.js';
-import { Browser, pkce, REDIRECT_URI, registration } from '../lib/flow.js';
-import { freePort, start } from '../lib/processes.js';
+import { registration } from '../lib/seed.js';
+import { FormBrowser } from '#test-support/form-browser.js';
+import { pkce, REDIRECT } from '#test-support/oauth-flow.js';
+import { freePort, httpAnswers, startProcess, waitUntil } from '#test-support/processes.js';
 import { startPostgres } from './postgres.js';
 import {
   authorizeQuery,
@@ -42,7 +44,6 @@ import {
   exchangeCode,
   pooled,
   retried,
-  waitUntil,
   type PeerClient,
   type PeerTarget,
 } from './peer.js';
@@ -65,7 +66,7 @@ async function createClient(h: Hydra, name: string): Promise<HydraClient> {
       grant_types: ['authorization_code', 'refresh_token'],
       response_types: ['code'],
       scope: `offline_access ${SCOPE}`,
-      redirect_uris: [REDIRECT_URI],
+      redirect_uris: [REDIRECT],
       token_endpoint_auth_method: 'client_secret_post',
     },
   });
@@ -84,7 +85,7 @@ async function codeFlow(
   client: HydraClient,
   scope: string,
 ): Promise<{ access_token: string; refresh_token?: string }> {
-  const browser = new Browser(h.pub);
+  const browser = new FormBrowser(h.pub);
   const { verifier, challenge } = pkce();
   const q = authorizeQuery(client, challenge, scope);
   const toLogin = await browser.follow(`${h.pub}/oauth2/auth?${q}`);
@@ -110,7 +111,7 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
   await promisify(execFile)(bin, ['migrate', 'sql', 'up', '-e', '--yes'], {
     env: { ...process.env, DSN: dsn },
   });
-  const p = start('hydra', bin, ['serve', 'all', '--dev'], {
+  const p = startProcess('hydra', bin, ['serve', 'all', '--dev'], {
     env: {
       ...process.env,
       DSN: dsn,
@@ -129,7 +130,7 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
     },
     log: join(bench.dir, 'logs', 'hydra.log'),
   });
-  await waitUntil(p, async () => (await fetch(`${h.admin}/health/ready`)).status === 200, 'health', 60);
+  await waitUntil(p, () => httpAnswers(`${h.admin}/health/ready`, 200), 'health', 60_000);
 
   bench.log(`hydra: ${tokens} code flows for the introspection pool, 10 for the refresh pool`);
   const introspector = await createClient(h, 'bench introspection pool');

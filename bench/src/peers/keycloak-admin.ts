@@ -6,7 +6,7 @@
  * authenticating with `client_secret_post`.
  */
 import { randomBytes } from 'node:crypto';
-import { REDIRECT_URI } from '../lib/flow.js';
+import { REDIRECT } from '#test-support/oauth-flow.js';
 import { callJson, type PeerClient } from './peer.js';
 
 /** The bench's realm. */
@@ -69,7 +69,7 @@ export async function createClient(origin: string, token: string, clientId: stri
       publicClient: false,
       clientAuthenticatorType: 'client-secret',
       secret,
-      redirectUris: [REDIRECT_URI],
+      redirectUris: [REDIRECT],
       standardFlowEnabled: true,
       directAccessGrantsEnabled: false,
     },

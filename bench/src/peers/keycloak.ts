@@ -23,15 +23,16 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bench } from '../lib/bench.js';
 import { formLine, requestLine } from '../lib/bench.js';
-import { Browser, pkce, registration } from '../lib/flow.js';
-import { freePort, start } from '../lib/processes.js';
+import { registration } from '../lib/seed.js';
+import { FormBrowser } from '#test-support/form-browser.js';
+import { pkce } from '#test-support/oauth-flow.js';
+import { freePort, httpAnswers, startProcess, waitUntil } from '#test-support/processes.js';
 import { adminToken, createClient, REALM, setUpRealm, USER } from './keycloak-admin.js';
 import {
   authorizeQuery,
   callJson,
   exchangeCode,
   pooled,
-  waitUntil,
   type PeerClient,
   type PeerTarget,
 } from './peer.js';
@@ -58,7 +59,7 @@ async function codeFlow(
   origin: string,
   client: KcClient,
 ): Promise<{ access_token: string; refresh_token: string }> {
-  const browser = new Browser(origin);
+  const browser = new FormBrowser(origin);
   const { verifier, challenge } = pkce();
   const q = authorizeQuery(client, challenge);
   const page = await browser.follow(`${origin}/realms/${REALM}/protocol/openid-connect/auth?${q}`);
@@ -89,7 +90,7 @@ export async function startKeycloak(
   const [port, managementPort] = [await freePort(), await freePort()];
   const origin = `http://127.0.0.1:${port}`;
   const adminPassword = randomBytes(12).toString('base64url');
-  const p = start(
+  const p = startProcess(
     'keycloak',
     join(home, 'bin', 'kc.sh'),
     [
@@ -111,12 +112,7 @@ export async function startKeycloak(
     },
   );
   bench.log('keycloak: starting (a first start builds its Quarkus application: a minute or two)');
-  await waitUntil(
-    p,
-    async () => (await fetch(`${origin}/realms/master`)).status === 200,
-    'realm master',
-    300,
-  );
+  await waitUntil(p, () => httpAnswers(`${origin}/realms/master`, 200), 'realm master', 300_000);
   const pid = javaPid(p.pid);
   if (!pid) throw new Error('keycloak: no java process under kc.sh');
   const token = await adminToken(origin, adminPassword);

@@ -5,10 +5,8 @@
  * registration. CPU counted: the auth server and Redis, as in AS1 and AS4.
  */
 import type { Bench } from '../lib/bench.js';
-import { formLine } from '../lib/bench.js';
-import { SCOPE_NO_OPENID, introspectionPool, refreshTokens } from '../lib/seed.js';
-import { requestLine } from '../lib/bench.js';
-import { registration } from '../lib/flow.js';
+import { formLine, requestLine } from '../lib/bench.js';
+import { SCOPE_NO_OPENID, introspectionPool, refreshTokens, registration } from '../lib/seed.js';
 import { introspectLine } from '../measures/common.js';
 import type { PeerTarget } from './peer.js';
 
@@ -37,8 +35,8 @@ export async function ourTarget(bench: Bench, tokens: number): Promise<PeerTarge
           formLine('/api/oauth/token', {
             grant_type: 'refresh_token',
             refresh_token: t.refresh_token!,
-            client_id: client.client_id,
-            client_secret: client.client_secret!,
+            client_id: client.clientId,
+            client_secret: client.clientSecret!,
           }),
         ),
       ),

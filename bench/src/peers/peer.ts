@@ -9,9 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Started } from '../lib/processes.js';
 import type { ProcessSet } from '../lib/proc.js';
-import { REDIRECT_URI } from '../lib/flow.js';
+import { REDIRECT } from '#test-support/oauth-flow.js';
 
 /** One load of a measure at one server: origin and request file (see lua/bench.lua). */
 export interface PeerLoad {
@@ -62,23 +61,6 @@ export function peersEnv(root: string): PeersEnv {
     if (eq > 0) env[line.slice(0, eq)] = line.slice(eq + 1);
   }
   return env;
-}
-
-/** Polls `probe` every 250 ms until it holds; throws with the log's tail after `seconds`. */
-export async function waitUntil(
-  p: Started,
-  probe: () => Promise<boolean>,
-  what: string,
-  seconds: number,
-): Promise<void> {
-  const deadline = Date.now() + seconds * 1000;
-  while (Date.now() < deadline) {
-    if (p.child.exitCode !== null) break;
-    if (await probe().catch(() => false)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const log = existsSync(p.log) ? readFileSync(p.log, 'utf8').split('\n').slice(-20).join('\n') : '';
-  throw new Error(`${p.name} did not come up (${what}) within ${seconds} s; ${p.log}:\n${log}`);
 }
 
 /** JSON over HTTP for the peers' admin APIs: throws on an unexpected status. */
@@ -146,7 +128,7 @@ export function authorizeQuery(client: PeerClient, challenge: string, scope?: st
   return new URLSearchParams({
     response_type: 'code',
     client_id: client.client_id,
-    redirect_uri: REDIRECT_URI,
+    redirect_uri: REDIRECT,
     ...(scope ? { scope } : {}),
     state: randomBytes(12).toString('hex'),
     code_challenge: challenge,
@@ -164,7 +146,7 @@ export async function exchangeCode<T>(
   const form = {
     grant_type: 'authorization_code',
     code,
-    redirect_uri: REDIRECT_URI,
+    redirect_uri: REDIRECT,
     code_verifier: verifier,
     client_id: client.client_id,
     client_secret: client.client_secret,

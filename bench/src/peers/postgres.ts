@@ -14,7 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { chownSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bench } from '../lib/bench.js';
-import { freePort, start, waitPort } from '../lib/processes.js';
+import { freePort, portAccepts, startProcess, waitUntil } from '#test-support/processes.js';
 
 /** A running PostgreSQL: its DSN for Hydra, and the CPU of its process tree. */
 export interface Postgres {
@@ -60,7 +60,7 @@ export async function startPostgres(bench: Bench): Promise<Postgres> {
     stdio: 'ignore',
   });
   const port = await freePort();
-  const p = start(
+  const p = startProcess(
     'postgres',
     ...cmd('postgres', [
       '-D',
@@ -76,7 +76,7 @@ export async function startPostgres(bench: Bench): Promise<Postgres> {
     ]),
     { log: join(bench.dir, 'logs', 'hydra-postgres.log') },
   );
-  await waitPort(p, port);
+  await waitUntil(p, () => portAccepts(port), `port ${port}`);
   const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
   return {
     dsn: `postgres://hydra@127.0.0.1:${port}/postgres?sslmode=disable`,

@@ -14,7 +14,7 @@ import { createApp } from '@school/auth-server/dist/app.js';
 import { bootstrap, buildProvider } from '@school/auth-server/dist/bootstrap.js';
 import { loadConfig } from '@school/auth-server/dist/config.js';
 import { createLogger } from '@school/auth-server/dist/logger.js';
-import { createIntrospectionCount } from '@school/auth-server/dist/provider/introspection-count.js';
+import { createIntrospectionCount } from '@school/auth-server/dist/storage/introspection-count.js';
 import { loadOrCreateKeys } from '@school/auth-server/dist/provider/keys.js';
 
 const config = loadConfig();

@@ -18,12 +18,13 @@ import { cors } from './http/cors.js';
 import { strictClientAuthentication } from './http/strict-client-authentication.js';
 import { rateLimit } from './http/rate-limit.js';
 import { LoginGuard } from './interactions/login-guard.js';
-import { ROUTES } from './provider/configuration.js';
+import { METRICS_PATH, NotFoundError, OAUTH_ROUTES } from '@school/shared';
 import type { Redis } from 'ioredis';
 import type { AuditLog } from './audit/audit-log.js';
 import { errorGuard } from './http/error-guard.js';
 import { refuseContentCodings } from './http/content-coding.js';
-import type { CountWithRead } from './provider/introspection-count.js';
+import type { CountWithRead } from './storage/introspection-count.js';
+import { authMetrics } from './http/metrics.js';
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -39,7 +40,7 @@ export interface AppDeps {
   readiness: () => Promise<Record<string, string>>;
   /**
    * Counts an introspection request and reads the token it presents in one Redis script
-   * (provider/introspection-count.ts). Absent: the rate limiter counts, oidc-provider reads.
+   * (storage/introspection-count.ts). Absent: the rate limiter counts, oidc-provider reads.
    */
   countIntrospection?: CountWithRead;
 }
@@ -65,8 +66,9 @@ export function createApp({
   // with the same keys the provider verifies them with.
   app.keys = config.COOKIE_SECRETS;
 
+  const metrics = authMetrics({ provider, audit, readiness });
   app.use(publicOrigin(config.BASE_URL));
-  app.use(requestLog(logger));
+  app.use(requestLog(logger, metrics));
   app.use(
     helmet({
       contentSecurityPolicy: {
@@ -88,10 +90,14 @@ export function createApp({
   app.use(errorGuard(logger));
   app.use(refuseContentCodings);
 
-  // Health on the service's own port (the edge does not route these): liveness, and readiness that
-  // checks what every request needs.
+  // Health and metrics on the service's own port (the edge does not route these): liveness,
+  // readiness that checks what every request needs, and the Prometheus metrics (http/metrics.ts).
   app.use(async (ctx, next) => {
-    if (ctx.path === '/healthz') {
+    if (ctx.path === METRICS_PATH) {
+      const { contentType, body } = await metrics.scrape();
+      ctx.type = contentType;
+      ctx.body = body;
+    } else if (ctx.path === '/healthz') {
       ctx.body = { status: 'ok' };
     } else if (ctx.path === '/readyz') {
       const checks = await readiness();
@@ -115,17 +121,17 @@ export function createApp({
         revocationPerClient: minute(config.RATE_LIMIT_REVOCATION),
         perAddress: minute(config.RATE_LIMIT_PER_ADDRESS),
       },
-      ROUTES,
+      OAUTH_ROUTES,
       (ctx, key) =>
         void audit.record('rate_limited', {
           requestId: ctx.state.requestId as string,
           ip: ctx.ip,
           details: { path: ctx.path, key },
         }),
-      countIntrospection ? { [ROUTES.introspection]: countIntrospection } : {},
+      countIntrospection ? { [OAUTH_ROUTES.introspection]: countIntrospection } : {},
     ),
   );
-  app.use(strictClientAuthentication(ROUTES, config.BASE_URL));
+  app.use(strictClientAuthentication(OAUTH_ROUTES, config.BASE_URL));
   const loginGuard = new LoginGuard(redis, config.REDIS_KEY_PREFIX, {
     maxFailuresPerAccountAndAddress: config.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS,
     maxFailuresPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
@@ -146,8 +152,7 @@ export function createApp({
   app.use(mount(provider));
 
   app.use(async (ctx) => {
-    ctx.status = 404;
-    ctx.body = { error: 'not_found', error_description: `no endpoint at ${ctx.method} ${ctx.path}` };
+    throw new NotFoundError(`no endpoint at ${ctx.method} ${ctx.path}`);
   });
   return app;
 }

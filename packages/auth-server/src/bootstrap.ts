@@ -16,14 +16,16 @@ import { auditProviderEvents } from './audit/provider-events.js';
 import type { AuthConfig } from './config.js';
 import type { Logger } from './logger.js';
 import type { ProviderDeps } from './provider/configuration.js';
-import type { ClientStore } from './provider/client-removal.js';
+import type { ClientStore } from './storage/client-removal.js';
 import { createProvider } from './provider/create-provider.js';
+import { allowConcurrentRefresh } from './provider/refresh-grace.js';
 import { loadOrCreateKeys } from './provider/keys.js';
-import { createIntrospectionCount, type CountWithRead } from './provider/introspection-count.js';
-import { createRedisAdapter } from './provider/redis-adapter.js';
-import { createUsageRecorder, usageResolutionSeconds } from './provider/client-usage.js';
+import { createIntrospectionCount, type CountWithRead } from './storage/introspection-count.js';
+import { createRedisAdapter } from './storage/redis-adapter.js';
+import { createUsageRecorder, usageResolutionSeconds } from './storage/client-usage.js';
 import { markUsageRecordingStart } from './provider/client-sweep.js';
 import { withOutageErrors } from './provider/storage-outage.js';
+import { createCimdResolver } from './cimd/cimd-setup.js';
 
 /** The auth server's open connections and its provider. */
 export interface AuthRuntime {
@@ -32,9 +34,9 @@ export interface AuthRuntime {
   accounts: AccountStore;
   audit: AuditLog;
   provider: Provider;
-  /** The introspection route's count-and-read (provider/introspection-count.ts). */
+  /** The introspection route's count-and-read (storage/introspection-count.ts). */
   countIntrospection: CountWithRead;
-  /** Where clients live, for removing them (provider/client-removal.ts). */
+  /** Where clients live, for removing them (storage/client-removal.ts). */
   clients: ClientStore;
   /** Closes Redis and MongoDB. */
   close(): Promise<void>;
@@ -98,8 +100,15 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
     await attempt(`REDIS_URL: cannot use ${redactUrl(config.REDIS_URL)}`, () =>
       markUsageRecordingStart(redis, prefix),
     );
-    const adapter = withOutageErrors(createRedisAdapter(redis, { prefix, recordUse }));
-    const provider = buildProvider({ config, adapter, accounts, keys }, audit, logger);
+    const refreshGraceSeconds = config.REFRESH_REUSE_GRACE;
+    const cimd = createCimdResolver(config, redis, logger);
+    const resolveCimdClient = (clientId: string) => cimd.resolve(clientId);
+    const adapter = withOutageErrors(
+      createRedisAdapter(redis, { prefix, recordUse, refreshGraceSeconds, resolveCimdClient }),
+    );
+    const cimdConsents = { redis, prefix, ttlSeconds: config.GRANT_TTL };
+    const provider = buildProvider({ config, adapter, accounts, keys, cimdConsents }, audit, logger);
+    allowConcurrentRefresh(provider, redis, prefix, refreshGraceSeconds);
     const countIntrospection = createIntrospectionCount(redis, { prefix });
     const clients: ClientStore = { redis, prefix, provider, audit };
     return { redis, mongo, accounts, audit, provider, countIntrospection, clients, close };

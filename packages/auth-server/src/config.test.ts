@@ -11,6 +11,21 @@ describe('loadConfig', () => {
     expect(config.COOKIE_SECRETS).toHaveLength(1);
   });
 
+  it('fetches metadata documents from loopback or with an extra CA only in the test suites', () => {
+    const secrets = { COOKIE_SECRETS: 'x'.repeat(40), INTROSPECTION_CLIENT_SECRET: 'y'.repeat(40) };
+    expect(loadConfig({ NODE_ENV: 'production', ...secrets }).CIMD_ALLOW_LOOPBACK).toBe(false);
+    expect(() => loadConfig({ NODE_ENV: 'production', ...secrets, CIMD_ALLOW_LOOPBACK: 'true' })).toThrow(
+      /CIMD_ALLOW_LOOPBACK: is for the test suites only/,
+    );
+    expect(() =>
+      loadConfig({ NODE_ENV: 'development', ...secrets, CIMD_EXTRA_CA_FILE: '/tmp/ca.pem' }),
+    ).toThrow(/CIMD_EXTRA_CA_FILE: is for the test suites only/);
+    expect(loadConfig({ NODE_ENV: 'test', CIMD_ALLOW_LOOPBACK: 'true' }).CIMD_ALLOW_LOOPBACK).toBe(true);
+    expect(() =>
+      loadConfig({ NODE_ENV: 'test', CIMD_CACHE_MIN_SECONDS: '600', CIMD_CACHE_MAX_SECONDS: '60' }),
+    ).toThrow(/CIMD_CACHE_MIN_SECONDS: must not exceed CIMD_CACHE_MAX_SECONDS/);
+  });
+
   it('names every problem at once', () => {
     let error: unknown;
     try {

@@ -13,60 +13,43 @@
  * installation into `.data/secrets.env` (mode 0600). Under `NODE_ENV=test` (the suites' in-process
  * servers and the images' smoke test) a missing secret falls back to a test-only value.
  */
+import {
+  TEST_ONLY_SECRETS,
+  csv,
+  flag,
+  logLevel,
+  mongodbUri,
+  nodeEnv,
+  origin,
+  parseEnvironment,
+  port,
+  redisUrl,
+  positiveInt,
+  secretProblems,
+  type Environment,
+} from '@school/shared';
 import { z } from 'zod';
-import { secretProblems } from '@school/shared';
 
-/** Used only when NODE_ENV=test and none is given; refused everywhere else. */
-const TEST_COOKIE_SECRET = 'dev-only-cookie-secret-change-me-0123456789';
-const TEST_INTROSPECTION_SECRET = 'dev-only-resource-api-secret-change-me-0123456789';
+export { ConfigError } from '@school/shared';
 
-const seconds = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-const perMinute = (fallback: number) => z.coerce.number().int().positive().default(fallback);
-const perWindow = perMinute;
-
-const csv = z.string().transform((s) =>
-  s
-    .split(',')
-    .map((x) => x.trim())
-    .filter(Boolean),
-);
-
-const origin = z
-  .string()
-  .refine(
-    (u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol),
-    'must be an absolute http(s) URL, e.g. https://school.example',
-  )
-  .refine((u) => !u.endsWith('/'), 'must have no trailing slash (it is the issuer, byte for byte)')
-  .refine((u) => {
-    if (!URL.canParse(u)) return true; // said above
-    const url = new URL(u);
-    return !url.search && !url.hash;
-  }, 'must have no query or fragment');
+const seconds = positiveInt;
+const perMinute = positiveInt;
+const perWindow = positiveInt;
 
 const schema = z
   .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    NODE_ENV: nodeEnv,
     /** The public origin and issuer, e.g. `https://school.example`. */
-    BASE_URL: origin.default('http://127.0.0.1:8080'),
+    BASE_URL: origin('it is the issuer, byte for byte').default('http://127.0.0.1:8080'),
     /** Where this service listens. Defaults to BASE_URL's port while no edge sits in front. */
     AUTH_HOST: z.string().default('127.0.0.1'),
-    AUTH_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+    AUTH_PORT: port().optional(),
     /** Trust X-Forwarded-Proto/Host/For (set when an edge proxy sits in front). */
-    TRUST_PROXY: z
-      .enum(['true', 'false', '1', '0'])
-      .default('false')
-      .transform((v) => v === 'true' || v === '1'),
-    REDIS_URL: z
-      .string()
-      .refine((u) => /^rediss?:\/\/./.test(u) && URL.canParse(u), 'must be a redis:// or rediss:// URL')
-      .default('redis://127.0.0.1:6390'),
+    TRUST_PROXY: flag(false),
+    REDIS_URL: redisUrl('redis://127.0.0.1:6390'),
     /** Prefix of every Redis key this service writes; lets several deployments share a Redis. */
     REDIS_KEY_PREFIX: z.string().default('oidc:'),
-    MONGODB_URI: z
-      .string()
-      .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URI')
-      .default('mongodb://127.0.0.1:27027/school'),
+    MONGODB_URI: mongodbUri('mongodb://127.0.0.1:27027/school'),
     /** Cookie signing keys, comma separated, newest first (prepend to rotate). */
     COOKIE_SECRETS: csv
       .pipe(z.array(z.string().min(32, 'each secret needs 32+ characters')).min(1))
@@ -80,13 +63,21 @@ const schema = z
     AUTHORIZATION_CODE_TTL: seconds(60),
     /** Idle lifetime of a refresh token: each rotation issues a fresh one. */
     REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
+    /**
+     * Seconds after a refresh token's rotation during which the same client presenting it again gets
+     * the same new tokens (agents sharing one stored refresh token), not a revoked grant; 0: off.
+     */
+    REFRESH_REUSE_GRACE: z.coerce.number().int().min(0).max(60).default(5),
     /** Absolute lifetime of a grant: no refresh token outlives it. */
     GRANT_TTL: seconds(365 * 24 * 3600),
-    /** How long a login session cookie lasts. */
-    SESSION_TTL: seconds(14 * 24 * 3600),
+    /**
+     * How long a sign-in is remembered in this browser. A school day by default: the pages are used
+     * on shared school computers, where a 14-day session signs the next person in as the last one.
+     */
+    SESSION_TTL: seconds(8 * 3600),
     /** How long a login/consent page may stay open. */
     INTERACTION_TTL: seconds(30 * 60),
-    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    LOG_LEVEL: logLevel,
     /** Authorization requests starting a flow, per minute from one address (each stores an interaction). */
     RATE_LIMIT_AUTHORIZATION: perMinute(300),
     /** Registrations per minute from one address. */
@@ -128,8 +119,39 @@ const schema = z
     CLIENT_IDLE_TTL: seconds(90 * 24 * 3600),
     /** Seconds between lifecycle sweeps inside the server; 0: none (`school-auth clients sweep` still works). */
     CLIENT_SWEEP_INTERVAL: z.coerce.number().int().min(0).default(3600),
+    /** Seconds a Client ID Metadata Document is reused at least, whatever its cache headers say. */
+    CIMD_CACHE_MIN_SECONDS: z.coerce.number().int().min(0).default(300),
+    /** Seconds a Client ID Metadata Document is reused at most, whatever its cache headers say. */
+    CIMD_CACHE_MAX_SECONDS: seconds(24 * 3600),
+    /** Seconds past its freshness a valid document may still be served while its host fails. */
+    CIMD_STALE_SECONDS: z.coerce.number().int().min(0).default(3600),
+    /** Milliseconds a metadata-document fetch may take in all (connect, TLS, answer). */
+    CIMD_FETCH_TIMEOUT_MS: positiveInt(3000, 10_000),
+    /** Metadata-document fetches per minute to one host (all instances together). */
+    CIMD_FETCHES_PER_MINUTE_PER_HOST: perMinute(30),
+    /**
+     * Test suites only (refused otherwise): fetch metadata documents from loopback addresses too.
+     * Every other deployment keeps the special-use-address rule, since Redis and the services
+     * themselves listen on loopback.
+     */
+    CIMD_ALLOW_LOOPBACK: flag(false),
+    /** Test suites only (refused otherwise): a PEM file of a CA trusted for metadata-document fetches. */
+    CIMD_EXTRA_CA_FILE: z.string().optional(),
   })
   .superRefine((env, ctx) => {
+    for (const name of ['CIMD_ALLOW_LOOPBACK', 'CIMD_EXTRA_CA_FILE'] as const)
+      if (env.NODE_ENV !== 'test' && env[name])
+        ctx.addIssue({
+          code: 'custom',
+          path: [name],
+          message: 'is for the test suites only (NODE_ENV=test)',
+        });
+    if (env.CIMD_CACHE_MIN_SECONDS > env.CIMD_CACHE_MAX_SECONDS)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['CIMD_CACHE_MIN_SECONDS'],
+        message: 'must not exceed CIMD_CACHE_MAX_SECONDS',
+      });
     if (env.LOGIN_MAX_FAILURES_PER_ACCOUNT !== undefined)
       ctx.addIssue({
         code: 'custom',
@@ -145,8 +167,8 @@ const schema = z
   })
   .transform(({ LOGIN_MAX_FAILURES_PER_ACCOUNT: _gone, ...env }) => ({
     ...env,
-    COOKIE_SECRETS: env.COOKIE_SECRETS ?? [TEST_COOKIE_SECRET],
-    INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET ?? TEST_INTROSPECTION_SECRET,
+    COOKIE_SECRETS: env.COOKIE_SECRETS ?? [TEST_ONLY_SECRETS.cookie],
+    INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET ?? TEST_ONLY_SECRETS.introspection,
   }));
 
 /** The auth server's validated settings. */
@@ -155,24 +177,10 @@ export type AuthConfig = z.output<typeof schema> & {
   port: number;
 };
 
-/** Thrown by {@link loadConfig} with every problem of the environment in its message. */
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-  }
-}
-
 /** Parses the environment (default: `process.env`) into an {@link AuthConfig}, or throws {@link ConfigError}. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): AuthConfig {
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = schema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`),
-    );
-  }
-  const base = new URL(parsed.data.BASE_URL);
-  const port = parsed.data.AUTH_PORT ?? (Number(base.port) || (base.protocol === 'https:' ? 443 : 80));
-  return { ...parsed.data, port };
+export function loadConfig(env: Environment = process.env): AuthConfig {
+  const parsed = parseEnvironment(schema, env);
+  const base = new URL(parsed.BASE_URL);
+  const port = parsed.AUTH_PORT ?? (Number(base.port) || (base.protocol === 'https:' ? 443 : 80));
+  return { ...parsed, port };
 }

@@ -1,34 +1,10 @@
-/**
- * Structured JSON logs (pino). Secrets never reach a log line: request bodies are not logged, and the
- * paths listed in `redact` are censored wherever they appear.
- *
- * Lines go to stdout in batches (`stdoutLogDestination`, @school/shared).
- */
-import { stdoutLogDestination } from '@school/shared';
-import { pino, type Logger } from 'pino';
+/** The auth server's logger: `@school/shared` logger.ts (JSON lines, secrets censored, batched). */
+import { createServiceLogger, type Logger } from '@school/shared';
+import type { DestinationStream } from 'pino';
 
-/** Creates the service's logger at `level`. */
-export function createLogger(level: string, name = 'auth-server'): Logger {
-  return pino(
-    {
-      name,
-      level,
-      redact: {
-        paths: [
-          '*.password',
-          '*.client_secret',
-          '*.token',
-          '*.code',
-          '*.refresh_token',
-          '*.access_token',
-          'req.headers.authorization',
-          'req.headers.cookie',
-        ],
-        censor: '[redacted]',
-      },
-    },
-    stdoutLogDestination(),
-  );
+/** Creates the service's logger at `level`, writing to stdout unless `destination` is given. */
+export function createLogger(level: string, name = 'auth-server', destination?: DestinationStream): Logger {
+  return createServiceLogger(name, level, destination);
 }
 
 export type { Logger };

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const running = await startAuthServer(config, logger);
   logger.info({ url: running.url, issuer: config.BASE_URL }, 'auth server listening');
   logger.flush(); // log lines are written in batches; this one should show at once
-  stopOnSignals(() => running.close(), logger);
+  stopOnSignals(() => running.close(true), logger);
 }
 
 exitOnStartFailure('auth-server', main());

@@ -3,13 +3,15 @@
  * process; the integration tests call it to boot the same server in-process on a random port.
  */
 import { createServer, type Server } from 'node:http';
-import { attempt } from '@school/shared';
-import type { AddressInfo } from 'node:net';
+import { listen, stopServer } from '@school/shared';
 import { createApp } from './app.js';
 import { bootstrap, type AuthRuntime } from './bootstrap.js';
 import { startClientSweeper } from './provider/client-sweeper.js';
 import type { AuthConfig } from './config.js';
 import type { Logger } from './logger.js';
+
+/** Largest request line and headers (Node's default, said here so the 431 answer can name it). */
+const MAX_HEADER_SIZE = 16 * 1024;
 
 /** A started auth server. */
 export interface RunningAuthServer extends AuthRuntime {
@@ -17,8 +19,11 @@ export interface RunningAuthServer extends AuthRuntime {
   url: string;
   port: number;
   server: Server;
-  /** Stops accepting connections, lets in-flight requests finish, then closes Redis and MongoDB. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, lets in-flight requests finish, then closes Redis and MongoDB.
+   * `drain`: the way a stopping process leaves the edge's pool (`@school/shared` drainServer).
+   */
+  close(drain?: boolean): Promise<void>;
 }
 
 /** Bootstraps and listens on `config.AUTH_HOST:config.port` (port 0: a free one). */
@@ -42,34 +47,28 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       audit: runtime.audit,
       countIntrospection: runtime.countIntrospection,
     });
-    const server = createServer(app.callback());
-    server.keepAliveTimeout = 65_000; // longer than clients' idle timeouts, to avoid reset races
-    await attempt(
-      `AUTH_HOST/AUTH_PORT: cannot listen on ${config.AUTH_HOST}:${config.port}`,
-      () =>
-        new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(config.port, config.AUTH_HOST, resolve);
-        }),
-    );
-    const { port } = server.address() as AddressInfo;
+    const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app.callback());
+    const { port, url } = await listen(server, {
+      host: config.AUTH_HOST,
+      port: config.port,
+      variables: 'AUTH_HOST/AUTH_PORT',
+      maxHeaderSize: MAX_HEADER_SIZE,
+      hsts: config.BASE_URL.startsWith('https:'),
+      logger,
+    });
     const sweeper = startClientSweeper(
       runtime.clients,
       { unusedSeconds: config.CLIENT_UNUSED_TTL, idleSeconds: config.CLIENT_IDLE_TTL },
       config.CLIENT_SWEEP_INTERVAL,
       logger,
     );
-    const host = config.AUTH_HOST.includes(':') ? `[${config.AUTH_HOST}]` : config.AUTH_HOST;
     return {
       ...runtime,
-      url: `http://${host}:${port}`,
+      url,
       port,
       server,
-      async close() {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+      async close(drain = false) {
+        await stopServer(server, drain);
         await sweeper.stop();
         await runtime.close();
       },

@@ -117,7 +117,7 @@ describe('rate limits', () => {
     const res = await post('/api/oauth/token', `grant_type=authorization_code&code=${'a'.repeat(70 * 1024)}`);
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({
-      error: 'invalid_request',
+      error: 'request_too_large',
       error_description: expect.any(String),
     });
   });

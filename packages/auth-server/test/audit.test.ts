@@ -13,7 +13,8 @@ const REDIRECT = 'http://127.0.0.1:50505/cb';
 let auth: TestAuthServer;
 
 beforeAll(async () => {
-  auth = await startTestAuthServer({ RATE_LIMIT_REGISTRATION: '5' });
+  // No refresh grace period, so the reuse below is a replay at once (refresh-grace.test.ts covers the window).
+  auth = await startTestAuthServer({ RATE_LIMIT_REGISTRATION: '5', REFRESH_REUSE_GRACE: '0' });
 });
 afterAll(() => auth.stop());
 

@@ -140,6 +140,17 @@ describe('GET /oauth/authorize refuses other bad requests from a known client by
     expectErrorRedirect(res, 'invalid_target', state);
   });
 
+  it('answers prompt=none without a session with login_required, with state and iss', async () => {
+    const state = newState();
+    expectErrorRedirect(await authorize(validParams(state, { prompt: 'none' })), 'login_required', state);
+  });
+
+  it('refuses prompt=none combined with another prompt with invalid_request, with state and iss', async () => {
+    const state = newState();
+    const res = await authorize(validParams(state, { prompt: 'none login' }));
+    expectErrorRedirect(res, 'invalid_request', state);
+  });
+
   it('refuses a resource that only extends the issuer with invalid_target', async () => {
     const state = newState();
     const res = await authorize(validParams(state, { resource: `${auth.issuer}/api/v1` }));

@@ -8,9 +8,13 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import {
+  operatorCommandEnv,
+  startTestAuthServer,
+  type TestAuthServer,
+} from '../../../test-support/auth-server.js';
 import { deleteClient } from '../src/provider/operator-clients.js';
-import { tokenHash, revocationChannel } from '../src/provider/redis-adapter.js';
+import { revocationChannel, tokenHash } from '@school/shared';
 import {
   codeExchange,
   credentials,
@@ -194,9 +198,9 @@ describe('school-auth clients delete (another process)', () => {
     const run = spawnSync(
       process.execPath,
       [resolve(import.meta.dirname, '../dist/cli/main.js'), 'clients', 'delete', client.clientId],
-      { env: { ...process.env, ...cliEnv() }, encoding: 'utf8' },
+      { env: { ...process.env, ...operatorCommandEnv(auth.config) }, encoding: 'utf8' },
     );
-    expect({ status: run.status, stderr: run.stderr }).toMatchObject({ status: 0 });
+    if (run.status !== 0) throw new Error(`school-auth clients delete exited ${run.status}: ${run.stderr}`);
     expect(JSON.parse(run.stdout)).toEqual({ deleted: client.clientId });
 
     await expectEveryUseRefused({ access: tokens.access_token, refresh: tokens.refresh_token });
@@ -218,7 +222,7 @@ describe('school-auth clients delete (another process)', () => {
     const again = spawnSync(
       process.execPath,
       [resolve(import.meta.dirname, '../dist/cli/main.js'), 'clients', 'delete', client.clientId],
-      { env: { ...process.env, ...cliEnv() }, encoding: 'utf8' },
+      { env: { ...process.env, ...operatorCommandEnv(auth.config) }, encoding: 'utf8' },
     );
     expect({ status: again.status, stderr: again.stderr }).toMatchObject({
       status: 1,
@@ -251,20 +255,6 @@ async function isActiveToken(token: string): Promise<boolean> {
 }
 
 /** The environment of this suite's server, for the operator command. */
-function cliEnv(): Record<string, string> {
-  const c = auth.config;
-  return {
-    NODE_ENV: 'test',
-    BASE_URL: c.BASE_URL,
-    REDIS_URL: c.REDIS_URL,
-    REDIS_KEY_PREFIX: c.REDIS_KEY_PREFIX,
-    MONGODB_URI: c.MONGODB_URI,
-    KEYS_FILE: c.KEYS_FILE,
-    INTROSPECTION_CLIENT_SECRET: c.INTROSPECTION_CLIENT_SECRET,
-    LOG_LEVEL: 'silent',
-  };
-}
-
 async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
   const until = Date.now() + timeoutMs;
   while (!check()) {

@@ -70,7 +70,7 @@ describe('the discovery documents', () => {
     expect(rfc8414).toEqual(oidc);
   });
 
-  it('names the issuer and exactly the six endpoints of the service, plus the JWKS URI', () => {
+  it('names the issuer and exactly the six endpoints of the service and sign-out, plus the JWKS URI', () => {
     const endpoints = Object.fromEntries(Object.entries(oidc).filter(([k]) => k.endsWith('_endpoint')));
     expect(endpoints).toEqual({
       authorization_endpoint: `${auth.issuer}/oauth/authorize`,
@@ -79,19 +79,20 @@ describe('the discovery documents', () => {
       registration_endpoint: `${auth.issuer}/api/oauth/register`,
       introspection_endpoint: `${auth.issuer}/api/oauth/introspect`,
       revocation_endpoint: `${auth.issuer}/api/oauth/revoke`,
+      end_session_endpoint: `${auth.issuer}/oauth/session/end`,
     });
     expect(oidc.issuer).toBe(auth.issuer);
     expect(oidc.jwks_uri).toBe(`${auth.issuer}/api/oauth/jwks`);
   });
 
-  it('advertises the code flow with PKCE S256, none and client_secret_post, and the iss parameter', () => {
+  it('advertises the code flow with PKCE S256, none and client_secret_post, the iss parameter and Client ID Metadata Documents', () => {
     expect(oidc).toMatchObject({
       grant_types_supported: ['authorization_code', 'refresh_token'],
       response_types_supported: ['code'],
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
       authorization_response_iss_parameter_supported: true,
-      client_id_metadata_document_supported: false,
+      client_id_metadata_document_supported: true, // issue 15
     });
   });
 
@@ -100,9 +101,14 @@ describe('the discovery documents', () => {
     expect(oidc.scopes_supported).toEqual(SPEC_SCOPES);
   });
 
-  it('advertises no PAR, DPoP, logout, device, CIBA, agent_auth or identity features', () => {
+  it('advertises sign-out (RP-initiated logout) at /oauth/session/end, and nothing of session management', () => {
+    expect(oidc.end_session_endpoint).toBe(`${auth.issuer}/oauth/session/end`);
+    expect(Object.keys(oidc).filter((k) => /logout|check_session/i.test(k))).toEqual([]);
+  });
+
+  it('advertises no PAR, DPoP, device, CIBA, agent_auth or identity features', () => {
     const unwanted =
-      /pushed_authorization|require_pushed|dpop|end_session|logout|check_session|device|backchannel|agent|identity|register_uri|mtls|jwt-bearer|token-exchange|id-jag/i;
+      /pushed_authorization|require_pushed|dpop|check_session|device|backchannel|agent|identity|register_uri|mtls|jwt-bearer|token-exchange|id-jag/i;
     expect(Object.keys(oidc).filter((k) => unwanted.test(k))).toEqual([]);
     expect(JSON.stringify(oidc)).not.toMatch(/jwt-bearer|token-exchange|id-jag|implicit|client_credentials/i);
   });

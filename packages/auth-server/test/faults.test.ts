@@ -4,7 +4,7 @@
  * MongoDB going away (a clear sign-in page, 503 at userinfo), and an auth server killed with SIGKILL
  * mid-flow (a code stays single-use and a rotated refresh token stays dead).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
@@ -22,7 +22,8 @@ import {
   formAction,
   inputValue,
 } from '../../../test-support/form-browser.js';
-import { privateMongo, privateRedis, type ServerProcess } from '../../../test-support/processes.js';
+import { privateMongo, privateRedis, type ServerProcess } from '../../../test-support/private-servers.js';
+import { httpAnswers, startProcess, waitUntil } from '../../../test-support/processes.js';
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
 const REDIRECT = 'http://127.0.0.1:47000/cb';
@@ -191,9 +192,11 @@ describe('the auth server killed with SIGKILL mid-flow', () => {
     const issuer = config.BASE_URL;
     const main = resolve(import.meta.dirname, '../dist/main.js');
     const launch = async () => {
-      const child = spawn(process.execPath, [main], { env: { ...process.env, ...env }, stdio: 'ignore' });
-      await until(async () => (await fetch(`${issuer}/healthz`).catch(() => null))?.status === 200);
-      return child;
+      const server = startProcess('auth server', process.execPath, [main], {
+        env: { ...process.env, ...env },
+      });
+      await waitUntil(server, () => httpAnswers(`${issuer}/healthz`, 200), 'its /healthz', 15_000);
+      return server;
     };
     const seeded = spawnSync(
       process.execPath,
@@ -210,13 +213,12 @@ describe('the auth server killed with SIGKILL mid-flow', () => {
     );
     expect(seeded.status).toBe(0);
     let child = await launch();
-    cleanups.push(async () => child.kill('SIGKILL'));
+    cleanups.push(() => child.stop('SIGKILL'));
 
     const first = await signIn(issuer);
     const rotated = await oidc.refreshTokenGrant(first.config, first.tokens.refresh_token!);
 
-    child.kill('SIGKILL');
-    await new Promise((r) => child.once('exit', r));
+    await child.stop('SIGKILL');
     child = await launch();
 
     const replay = await fetch(

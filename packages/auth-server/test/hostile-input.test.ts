@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { rawRequest } from '../../../test-support/raw-http.js';
 
 let auth: TestAuthServer;
 beforeAll(async () => {
@@ -145,6 +146,21 @@ describe('hostile input', () => {
     if (res instanceof Response) expect(res.status).toBe(431);
     else expect(res).toBeInstanceOf(Error);
   });
+
+  it.each([
+    [
+      'a header over 16 KB',
+      `GET /api/oauth/jwks HTTP/1.1\r\nhost: x\r\nx-filler: ${'b'.repeat(17 * 1024)}\r\n\r\n`,
+      431,
+    ],
+    ['a request line that is not HTTP', 'HELLO\r\n\r\n', 400],
+  ])('answers %s in JSON before any route, as the API does', async (_what, request, status) => {
+    const res = await rawRequest(auth.issuer, request);
+    expect(res.status).toBe(status);
+    expect(res.headers['content-type']).toMatch(/^application\/json/);
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(JSON.parse(res.body)).toMatchObject({ error: 'invalid_request' });
+  });
 });
 
 describe('unsupported methods', () => {
@@ -153,13 +169,23 @@ describe('unsupported methods', () => {
     ['DELETE', '/.well-known/openid-configuration', 'GET, HEAD'],
     ['OPTIONS', '/api/oauth/jwks', 'GET, HEAD'],
     ['PATCH', '/api/oauth/introspect', 'POST'],
-    ['PATCH', '/oauth/interaction/abc/login', 'POST'],
-  ])('answers %s %s with 405, Allow and an RFC 6749 body', async (method, path, allow) => {
+  ])('answers %s %s with 405 method_not_allowed, Allow and an RFC 6749 body', async (method, path, allow) => {
     const res = await fetch(`${auth.issuer}${path}`, { method });
     expect(res.status).toBe(405);
     expect(res.headers.get('allow')).toBe(allow);
     const body = (await res.json()) as Record<string, unknown>;
     expect(Object.keys(body).sort()).toEqual(['error', 'error_description']);
+    expect(body.error).toBe('method_not_allowed');
+  });
+
+  it('answers a page route with a method it does not take with 405, Allow and the error page', async () => {
+    const res = await fetch(`${auth.issuer}/oauth/interaction/abc/login`, { method: 'PATCH' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const page = await res.text();
+    expect(page).toContain('<code>method_not_allowed</code>');
+    expect(page).toMatch(/<code class="reference">[^<]+<\/code>/); // a request id to quote to support
   });
 
   it('keeps error descriptions to the characters RFC 6749 allows, even when quoting client input', async () => {

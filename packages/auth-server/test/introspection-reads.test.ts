@@ -1,5 +1,5 @@
 /**
- * The Redis work behind one introspection (provider/introspection-count.ts, request-reads.ts): one
+ * The Redis work behind one introspection (storage/introspection-count.ts, request-reads.ts): one
  * script counts the request for the rate limiter and reads the token and its grant; nothing is read
  * again, nothing read for one request is used by the next, and the count is the rate limiter's own
  * (same key and window as the library's, so limits hold whichever path counted). Watched with MONITOR
@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { INTROSPECTOR, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
-import { privateRedis, type ServerProcess } from '../../../test-support/processes.js';
+import { privateRedis, type ServerProcess } from '../../../test-support/private-servers.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 import { introspect, postForm } from './oauth-http.js';
 

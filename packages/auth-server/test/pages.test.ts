@@ -134,7 +134,10 @@ describe('the consent page', () => {
     const page = await consentPage(new FormBrowser(auth.issuer));
     expectPageHeaders(page);
     expect(page.body).toContain('Lesson Planner CLI');
-    expect(page.body).toContain('self-declared');
+    expect(page.body).toContain('self-declared name');
+    // The name is the app's claim: quoted, isolated against bidirectional text, no louder than the warning.
+    expect(page.body).toContain('<q><bdi>Lesson Planner CLI</bdi></q>');
+    expect(page.body).not.toMatch(/<strong><bdi>Lesson Planner CLI/);
     expect(page.body).toContain(`an app on this computer (127.0.0.1, port ${PORT})`);
     expect(page.body).toContain('See your school’s courses');
     expect(page.body).toContain('Confirm who you are');
@@ -143,10 +146,16 @@ describe('the consent page', () => {
     );
   });
 
-  it('sends access_denied with state and iss back to the client on deny', async () => {
+  it('says nothing was shared on deny, then sends access_denied with state and iss back to the client', async () => {
     const browser = new FormBrowser(auth.issuer);
     const page = await consentPage(browser, 'deny-state');
-    const back = await browser.submit(page, '/abort');
+    const denied = await browser.submit(page, '/abort');
+    expect(denied.status).toBe(200);
+    expect(denied.location).toBeUndefined();
+    expect(denied.body).toContain('Nothing was shared');
+    expect(denied.body).toContain('<q><bdi>Lesson Planner CLI</bdi></q>');
+    const link = /<a class="button" href="([^"]+)"/.exec(denied.body)![1]!;
+    const back = await browser.follow(new URL(link.replace(/&amp;/g, '&'), auth.issuer).href);
     const to = new URL(back.location!);
     expect(`${to.origin}${to.pathname}`).toBe(REDIRECT);
     expect(to.searchParams.get('error')).toBe('access_denied');
@@ -187,5 +196,36 @@ describe('an expired or unknown interaction', () => {
     expect(res.location).toBeUndefined();
     expect(res.body).toContain('This sign-in page has expired');
     expectPageHeaders(res);
+  });
+});
+
+describe('a remembered sign-in on a shared computer', () => {
+  it('offers "Not you?" on the consent page, which ends the session and starts again at sign-in', async () => {
+    const browser = new FormBrowser(auth.issuer);
+    await consentPage(browser, 'nu-1');
+    const other = await register({ client_name: 'Second App' });
+    const remembered = await browser.follow(authorizeUrl(other, 'nu-2'));
+    expect(formAction(remembered.body, '/confirm')).toBeDefined();
+    expect(remembered.body).toContain(`Signed in as <bdi>${ADMIN.email}</bdi>`);
+    const switched = await browser.submit(remembered, '/switch');
+    expect(formAction(switched.body, '/login')).toBeDefined();
+    expect(switched.body).toContain('Second App');
+  });
+
+  it('signs out at the end_session endpoint with our pages, and the next request starts at sign-in', async () => {
+    const browser = new FormBrowser(auth.issuer);
+    await consentPage(browser, 'so-1');
+    const confirm = await browser.follow(`${auth.issuer}/oauth/session/end`);
+    expectPageHeaders(confirm);
+    expect(confirm.body).toContain('Sign out of your school?');
+    const xsrf = inputValue(confirm.body, 'xsrf');
+    expect(xsrf).toBeDefined();
+    const done = await browser.follow(`${auth.issuer}/oauth/session/end/confirm`, {
+      form: { xsrf: xsrf!, logout: 'yes' },
+    });
+    expectPageHeaders(done);
+    expect(done.body).toContain('You are signed out');
+    const again = await browser.follow(authorizeUrl(clientId, 'so-2'));
+    expect(formAction(again.body, '/login')).toBeDefined();
   });
 });

@@ -15,7 +15,7 @@ import mongoose, { type Connection } from 'mongoose';
 import { AccountStore } from '../src/accounts/account-store.js';
 import { AuditLog } from '../src/audit/audit-log.js';
 import { createLogger } from '../src/logger.js';
-import { createRedisAdapter } from '../src/provider/redis-adapter.js';
+import { createRedisAdapter } from '../src/storage/redis-adapter.js';
 import { SERVICES } from '../../../test-support/auth-server.js';
 
 const prefix = `perftest:${randomBytes(4).toString('hex')}:`;

@@ -10,6 +10,7 @@ import {
   codeExchange,
   credentials,
   expectOAuthError,
+  introspect,
   isActive,
   obtainCode,
   pkce,
@@ -25,7 +26,9 @@ let client: TestClient;
 let confidential: TestClient;
 
 beforeAll(async () => {
-  auth = await startTestAuthServer();
+  // No grace period: a rotated refresh token presented again is a replay at once (the grace period
+  // for concurrent clients has its own suite, refresh-grace.test.ts).
+  auth = await startTestAuthServer({ REFRESH_REUSE_GRACE: '0' });
   client = await registerClient(auth);
   confidential = await registerClient(auth, { token_endpoint_auth_method: 'client_secret_post' });
 });
@@ -280,5 +283,44 @@ describe('POST /api/oauth/token answers in the RFC 6749 shape, uncached', () => 
       { accept: 'text/html' },
     );
     expectOAuthError(res, 400, 'invalid_request');
+  });
+});
+
+describe('every token response carries scope (a client reads a missing one as empty and re-authorizes)', () => {
+  it.each([
+    ['openid courses:read', false],
+    ['openid courses:read', true],
+    ['openid', true],
+  ])(
+    'for %s (bound to the API: %s): the code exchange, a refresh and a narrowed refresh',
+    async (scope, bound) => {
+      const resource: Record<string, string> = bound ? { resource: auth.issuer } : {};
+      const issued = await signIn(auth, client, { scope, ...resource });
+      expect(typeof issued.scope).toBe('string');
+      const refresh = { grant_type: 'refresh_token', ...credentials(client), ...resource };
+      const refreshed = await tokenRequest(auth, { ...refresh, refresh_token: issued.refresh_token });
+      expect(refreshed.status).toBe(200);
+      expect(typeof refreshed.body?.scope).toBe('string');
+      const narrowed = await tokenRequest(auth, {
+        ...refresh,
+        refresh_token: String(refreshed.body?.refresh_token),
+        scope: 'openid',
+      });
+      expect(narrowed.status).toBe(200);
+      expect(typeof narrowed.body?.scope).toBe('string');
+    },
+  );
+});
+
+describe('the resource indicator names the API whatever the case of its scheme and host', () => {
+  it('binds a token requested for HTTP://<issuer host> to the API, as for the canonical form', async () => {
+    const resource = auth.issuer.replace(
+      /^http:\/\/([^/]+)/,
+      (_m, host: string) => `HTTP://${host.toUpperCase()}`,
+    );
+    expect(resource).not.toBe(auth.issuer);
+    const tokens = await signIn(auth, client, { scope: 'courses:read', resource });
+    const info = await introspect(auth, tokens.access_token);
+    expect(info.body).toMatchObject({ active: true, aud: auth.issuer });
   });
 });

@@ -1,6 +1,6 @@
 /**
  * The resource API's Express application: security headers and request ids, every registry operation
- * under `/api/v1`, the health routes, the documents for clients (protected-resource metadata,
+ * under `/api/v1`, the health and metrics routes, the documents for clients (protected-resource metadata,
  * OpenAPI, auth.md), then a JSON 404 and the one error handler.
  */
 import express, { type Express } from 'express';
@@ -15,7 +15,8 @@ import { prmUrl, type ApiConfig } from './config.js';
 import { CORS_MOUNTS, crossOrigin } from './http/cors.js';
 import { docsRouter } from './http/docs.js';
 import { errorHandler, notFound } from './http/error-handler.js';
-import { healthRouter } from './http/health.js';
+import { healthRouter, readinessChecks } from './http/health.js';
+import { apiMetrics, metricsRouter } from './http/metrics.js';
 import { requestLog } from './http/request-log.js';
 import { checkRequestTarget } from './http/request-target.js';
 import { operationsRouter } from './http/operations-router.js';
@@ -72,8 +73,10 @@ export function createApp({
   app.set('trust proxy', config.TRUST_PROXY ? 1 : false);
   app.set('query parser', 'simple');
 
+  const health = { connection, redis, introspection: introspectionReady };
+  const metrics = apiMetrics({ verifier, readiness: () => readinessChecks(health) });
   app.use(securityHeaders(config));
-  app.use(requestLog(logger));
+  app.use(requestLog(logger, metrics));
   app.use(checkRequestTarget);
   app.use(CORS_MOUNTS, crossOrigin);
 
@@ -87,7 +90,8 @@ export function createApp({
       challenges: challenge,
     }),
   );
-  app.use(healthRouter({ connection, redis, introspection: introspectionReady }));
+  app.use(healthRouter(health));
+  app.use(metricsRouter(metrics));
   app.use(docsRouter(config, registry));
 
   app.use(notFound);

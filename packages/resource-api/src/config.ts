@@ -11,62 +11,40 @@
  * repository (`@school/shared` secrets.ts); `scripts/start` generates one per installation into
  * `.data/secrets.env`. Under `NODE_ENV=test` a missing one falls back to a test-only value.
  */
-import { secretProblems } from '@school/shared';
+import {
+  DISCOVERY_PATHS,
+  TEST_ONLY_SECRETS,
+  byteSize,
+  flag,
+  logLevel,
+  mongodbUri,
+  nodeEnv,
+  origin,
+  parseEnvironment,
+  port,
+  positiveInt,
+  redisUrl,
+  secretProblems,
+  type Environment,
+} from '@school/shared';
 import { z } from 'zod';
 
-/** Used only when NODE_ENV=test and none is given; refused everywhere else. */
-const TEST_INTROSPECTION_SECRET = 'dev-only-resource-api-secret-change-me-0123456789';
+export { ConfigError } from '@school/shared';
 
-const seconds = (fallback: number, max?: number) => {
-  const n = z.coerce.number().int().positive();
-  return (max ? n.max(max) : n).default(fallback);
-};
-
-const UNITS: Record<string, number> = { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 };
-
-/** A byte size such as `100kb`, `25mb` or `4096`, as a number of bytes. */
-const byteSize = (fallback: string) =>
-  z
-    .string()
-    .default(fallback)
-    .transform((s, ctx) => {
-      const m = /^\s*(\d+)\s*(b|kb|mb|gb)?\s*$/i.exec(s);
-      if (!m || Number(m[1]) <= 0) {
-        ctx.addIssue({ code: 'custom', message: 'must be a size such as 100kb, 25mb or 4096' });
-        return z.NEVER;
-      }
-      return Number(m[1]) * UNITS[(m[2] ?? 'b').toLowerCase()]!;
-    });
-
-const origin = (what: string) =>
-  z
-    .string()
-    .refine(
-      (u) => URL.canParse(u) && /^https?:$/.test(new URL(u).protocol),
-      'must be an absolute http(s) URL, e.g. https://school.example',
-    )
-    .refine((u) => !u.endsWith('/'), `must have no trailing slash (${what})`)
-    .refine((u) => {
-      if (!URL.canParse(u)) return true; // said above
-      const url = new URL(u);
-      return !url.search && !url.hash && (url.pathname === '/' || url.pathname === '');
-    }, 'must be an origin: no path, query or fragment');
+const seconds = positiveInt;
 
 const schema = z
   .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    NODE_ENV: nodeEnv,
     /** The public origin: the resource identifier, the issuer, and the base of every documented URL. */
     BASE_URL: origin('it is the resource identifier and the issuer, byte for byte').default(
       'http://127.0.0.1:8080',
     ),
     /** Where this service listens (behind the edge). */
     API_HOST: z.string().default('127.0.0.1'),
-    API_PORT: z.coerce.number().int().min(0).max(65535).default(8081),
+    API_PORT: port().default(8081),
     /** Trust X-Forwarded-* (set when an edge proxy sits in front). */
-    TRUST_PROXY: z
-      .enum(['true', 'false', '1', '0'])
-      .default('false')
-      .transform((v) => v === 'true' || v === '1'),
+    TRUST_PROXY: flag(false),
     /** The auth server's own address, for introspection; not through the edge. */
     AUTH_INTERNAL_URL: origin('the auth server origin').default('http://127.0.0.1:8082'),
     /** This API's static confidential client at the auth server (client_secret_post). */
@@ -81,14 +59,8 @@ const schema = z
     /** How long (seconds) an inactive/unknown token is remembered, in a separate small cache. */
     NEGATIVE_CACHE_TTL: seconds(5, 300),
     NEGATIVE_CACHE_SIZE: z.coerce.number().int().positive().default(1000),
-    MONGODB_URI: z
-      .string()
-      .regex(/^mongodb(\+srv)?:\/\//, 'must be a mongodb:// URI')
-      .default('mongodb://127.0.0.1:27027/school'),
-    REDIS_URL: z
-      .string()
-      .refine((u) => /^rediss?:\/\/./.test(u) && URL.canParse(u), 'must be a redis:// or rediss:// URL')
-      .default('redis://127.0.0.1:6390'),
+    MONGODB_URI: mongodbUri('mongodb://127.0.0.1:27027/school'),
+    REDIS_URL: redisUrl('redis://127.0.0.1:6390'),
     /** The auth server's key prefix; revocations arrive on `<prefix>revocations`. */
     REDIS_KEY_PREFIX: z.string().default('oidc:'),
     /** Largest JSON request body. */
@@ -97,7 +69,7 @@ const schema = z
     UPLOAD_LIMIT: byteSize('25mb'),
     /** Longest a client may take to send a whole request (headers and body); past it: 408, closed. */
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
-    LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error', 'silent']).default('info'),
+    LOG_LEVEL: logLevel,
   })
   .superRefine((env, ctx) => {
     for (const problem of secretProblems(env.NODE_ENV, {
@@ -126,7 +98,8 @@ export const CONFIG_DOCS: Record<keyof ApiConfig, string> = {
   API_HOST: 'Interface to listen on.',
   API_PORT: 'Port to listen on (behind the edge).',
   TRUST_PROXY: 'Trust `X-Forwarded-*` (set when the edge proxy sits in front).',
-  AUTH_INTERNAL_URL: 'The auth server’s own origin, for introspection (not through the edge).',
+  AUTH_INTERNAL_URL:
+    'The auth server’s own origin, for introspection (not through the edge; `scripts/start` with several auth servers uses the edge, which spreads the calls over them).',
   INTROSPECTION_CLIENT_ID: 'This API’s static client at the auth server.',
   INTROSPECTION_CLIENT_SECRET:
     'Its secret (client_secret_post), 32+ characters; must equal the auth server’s. Required unless NODE_ENV=test (`scripts/start` generates one into `.data/secrets.env`); values published in the repository are refused.',
@@ -174,30 +147,16 @@ export const CONFIG_DEFAULTS: Record<string, string> = {
   LOG_LEVEL: 'info',
 };
 
-/** Thrown by {@link loadConfig} with every problem of the environment in its message. */
-export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
-    this.name = 'ConfigError';
-  }
-}
-
 /** Parses the environment (default: `process.env`) into an {@link ApiConfig}, or throws {@link ConfigError}. */
-export function loadConfig(env: Record<string, string | undefined> = process.env): ApiConfig {
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = schema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`),
-    );
-  }
+export function loadConfig(env: Environment = process.env): ApiConfig {
+  const parsed = parseEnvironment(schema, env);
   return {
-    ...parsed.data,
-    INTROSPECTION_CLIENT_SECRET: parsed.data.INTROSPECTION_CLIENT_SECRET ?? TEST_INTROSPECTION_SECRET,
+    ...parsed,
+    INTROSPECTION_CLIENT_SECRET: parsed.INTROSPECTION_CLIENT_SECRET ?? TEST_ONLY_SECRETS.introspection,
   };
 }
 
 /** The URL of this API's Protected Resource Metadata (RFC 9728). */
 export function prmUrl(config: Pick<ApiConfig, 'BASE_URL'>): string {
-  return `${config.BASE_URL}/.well-known/oauth-protected-resource`;
+  return `${config.BASE_URL}${DISCOVERY_PATHS.protectedResource}`;
 }

@@ -16,7 +16,7 @@ async function main(): Promise<void> {
     'resource API listening',
   );
   logger.flush(); // log lines are written in batches; this one should show at once
-  stopOnSignals(() => running.close(), logger);
+  stopOnSignals(() => running.close(true), logger);
 }
 
 exitOnStartFailure('resource-api', main());

@@ -7,8 +7,7 @@
  * (password redacted), every failure at once (`@school/shared` startup-errors.ts).
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { allOrProblems, attempt, redactUrl } from '@school/shared';
+import { allOrProblems, attempt, listen, redactUrl, stopServer } from '@school/shared';
 import mongoose, { type Connection } from 'mongoose';
 import { createApp } from './app.js';
 import { IntrospectionClient, type Introspector } from './auth/introspection-client.js';
@@ -18,7 +17,6 @@ import { TokenVerifier } from './auth/token-verifier.js';
 import { REGISTRY } from './areas/index.js';
 import type { ApiConfig } from './config.js';
 import type { AreaModule } from './lib/operation.js';
-import { answerClientErrors } from './http/client-error.js';
 import type { Logger } from './logger.js';
 
 /** Largest request line plus headers (Node's default, stated here so the 431 answer can name it). */
@@ -32,8 +30,11 @@ export interface RunningResourceApi {
   connection: Connection;
   verifier: TokenVerifier;
   introspector: IntrospectionClient;
-  /** Stops accepting connections, finishes in-flight requests, closes Redis, MongoDB and the pool. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting connections, finishes in-flight requests, closes Redis, MongoDB and the pool.
+   * `drain`: the way a stopping process leaves the edge's pool (`@school/shared` drainServer).
+   */
+  close(drain?: boolean): Promise<void>;
 }
 
 /** Options for tests: a different registry, or an introspector wrapper (e.g. one that counts calls). */
@@ -109,34 +110,23 @@ export async function startResourceApi(
       },
       app,
     );
-    server.keepAliveTimeout = 65_000;
-    answerClientErrors(server, {
+    const { port, url } = await listen(server, {
+      host: config.API_HOST,
+      port: config.API_PORT,
+      variables: 'API_HOST/API_PORT',
       maxHeaderSize: MAX_HEADER_SIZE,
       hsts: config.BASE_URL.startsWith('https:'),
       logger,
     });
-    await attempt(
-      `API_HOST/API_PORT: cannot listen on ${config.API_HOST}:${config.API_PORT}`,
-      () =>
-        new Promise<void>((resolve, reject) => {
-          server.once('error', reject);
-          server.listen(config.API_PORT, config.API_HOST, resolve);
-        }),
-    );
-    const { port } = server.address() as AddressInfo;
-    const host = config.API_HOST.includes(':') ? `[${config.API_HOST}]` : config.API_HOST;
     return {
-      url: `http://${host}:${port}`,
+      url,
       port,
       server,
       connection,
       verifier,
       introspector,
-      async close() {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+      async close(drain = false) {
+        await stopServer(server, drain);
         await closeAll();
       },
     };

@@ -156,6 +156,16 @@ for (const area of REGISTRY) {
         );
       });
 
+      it(`${name} with an unknown token: 401 invalid_token whose challenge names ${scope}`, async () => {
+        const res = await send(op, { token: `unknown-${scope}-token` });
+        expect(res.status).toBe(401);
+        const challenge = res.headers.get('www-authenticate') ?? '';
+        expect(challenge).toMatch(
+          /^Bearer error="invalid_token", error_description="[^"]+", scope="[^"]+", resource/,
+        );
+        expect(challenge).toContain(`scope="${scope}", resource_metadata="${prm}"`);
+      });
+
       it(`${name} with ${scope}: ${op.response.status} and the declared shape`, async () => {
         if (op.path.includes('{id}') && !created.has(area.name)) await firstId(area.name);
         const res = await send(op, { token: await tokenFor(scope) });

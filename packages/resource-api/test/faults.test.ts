@@ -1,6 +1,6 @@
 /**
  * Faults at the API (issue 6), with a real MongoDB-protocol server of its own that the tests stop and
- * start (test-support/processes.ts): reads and writes answer 503 `temporarily_unavailable` during the
+ * start (test-support/private-servers.ts): reads and writes answer 503 `temporarily_unavailable` during the
  * outage and work again without a restart once it is back; an interrupted upload leaves no file and
  * its chunks are swept; multi-document deletes run in the order that leaves only valid states (seen
  * in the commands the API sends) and a retry finishes one that was cut short.
@@ -10,7 +10,7 @@ import mongoose, { Types } from 'mongoose';
 import { sweepOrphanChunks } from '../src/areas/storage.area.js';
 import { seedSchool } from '../src/seed/seed-school.js';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
-import { privateMongo, type ServerProcess } from '../../../test-support/processes.js';
+import { privateMongo, type ServerProcess } from '../../../test-support/private-servers.js';
 import { rawRequest } from '../../../test-support/raw-http.js';
 import { call, startTestResourceApi, type TestResourceApi } from '../../../test-support/resource-api.js';
 import { TokenSource } from '../../../test-support/tokens.js';

@@ -8,12 +8,8 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { createLogger } from '../src/logger.js';
 import { seedSchool } from '../src/seed/seed-school.js';
-import {
-  freePort,
-  INTROSPECTOR,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
+import { INTROSPECTOR, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { freePort } from '../../../test-support/processes.js';
 import { call, startTestResourceApi, type TestResourceApi } from '../../../test-support/resource-api.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 

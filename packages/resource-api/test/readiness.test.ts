@@ -3,7 +3,8 @@
  * liveness stays cheap (issue 13, finding 15), against the real auth server.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { freePort, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { freePort } from '../../../test-support/processes.js';
 import {
   call,
   introspectionCounter,

@@ -85,7 +85,7 @@ it('refuses on the very next request, on both instances, the cached tokens of a 
   const set = await own.fresh(['orders:read']);
   await cachedInBoth(set.access_token);
 
-  const clientId = (await own.config()).clientMetadata().client_id;
+  const clientId = (await own.client()).clientId;
   expect(await deleteClient(auth.running.clients, clientId)).toBe(true);
 
   for (const api of [one, two]) {
@@ -98,7 +98,7 @@ it('refuses on the very next request, on both instances, the cached tokens of a 
 it('answers 401 invalid_token, not 503, for a token whose client vanished from the auth server', async () => {
   const own = new TokenSource(auth);
   const set = await own.fresh(['orders:read']);
-  const clientId = (await own.config()).clientMetadata().client_id;
+  const clientId = (await own.client()).clientId;
   const redis = new Redis(auth.config.REDIS_URL);
   await redis.del(`${auth.config.REDIS_KEY_PREFIX}Client:${clientId}`);
   await redis.quit();

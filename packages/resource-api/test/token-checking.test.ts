@@ -12,7 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '../../auth-server/src/logger.js';
 import { createLogger as createApiLogger } from '../src/logger.js';
 import { startAuthServer } from '../../auth-server/src/server.js';
-import { freePort, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { freePort } from '../../../test-support/processes.js';
 import {
   call,
   introspectionCounter,
@@ -47,7 +48,7 @@ function expectInvalidToken(res: Awaited<ReturnType<typeof call>>, description?:
   expect(res.body).toEqual({ error: 'invalid_token', error_description: expect.any(String) });
   const challenge = res.headers.get('www-authenticate') ?? '';
   expect(challenge).toMatch(
-    /^Bearer error="invalid_token", error_description="[^"]+", resource_metadata="([^"]+)"$/,
+    /^Bearer error="invalid_token", error_description="[^"]+", scope="[^"]+", resource_metadata="([^"]+)"$/,
   );
   expect(challenge).toContain(`resource_metadata="${prm}"`);
   if (description) expect((res.body as { error_description: string }).error_description).toMatch(description);

@@ -62,6 +62,8 @@ export interface ScopeDefinition {
   readonly description: string;
   /** What approving it lets the app do, in plain words for the consent page. */
   readonly consentText: string;
+  /** True when it lets the app create, change or delete data (the consent page flags these). */
+  readonly changesData: boolean;
 }
 
 const consentVerb: Record<Access, string> = {
@@ -84,6 +86,7 @@ export const API_SCOPES: readonly ScopeDefinition[] = AREAS.flatMap((area) =>
       area.name === 'storage'
         ? 'Upload files to your school’s storage'
         : `${consentVerb[access]} ${area.title}`,
+    changesData: access === 'write',
   })),
 );
 
@@ -93,6 +96,7 @@ export const ALL_SCOPES: readonly ScopeDefinition[] = [
     name,
     description,
     consentText: oidcConsentText[name as keyof typeof OIDC_SCOPES],
+    changesData: false,
   })),
   ...API_SCOPES,
 ];
@@ -107,9 +111,4 @@ const byName = new Map(ALL_SCOPES.map((s) => [s.name, s]));
 /** Looks a scope up by name; `undefined` for anything SPEC.md does not define. */
 export function findScope(name: string): ScopeDefinition | undefined {
   return byName.get(name);
-}
-
-/** The scope an operation on an area needs: exact, never implied by another access level. */
-export function scopeFor(area: AreaName, access: Access): string {
-  return `${area}:${access}`;
 }

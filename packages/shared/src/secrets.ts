@@ -6,12 +6,21 @@
  */
 
 /**
+ * The secrets a service falls back to under NODE_ENV=test when none is given (the suites' in-process
+ * servers, the images' smoke test); published, so refused everywhere else.
+ */
+export const TEST_ONLY_SECRETS = {
+  cookie: 'dev-only-cookie-secret-change-me-0123456789',
+  introspection: 'dev-only-resource-api-secret-change-me-0123456789',
+} as const;
+
+/**
  * Every secret value published in this repository's source (development defaults of earlier
  * versions, the test harnesses' fixed values). Refused outside NODE_ENV=test.
  */
 export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
-  'dev-only-cookie-secret-change-me-0123456789',
-  'dev-only-resource-api-secret-change-me-0123456789',
+  TEST_ONLY_SECRETS.cookie,
+  TEST_ONLY_SECRETS.introspection,
   'test-introspection-secret-0123456789abcdef',
   'e2e-introspection-secret-0123456789abcdef',
 ]);

@@ -34,6 +34,7 @@ export const AUDIT_EVENT_TYPES = [
   'token_revoked',
   'grant_revoked',
   'rate_limited',
+  'signed_out',
 ] as const;
 
 /** One kind of security event. */
@@ -104,6 +105,8 @@ export class AuditLog {
   private batchTimer?: NodeJS.Timeout;
   /** The batch being stored (one at a time), resolved when it is done. */
   private storing: Promise<void> = Promise.resolve();
+  /** Told of every event as it is recorded (the metrics count them). */
+  private readonly observers: ((type: AuditEventType) => void)[] = [];
 
   constructor(
     connection: Connection,
@@ -155,9 +158,15 @@ export class AuditLog {
     await this.flush();
   }
 
+  /** Calls `observer` with the type of every event recorded from now on. */
+  observe(observer: (type: AuditEventType) => void): void {
+    this.observers.push(observer);
+  }
+
   /** Records an event; returns once it is stored (callers need not wait). */
   record(type: AuditEventType, fields: Omit<AuditEvent, '_id' | 'type' | 'at'> = {}): Promise<void> {
     const event: AuditEvent = { _id: randomUUID(), type, at: new Date(), ...fields };
+    for (const observe of this.observers) observe(type);
     this.logger.info({ audit: true, ...event, at: event.at.toISOString() }, `audit ${type}`);
     if (this.pending.length >= this.maxPending) {
       this.logger.warn({ type }, 'audit event not stored: storage is falling behind');

@@ -1,7 +1,7 @@
 /**
  * Turns oidc-provider's events into audit events: registrations, token issuance, code replay and
  * refresh-token reuse, revocations. Consent, login and rate-limit events are recorded where they
- * happen (interactions/router.ts, http/rate-limit.ts).
+ * happen (interactions/login.ts and consent.ts, http/rate-limit.ts).
  */
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
 import type { AuditLog } from './audit-log.js';

@@ -11,6 +11,11 @@
  *   clients delete <client_id>                   end a stored client's grants and tokens, then delete it
  *   clients sweep                                remove unused and idle self-registered clients now
  *                                                (CLIENT_UNUSED_TTL, CLIENT_IDLE_TTL; provider/client-sweep.ts)
+ *   clients allow-cimd <client_id URL>           let a Client ID Metadata Document client use the https
+ *                                                redirect URIs its document lists (cimd/cimd-operator.ts)
+ *   clients disallow-cimd <client_id URL>        back to loopback redirect URIs only
+ *   clients cimd                                 every metadata-document client: fetch status, last error,
+ *                                                cache deadlines, whether https redirects are allowed
  *   audit [--type T] [--client ID] [--account ID] [--since ISO] [--until ISO] [--limit N]
  *                                                the newest security events, as JSON lines
  *
@@ -30,6 +35,7 @@ import {
   listOperatorClients,
 } from '../provider/operator-clients.js';
 import { sweepClients } from '../provider/client-sweep.js';
+import { allowCimdClient, disallowCimdClient, listCimdClients } from '../cimd/cimd-operator.js';
 
 const USAGE = `usage:
   school-auth seed-admin
@@ -38,6 +44,9 @@ const USAGE = `usage:
   school-auth clients list
   school-auth clients delete <client_id>
   school-auth clients sweep
+  school-auth clients allow-cimd <client_id URL>
+  school-auth clients disallow-cimd <client_id URL>
+  school-auth clients cimd
   school-auth audit [--type <event type>] [--client <id>] [--account <id>] [--since <ISO date>] [--until <ISO date>] [--limit <n>]`;
 
 async function main(argv: string[]): Promise<number> {
@@ -90,6 +99,17 @@ async function main(argv: string[]): Promise<number> {
         return 1;
       }
       print({ deleted: arg });
+    } else if (command === 'clients' && sub === 'allow-cimd' && arg) {
+      await allowCimdClient(runtime.redis, config.REDIS_KEY_PREFIX, arg);
+      print({ allowed: arg });
+    } else if (command === 'clients' && sub === 'disallow-cimd' && arg) {
+      if (!(await disallowCimdClient(runtime.redis, config.REDIS_KEY_PREFIX, arg))) {
+        console.error(`${arg} was not allowed`);
+        return 1;
+      }
+      print({ disallowed: arg });
+    } else if (command === 'clients' && sub === 'cimd') {
+      print(await listCimdClients(runtime.redis, config.REDIS_KEY_PREFIX));
     } else if (command === 'clients' && sub === 'sweep') {
       const policy = { unusedSeconds: config.CLIENT_UNUSED_TTL, idleSeconds: config.CLIENT_IDLE_TTL };
       print(await sweepClients(runtime.clients, policy));

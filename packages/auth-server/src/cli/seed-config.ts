@@ -7,13 +7,12 @@
  * repository. Elsewhere, when it is not given, seed-admin generates one for a new admin and prints it
  * once (seed-admin.ts); `scripts/start` instead passes the one it keeps in `.data/secrets.env`.
  */
-import { PUBLISHED_ADMIN_PASSWORDS } from '@school/shared';
+import { PUBLISHED_ADMIN_PASSWORDS, nodeEnv, parseEnvironment, type Environment } from '@school/shared';
 import { z } from 'zod';
-import { ConfigError } from '../config.js';
 
 const schema = z
   .object({
-    NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+    NODE_ENV: nodeEnv,
     /** The admin's email (the sign-in name). */
     SEED_ADMIN_EMAIL: z.string().email().default('admin@school.test'),
     /** The admin's password, 12+ characters; absent outside production: generated for a new admin. */
@@ -41,13 +40,7 @@ const schema = z
 /** The validated settings of seed-admin. */
 export type SeedConfig = z.output<typeof schema>;
 
-/** Parses the environment (default: `process.env`) into a {@link SeedConfig}, or throws {@link ConfigError}. */
-export function loadSeedConfig(env: Record<string, string | undefined> = process.env): SeedConfig {
-  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
-  const parsed = schema.safeParse(present);
-  if (!parsed.success)
-    throw new ConfigError(
-      parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`),
-    );
-  return parsed.data;
+/** Parses the environment (default: `process.env`) into a {@link SeedConfig}, or throws `ConfigError`. */
+export function loadSeedConfig(env: Environment = process.env): SeedConfig {
+  return parseEnvironment(schema, env);
 }

@@ -8,9 +8,8 @@
  * (a bomb costs CPU; a body that is not gzip used to end as a 500, issue 13, finding 6). One rule
  * before both is simpler and leaves nothing to decompress.
  */
+import { UnsupportedMediaTypeError } from '@school/shared';
 import type { Middleware } from 'koa';
-import { pageCsp } from '../interactions/html.js';
-import { errorPage } from '../interactions/views.js';
 
 /** True when the request carries a body (a non-zero Content-Length, or any Transfer-Encoding). */
 function hasBody(headers: Record<string, string | string[] | undefined>): boolean {
@@ -30,22 +29,8 @@ export function contentCodings(value: string): string[] {
 export const refuseContentCodings: Middleware = async (ctx, next) => {
   const declared = ctx.get('content-encoding');
   if (!declared || !hasBody(ctx.req.headers) || contentCodings(declared).length === 0) return next();
-  ctx.status = 415;
-  ctx.set('Accept-Encoding', 'identity');
-  ctx.set('Cache-Control', 'no-store');
-  if (ctx.path.startsWith('/oauth/')) {
-    ctx.type = 'text/html';
-    ctx.set('Content-Security-Policy', pageCsp());
-    ctx.body = errorPage({
-      title: 'This form could not be read',
-      message:
-        'Your browser sent it compressed, which this page does not accept. Go back to the app you were connecting and start again.',
-      code: 'invalid_request',
-    });
-    return;
-  }
-  ctx.body = {
-    error: 'invalid_request',
-    error_description: 'request bodies must not be content-encoded (send them with no Content-Encoding)',
-  };
+  throw new UnsupportedMediaTypeError(
+    'request bodies must not be content-encoded (send them with no Content-Encoding)',
+    { 'Accept-Encoding': 'identity' },
+  );
 };

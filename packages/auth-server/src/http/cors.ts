@@ -16,18 +16,18 @@
  */
 import koaCors from '@koa/cors';
 import type { Middleware } from 'koa';
-import { ROUTES } from '../provider/configuration.js';
+import { OAUTH_ROUTES } from '@school/shared';
 import { allowedFor } from './method-guard.js';
 
 /** The paths a browser-based client may call cross-origin. */
 export const CORS_PATHS: ReadonlySet<string> = new Set([
   '/.well-known/oauth-authorization-server',
   '/.well-known/openid-configuration',
-  ROUTES.jwks,
-  ROUTES.registration,
-  ROUTES.token,
-  ROUTES.revocation,
-  ROUTES.userinfo,
+  OAUTH_ROUTES.jwks,
+  OAUTH_ROUTES.registration,
+  OAUTH_ROUTES.token,
+  OAUTH_ROUTES.revocation,
+  OAUTH_ROUTES.userinfo,
 ]);
 
 /** Headers a browser client must be able to read: the bearer challenge and the rate-limit delay. */

@@ -1,40 +1,35 @@
 /**
- * The last-resort error guard: whatever escapes a route answers in the right shape, never with a
- * stack trace — the HTML error page on the browser routes (`/oauth/`), the RFC 6749 §5.2 JSON body
- * everywhere else.
+ * The auth server's one error middleware: every error its own code throws or a library raises is
+ * answered from the error table (`@school/shared` oauth-errors.ts) — the RFC 6749 §5.2 JSON body with
+ * the row's status and headers, or the error page on the browser routes (`/oauth/`,
+ * interactions/error-page.ts) — and never with a stack trace. oidc-provider answers its own errors
+ * (provider/render-error.ts); this is for everything around it.
  *
- * Three kinds of error reach it:
- * - a refusal of the request itself by a library (issue 13, finding 6): the body parser's 413 for a
- *   form over its limit, its 415 for a content coding or charset it cannot read, a 400 for a body that
- *   does not decompress. These carry an HTTP status (http-errors' `status`, with `expose` set) or a
- *   zlib code, are the client's fault, and keep their 4xx as `invalid_request`. They used to be 500s;
+ * What reaches it, besides the table's own errors:
+ * - a library's refusal of the request itself (issue 13, finding 6): the body parser's 413 for a form
+ *   over its limit, its 415 for a content coding or charset it cannot read, a 400 for a body that does
+ *   not decompress. These carry an HTTP status (http-errors' `status`, with `expose` set) or a zlib
+ *   code and are the client's fault: the same 4xx row, never the library's text. They used to be 500s;
  *   an attacker could fill the error log and the 5xx alerts with a one-line request;
- * - an unreachable Redis or MongoDB: 503 `temporarily_unavailable` with `Retry-After`;
- * - anything else: a bug, 500 `server_error` with a generic text, the details in the log only.
+ * - an unreachable Redis or MongoDB (`@school/shared` storage-outage.ts): 503 with `Retry-After`;
+ * - anything else: a bug, 500 `server_error` with a generic text and the request id, details logged.
  */
-import type { Context, Middleware } from 'koa';
+import {
+  InvalidRequestError,
+  OAuthError,
+  RequestTooLargeError,
+  ServerError,
+  TemporarilyUnavailableError,
+  UnsupportedMediaTypeError,
+  isStorageOutage,
+} from '@school/shared';
+import type { Middleware } from 'koa';
+import { renderErrorPage } from '../interactions/error-page.js';
 import type { Logger } from '../logger.js';
 import { StorageUnavailable } from '../provider/storage-outage.js';
-import { pageCsp } from '../interactions/html.js';
-import { errorPage } from '../interactions/views.js';
 
-/** True for errors that mean Redis or MongoDB is unreachable (not a bug in this service). */
-export function isOutage(err: unknown): boolean {
-  if (err instanceof StorageUnavailable) return true;
-  const e = err as { name?: string; message?: string };
-  return (
-    /^Mongo(Server|Network|NotConnected|Topology)/.test(e?.name ?? '') ||
-    e?.name === 'MaxRetriesPerRequestError' ||
-    /Stream isn't writeable|Connection is closed|ECONNREFUSED/.test(e?.message ?? '')
-  );
-}
-
-/** What each client-error status says, in RFC 6749 §5.2's character set (never the library's text). */
-const CLIENT_ERROR_TEXT: Record<number, string> = {
-  400: 'the request body could not be read',
-  413: 'the request body is too large',
-  415: 'the request body is in a content coding or charset this endpoint does not read',
-};
+/** oidc-provider's own body limit (its forms and JSON), for a 413 that does not name one. */
+const PROVIDER_BODY_LIMIT = 56 * 1024;
 
 /** The 4xx status of a library's refusal of the request, or undefined when `err` is not one. */
 export function clientErrorStatus(err: unknown): number | undefined {
@@ -47,60 +42,48 @@ export function clientErrorStatus(err: unknown): number | undefined {
   return undefined;
 }
 
-function answerPage(ctx: Context, title: string, message: string, code: string): void {
-  ctx.type = 'text/html';
-  ctx.set('Content-Security-Policy', pageCsp());
-  ctx.body = errorPage({ title, message, code });
+/** The row of the table for a library's 4xx refusal. */
+function refusalOf(err: unknown, status: number): OAuthError {
+  if (status === 413)
+    return new RequestTooLargeError((err as { limit?: number }).limit ?? PROVIDER_BODY_LIMIT);
+  if (status === 415)
+    return new UnsupportedMediaTypeError(
+      'the request body is in a content coding or charset this endpoint does not read',
+    );
+  const refusal = new InvalidRequestError('the request body could not be read');
+  return status === 400 ? refusal : new OAuthError(status, refusal.code, refusal.description);
 }
 
-/** The guard middleware; mount it first after the request log and security headers. */
+/** The error table's answer for anything thrown, logged as what it is. */
+function answerFor(err: unknown, requestId: string, logger: Logger, where: object): OAuthError {
+  if (err instanceof OAuthError) return err;
+  const status = clientErrorStatus(err);
+  if (status !== undefined) {
+    logger.info({ ...where, status, reason: (err as Error).message }, 'refused an unreadable request');
+    return refusalOf(err, status);
+  }
+  if (err instanceof StorageUnavailable || isStorageOutage(err)) {
+    logger.error({ err, ...where }, 'storage unavailable');
+    return new TemporarilyUnavailableError(
+      'the authorization server cannot reach its storage; try again shortly',
+    );
+  }
+  logger.error({ err, ...where }, 'unhandled error');
+  return new ServerError(requestId);
+}
+
+/** The middleware; mount it first after the request log, the security headers and CORS. */
 export function errorGuard(logger: Logger): Middleware {
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
-      const where = { requestId: ctx.state.requestId, path: ctx.path, method: ctx.method };
-      ctx.set('Cache-Control', 'no-store');
-      const clientStatus = clientErrorStatus(err);
-      if (clientStatus !== undefined) {
-        logger.info(
-          { ...where, status: clientStatus, reason: (err as Error).message },
-          'refused an unreadable request',
-        );
-        ctx.status = clientStatus;
-        const description = CLIENT_ERROR_TEXT[clientStatus] ?? 'the request could not be read';
-        if (ctx.path.startsWith('/oauth/'))
-          answerPage(
-            ctx,
-            'This form could not be read',
-            'Your browser sent something this page cannot accept. Go back to the app you were connecting and start again.',
-            'invalid_request',
-          );
-        else ctx.body = { error: 'invalid_request', error_description: description };
-        return;
-      }
-      const outage = isOutage(err);
-      logger.error({ err, ...where }, outage ? 'storage unavailable' : 'unhandled error');
-      ctx.status = outage ? 503 : 500;
-      if (outage) ctx.set('Retry-After', '5');
-      if (ctx.path.startsWith('/oauth/')) {
-        if (outage)
-          answerPage(
-            ctx,
-            'Sign-in is briefly unavailable',
-            'The school’s sign-in service cannot reach its storage right now. Please try again in a minute.',
-            'temporarily_unavailable',
-          );
-        else
-          answerPage(ctx, 'Something went wrong', 'Please go back to the app and try again.', 'server_error');
-      } else {
-        ctx.body = outage
-          ? {
-              error: 'temporarily_unavailable',
-              error_description: 'a storage service is unreachable; try again shortly',
-            }
-          : { error: 'server_error', error_description: 'an unexpected error occurred' };
-      }
+      const requestId = String(ctx.state.requestId ?? '');
+      const error = answerFor(err, requestId, logger, { requestId, path: ctx.path, method: ctx.method });
+      ctx.status = error.status;
+      ctx.set({ 'Cache-Control': 'no-store', ...error.headers });
+      if (ctx.path.startsWith('/oauth/')) renderErrorPage(ctx, error);
+      else ctx.body = error.toBody();
     }
   };
 }

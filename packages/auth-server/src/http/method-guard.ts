@@ -1,10 +1,10 @@
 /**
- * Answers a request with a method its path does not support with 405 in the RFC 6749 shape and an
- * `Allow` header, before oidc-provider (which would answer 404, or a plain-text 404 for OPTIONS) or
+ * Answers a request with a method its path does not support with 405 `method_not_allowed` and an
+ * `Allow` header (the error table's row), before oidc-provider (which would answer 404, or a plain-text 404 for OPTIONS) or
  * the interaction router (501) see it. CORS preflights are left to oidc-provider.
  */
 import type { Middleware } from 'koa';
-import { INTERACTION_PATH, ROUTES } from '../provider/configuration.js';
+import { INTERACTION_PATH, MethodNotAllowedError, OAUTH_ROUTES } from '@school/shared';
 
 const READ = ['GET', 'HEAD'];
 
@@ -12,20 +12,23 @@ const READ = ['GET', 'HEAD'];
 const EXACT = new Map<string, string[]>([
   ['/.well-known/openid-configuration', READ],
   ['/.well-known/oauth-authorization-server', READ],
-  [ROUTES.jwks, READ],
-  [ROUTES.registration, ['POST']],
-  [ROUTES.token, ['POST']],
-  [ROUTES.userinfo, READ], // SPEC.md: GET with a bearer header
-  [ROUTES.revocation, ['POST']],
-  [ROUTES.introspection, ['POST']],
-  [ROUTES.authorization, READ], // SPEC.md: a browser redirect (GET)
+  [OAUTH_ROUTES.jwks, READ],
+  [OAUTH_ROUTES.registration, ['POST']],
+  [OAUTH_ROUTES.token, ['POST']],
+  [OAUTH_ROUTES.userinfo, READ], // SPEC.md: GET with a bearer header
+  [OAUTH_ROUTES.revocation, ['POST']],
+  [OAUTH_ROUTES.introspection, ['POST']],
+  [OAUTH_ROUTES.authorization, READ], // SPEC.md: a browser redirect (GET)
+  [OAUTH_ROUTES.end_session, [...READ, 'POST']], // RP-initiated logout (GET or form POST)
+  [`${OAUTH_ROUTES.end_session}/confirm`, ['POST']],
+  [`${OAUTH_ROUTES.end_session}/success`, READ],
 ]);
 
 /** Allowed methods per path pattern (resume and interaction pages). */
 const PATTERNS: Array<[RegExp, string[]]> = [
-  [new RegExp(`^${ROUTES.authorization}/[^/]+$`), READ],
+  [new RegExp(`^${OAUTH_ROUTES.authorization}/[^/]+$`), READ],
   [new RegExp(`^${INTERACTION_PATH}/[^/]+$`), READ],
-  [new RegExp(`^${INTERACTION_PATH}/[^/]+/(login|confirm|abort)$`), ['POST']],
+  [new RegExp(`^${INTERACTION_PATH}/[^/]+/(login|confirm|abort|switch)$`), ['POST']],
 ];
 
 /** The methods `path` answers, or undefined for a path this guard does not know. */
@@ -38,11 +41,5 @@ export const methodGuard: Middleware = async (ctx, next) => {
   const allowed = allowedFor(ctx.path);
   if (!allowed || allowed.includes(ctx.method)) return next();
   if (ctx.method === 'OPTIONS' && ctx.get('access-control-request-method')) return next(); // CORS preflight
-  ctx.status = 405;
-  ctx.set('Allow', allowed.join(', '));
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = {
-    error: 'invalid_request',
-    error_description: `${ctx.method} is not allowed here; use ${allowed.join(' or ')}`,
-  };
+  throw new MethodNotAllowedError(allowed);
 };

@@ -25,11 +25,9 @@ import { peekBody } from './peek-body.js';
 import type { Context, Middleware } from 'koa';
 import type { Redis } from 'ioredis';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Count, CountWithRead } from '../provider/introspection-count.js';
-import { REGISTRATION_CAPS } from '@school/shared';
+import type { Count, CountWithRead } from '../storage/introspection-count.js';
+import { OAuthError, REGISTRATION_CAPS, RequestTooLargeError, TooManyRequestsError } from '@school/shared';
 import { addressKey } from './client-address.js';
-import { pageCsp } from '../interactions/html.js';
-import { errorPage } from '../interactions/views.js';
 
 /** One limit: `points` requests per `seconds`. */
 export interface Limit {
@@ -51,24 +49,6 @@ export interface RateLimits {
 
 const FORM_LIMIT = 56 * 1024; // oidc-provider's own body limit
 
-/** Answers a refusal: the RFC 6749 JSON body, or the error page on the browser routes (`/oauth/`). */
-function refuse(ctx: Context, status: number, error: string, description: string, retryAfter?: number): void {
-  ctx.status = status;
-  ctx.set('Cache-Control', 'no-store');
-  if (retryAfter !== undefined) ctx.set('Retry-After', String(retryAfter));
-  if (ctx.path.startsWith('/oauth/')) {
-    ctx.type = 'text/html';
-    ctx.set('Content-Security-Policy', pageCsp());
-    ctx.body = errorPage({
-      title: 'Too many sign-in attempts from this network',
-      message: `Please wait ${retryAfter ?? 60} seconds, then start again from the app you were connecting.`,
-      code: error,
-    });
-    return;
-  }
-  ctx.body = { error, error_description: description };
-}
-
 /** Koa middleware enforcing {@link RateLimits} on the auth server's public API routes. */
 export function rateLimit(
   redis: Redis,
@@ -78,7 +58,7 @@ export function rateLimit(
   onLimited: (ctx: Context, key: string) => void = () => undefined,
   /**
    * Per route path: counts a request together with that route's first storage read, in one script
-   * (provider/introspection-count.ts); where it declines (returns undefined) the library counts.
+   * (storage/introspection-count.ts); where it declines (returns undefined) the library counts.
    */
   countWithRead: Record<string, CountWithRead> = {},
 ): Middleware {
@@ -112,8 +92,8 @@ export function rateLimit(
       key = address;
       if ((await peekBody(ctx, REGISTRATION_CAPS.body)) === 'too_large') {
         const limit = REGISTRATION_CAPS.body;
-        return refuse(
-          ctx,
+        // RFC 7591's code: a registration client reads invalid_client_metadata (so does the edge's 413).
+        throw new OAuthError(
           413,
           'invalid_client_metadata',
           `registration bodies are limited to ${limit} bytes`,
@@ -121,8 +101,7 @@ export function rateLimit(
       }
     } else if (byRoute.has(ctx.path) && ctx.is('application/x-www-form-urlencoded')) {
       const body = await peekBody(ctx, FORM_LIMIT);
-      if (body === 'too_large')
-        return refuse(ctx, 413, 'invalid_request', `request bodies are limited to ${FORM_LIMIT} bytes`);
+      if (body === 'too_large') throw new RequestTooLargeError(FORM_LIMIT);
       const form = new URLSearchParams(body.toString('utf8'));
       const clientId = form.get('client_id');
       chosen = clientId ? byRoute.get(ctx.path) : perAddress;
@@ -152,13 +131,7 @@ export function rateLimit(
       if (err instanceof RateLimiterRes) {
         const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
         onLimited(ctx, key);
-        return refuse(
-          ctx,
-          429,
-          'too_many_requests',
-          `rate limit exceeded; retry after ${retryAfter} s`,
-          retryAfter,
-        );
+        throw new TooManyRequestsError(`rate limit exceeded; retry after ${retryAfter} s`, retryAfter);
       }
       // Redis unreachable: let the endpoint answer (it reports the outage itself).
     }

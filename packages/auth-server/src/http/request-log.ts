@@ -2,13 +2,15 @@
  * One structured log line per request, carrying the request id the edge sent (`X-Request-Id`) or a
  * new one, which is also echoed on the response so a client report can be matched to the logs. Only
  * the path is logged, never the query string or body (they can hold codes, tokens and passwords).
+ * Every request, probes included, is also counted in the metrics (http/metrics.ts) by route template.
  */
-import { requestIdFrom } from '@school/shared';
+import { METRICS_PATH, requestIdFrom, type ServiceMetrics } from '@school/shared';
 import type { Middleware } from 'koa';
+import { routeOf } from './metrics.js';
 import type { Logger } from '../logger.js';
 
 /** Koa middleware logging each request and setting `ctx.state.requestId`. */
-export function requestLog(logger: Logger): Middleware {
+export function requestLog(logger: Logger, metrics?: ServiceMetrics): Middleware {
   // The line's fields are all flat strings and numbers chosen here, none of them secret, so the
   // logger's redaction (which copies every logged object, ~7 µs per line) has nothing to do on them.
   const lines = logger.child({}, { redact: [] });
@@ -20,16 +22,11 @@ export function requestLog(logger: Logger): Middleware {
     try {
       await next();
     } finally {
-      if (ctx.path !== '/healthz' && ctx.path !== '/readyz') {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      metrics?.observeRequest(ctx.method, routeOf(ctx), ctx.status, ms / 1000);
+      if (ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== METRICS_PATH) {
         lines.info(
-          {
-            requestId,
-            method: ctx.method,
-            path: ctx.path,
-            status: ctx.status,
-            ms: Number(process.hrtime.bigint() - started) / 1e6,
-            ip: ctx.ip,
-          },
+          { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms, ip: ctx.ip },
           'request',
         );
       }

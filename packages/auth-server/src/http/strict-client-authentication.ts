@@ -18,7 +18,8 @@
  * requires. The rest (the right secret for the client, the client's registered method among the
  * two) is oidc-provider's.
  */
-import type { Context, Middleware } from 'koa';
+import { InvalidClientError } from '@school/shared';
+import type { Middleware } from 'koa';
 import { peekBody } from './peek-body.js';
 
 const FORM_LIMIT = 56 * 1024; // oidc-provider's own body limit; over it, oidc-provider answers 413
@@ -30,12 +31,6 @@ export interface ClientAuthenticationRoutes {
   revocation: string;
 }
 
-function refuse(ctx: Context, description: string): void {
-  ctx.status = 401;
-  ctx.set('Cache-Control', 'no-store');
-  ctx.body = { error: 'invalid_client', error_description: description };
-}
-
 /** Koa middleware refusing client authentication the metadata does not list. */
 export function strictClientAuthentication(routes: ClientAuthenticationRoutes, realm: string): Middleware {
   const paths = new Set([routes.token, routes.introspection, routes.revocation]);
@@ -44,10 +39,9 @@ export function strictClientAuthentication(routes: ClientAuthenticationRoutes, r
     const authorization = ctx.get('authorization');
     if (authorization) {
       const scheme = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*/.exec(authorization)?.[0] ?? 'Basic';
-      ctx.set('WWW-Authenticate', `${scheme} realm="${realm}", error="invalid_client"`);
-      return refuse(
-        ctx,
+      throw new InvalidClientError(
         'client authentication in the Authorization header is not supported; send client_secret in the body',
+        { 'WWW-Authenticate': `${scheme} realm="${realm}", error="invalid_client"` },
       );
     }
     if (!ctx.is('application/x-www-form-urlencoded')) return next();
@@ -55,10 +49,10 @@ export function strictClientAuthentication(routes: ClientAuthenticationRoutes, r
     if (body === 'too_large') return next();
     const form = new URLSearchParams(body.toString('utf8'));
     if (form.has('client_assertion') || form.has('client_assertion_type')) {
-      return refuse(ctx, 'JWT client authentication (client_assertion) is not supported');
+      throw new InvalidClientError('JWT client authentication (client_assertion) is not supported');
     }
     if (ctx.path === routes.introspection && !form.get('client_secret')) {
-      return refuse(ctx, 'introspection requires client_secret_post authentication');
+      throw new InvalidClientError('introspection requires client_secret_post authentication');
     }
     return next();
   };

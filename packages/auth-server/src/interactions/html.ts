@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import escapeHtml from 'escape-html';
+import type { Context } from 'koa';
 
 /** HTML that has been built by {@link html} and must not be escaped again. */
 export class SafeHtml {
@@ -35,13 +36,20 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): SafeHtml
 const STYLE = `
 :root{color-scheme:light dark;font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
 body{margin:0;min-height:100vh;display:grid;place-items:center;background:#f3f4f6;color:#111827}
-main{background:#fff;max-width:28rem;width:calc(100% - 2rem);padding:2rem;border-radius:12px;box-shadow:0 1px 3px #0002}
+main{box-sizing:border-box;background:#fff;max-width:28rem;width:calc(100% - 2rem);margin:1rem 0;padding:2rem;border-radius:12px;box-shadow:0 1px 3px #0002;overflow-wrap:anywhere}
+@media (max-width:30rem){main{padding:1.25rem}}
 h1{font-size:1.35rem;margin:0 0 1rem}
 p{line-height:1.5}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 input[type=email],input[type=password]{width:100%;box-sizing:border-box;padding:.6rem;border:1px solid #9ca3af;border-radius:6px;font-size:1rem}
 button{margin-top:1.25rem;padding:.65rem 1.2rem;border:0;border-radius:6px;font-size:1rem;cursor:pointer;background:#1d4ed8;color:#fff}
 button.secondary{background:#e5e7eb;color:#111827}
+button.link{margin:0;padding:0;background:none;color:#1d4ed8;text-decoration:underline;font-size:inherit}
+form.switch{font-size:.9rem;margin-top:1rem}
+a.button{display:inline-block;padding:.65rem 1.2rem;border-radius:6px;background:#1d4ed8;color:#fff;text-decoration:none}
+.warning{background:#fef3c7;color:#78350f;padding:.75rem;border-radius:6px}
+.changes{color:#991b1b}
+ul.scopes.changes li::marker{content:'✎ '}
 .actions{display:flex;gap:.75rem;flex-wrap:wrap}
 .actions form{margin:0}
 .error{background:#fee2e2;color:#991b1b;padding:.75rem;border-radius:6px}
@@ -51,7 +59,8 @@ ul.scopes{padding-left:1.2rem}
 ul.scopes li{margin:.3rem 0}
 code{background:#f3f4f6;padding:.05rem .3rem;border-radius:4px}
 @media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}main{background:#1f2937}
-input[type=email],input[type=password]{background:#111827;color:#f9fafb}code{background:#374151}.note{color:#d1d5db}}
+input[type=email],input[type=password]{background:#111827;color:#f9fafb}code{background:#374151}.note{color:#d1d5db}
+.changes{color:#fca5a5}}
 `;
 
 /** The CSP hash of the one stylesheet every page inlines. */
@@ -91,4 +100,12 @@ export function layout(title: string, body: SafeHtml): string {
         <main>${body}</main>
       </body>
     </html> `.value;
+}
+
+/** Answers with a page: HTML under {@link pageCsp} (forms may post on to `formTargets`). */
+export function sendPage(ctx: Context, status: number, body: string, formTargets: string[] = []): void {
+  ctx.status = status;
+  ctx.type = 'text/html';
+  ctx.set('Content-Security-Policy', pageCsp(formTargets));
+  ctx.body = body;
 }

@@ -89,7 +89,9 @@ describe('loopbackRedirectProblem accepts only the canonical spelling (propertie
         fc.option(fc.integer({ min: 1, max: 65535 })),
         fc.array(pathChar, { maxLength: 20 }),
       )
-      .map(([host, port, path]) => `http://${host}${port === null ? '' : `:${port}`}/${path.join('')}`);
+      .map(([host, port, path]) => `http://${host}${port === null ? '' : `:${port}`}/${path.join('')}`)
+      // A `.` or `..` segment before the query (plain or escaped) is not canonical: parsers resolve it.
+      .filter((uri) => !/\/(?:\.|%2e){1,2}(?=[/?]|$)/i.test(uri.split('?')[0]!));
     fc.assert(
       fc.property(fc.oneof(canonical, fc.string(), fc.webUrl({ withQueryParameters: true })), (uri) => {
         if (loopbackRedirectProblem(uri) !== undefined) return;

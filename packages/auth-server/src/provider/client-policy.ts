@@ -31,7 +31,7 @@ export type ClientRole = 'integration' | 'introspector';
 
 /**
  * Client input quoted for an error text, cut short. The character set RFC 6749 §5.2 allows is
- * enforced once, for every description, by `safeDescription` in post-middleware.ts.
+ * enforced once, for every description, by `rfc6749Text` (`@school/shared`) in post-middleware.ts.
  */
 const quoted = (uri: string) => `'${uri.slice(0, 200)}'`;
 
@@ -49,8 +49,11 @@ export function loopbackRedirectProblem(uri: unknown): string | undefined {
   return `${quoted(uri)} must be written in the canonical form: http://127.0.0.1, http://[::1] or http://localhost in lower case, an optional port (1-65535, no leading zero), then a path of URI characters`;
 }
 
-/** Why a self-registered metadata member breaks a cap or carries undisplayable text, or undefined. */
-function memberProblem(key: string, value: unknown): string | undefined {
+/**
+ * Why a self-registered metadata member (open registration, or a Client ID Metadata Document) breaks a
+ * cap or carries undisplayable text, or undefined.
+ */
+export function memberProblem(key: string, value: unknown): string | undefined {
   const strings = Array.isArray(value) ? value : [value];
   if (Array.isArray(value)) {
     const max = key === 'redirect_uris' ? REGISTRATION_CAPS.redirectUris : REGISTRATION_CAPS.list;

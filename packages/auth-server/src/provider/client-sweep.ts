@@ -23,8 +23,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import { CLIENT_ROLE } from './client-policy.js';
-import { removeClient, type ClientStore, type Removal, type RemovalReason } from './client-removal.js';
-import { usageKey, usageResolutionSeconds } from './client-usage.js';
+import {
+  removeClient,
+  type ClientStore,
+  type Removal,
+  type RemovalReason,
+} from '../storage/client-removal.js';
+import { usageResolutionSeconds } from '../storage/client-usage.js';
+import { clientGrantsPrefix, modelKey, modelPrefix, usageKey } from '../storage/redis-keys.js';
 
 /** The lifecycle's periods, seconds (CLIENT_UNUSED_TTL, CLIENT_IDLE_TTL). */
 export interface LifecyclePolicy {
@@ -97,7 +103,7 @@ export async function sweepClients(
   try {
     const seconds = Math.floor(now / 1000);
     const since = Number((await redis.get(usageSinceKey(prefix))) ?? seconds);
-    const clientPrefix = `${prefix}Client:`;
+    const clientPrefix = modelPrefix(prefix, 'Client');
     for await (const keys of scanKeys(redis, `${glob(clientPrefix)}*`)) {
       const ids = keys.map((k) => k.slice(clientPrefix.length));
       const [stored, used] = await Promise.all([redis.mget(...keys), redis.hmget(usageKey(prefix), ...ids)]);
@@ -118,7 +124,7 @@ export async function sweepClients(
 /** Ids that have grants or a last-use time but no stored client. */
 async function orphans(redis: Redis, prefix: string): Promise<string[]> {
   const named = new Set<string>();
-  const grantsPrefix = `${prefix}clientGrants:`;
+  const grantsPrefix = clientGrantsPrefix(prefix);
   for await (const keys of scanKeys(redis, `${glob(grantsPrefix)}*`)) {
     for (const k of keys) named.add(k.slice(grantsPrefix.length));
   }
@@ -127,6 +133,6 @@ async function orphans(redis: Redis, prefix: string): Promise<string[]> {
     for (let i = 0; i < pairs.length; i += 2) named.add(pairs[i]!);
   }
   const ids = [...named];
-  const exists = await Promise.all(ids.map((id) => redis.exists(`${prefix}Client:${id}`)));
+  const exists = await Promise.all(ids.map((id) => redis.exists(modelKey(prefix, 'Client', id))));
   return ids.filter((_, i) => exists[i] === 0);
 }

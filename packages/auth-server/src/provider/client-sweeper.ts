@@ -6,7 +6,7 @@
  * sweep's own lock keeps one at a time. A failed run is logged and the next one tries again.
  */
 import type { Logger } from '../logger.js';
-import type { ClientStore } from './client-removal.js';
+import type { ClientStore } from '../storage/client-removal.js';
 import { sweepClients, type LifecyclePolicy } from './client-sweep.js';
 
 /** A running sweeper. */

@@ -14,40 +14,29 @@
  */
 import type { Configuration, KoaContextWithOIDC, Client } from 'oidc-provider';
 import { errors } from 'oidc-provider';
-import { ALL_SCOPE_NAMES, API_SCOPE_NAMES } from '@school/shared';
+import {
+  ALL_SCOPE_NAMES,
+  API_SCOPE_NAMES,
+  INTERACTION_PATH,
+  OAUTH_ROUTES,
+  namesResource,
+} from '@school/shared';
 import type { AuthConfig } from '../config.js';
 import type { AccountStore } from '../accounts/account-store.js';
-import type { AdapterConstructor } from './redis-adapter.js';
+import type { AdapterConstructor } from '../storage/redis-adapter.js';
 import type { SigningJwk } from './keys.js';
 import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy.js';
 import { renderError } from './render-error.js';
+import { loadExistingGrant, type CimdConsentStore } from '../cimd/cimd-consent.js';
+import { sendPage } from '../interactions/html.js';
+import { logoutPage, signedOutPage } from '../interactions/views.js';
 import { StorageUnavailable } from './storage-outage.js';
-
-/** The paths of SPEC.md and DESIGN.md §1. */
-export const ROUTES = {
-  authorization: '/oauth/authorize',
-  token: '/api/oauth/token',
-  userinfo: '/api/oauth/userinfo',
-  revocation: '/api/oauth/revoke',
-  introspection: '/api/oauth/introspect',
-  registration: '/api/oauth/register',
-  jwks: '/api/oauth/jwks',
-  end_session: '/oauth/session/end',
-  pushed_authorization_request: '/oauth/par',
-  code_verification: '/oauth/device',
-  device_authorization: '/oauth/device/auth',
-  backchannel_authentication: '/oauth/backchannel',
-  challenge: '/oauth/challenge',
-} as const;
 
 /**
  * How old an account read the token endpoint may reuse, ms: for this long a deleted account can still
  * refresh, and a changed name or email may still show in new ID tokens.
  */
 export const TOKEN_ACCOUNT_MAX_AGE_MS = 5_000;
-
-/** Where login and consent pages live; the `_interaction` cookie is scoped to this path. */
-export const INTERACTION_PATH = '/oauth/interaction';
 
 /** Everything the configuration is built from. */
 export interface ProviderDeps {
@@ -60,11 +49,13 @@ export interface ProviderDeps {
   adapter: AdapterConstructor | 'memory';
   accounts: AccountStore;
   keys: SigningJwk[];
+  /** Where consents to metadata-document clients are tied to their document (cimd/cimd-consent.ts). */
+  cimdConsents?: CimdConsentStore;
 }
 
-/** The resource identifier forms accepted for the API; both map to the canonical `BASE_URL`. */
+/** The resource identifier forms accepted for the API (`@school/shared` resource-identifier.ts); all map to `BASE_URL`. */
 export function isApiResource(config: AuthConfig, indicator: string): boolean {
-  return indicator === config.BASE_URL || indicator === `${config.BASE_URL}/`;
+  return namesResource(indicator, config.BASE_URL);
 }
 
 const KNOWN_SCOPES = new Set(ALL_SCOPE_NAMES);
@@ -86,7 +77,13 @@ function requireKnownScope(_ctx: KoaContextWithOIDC, value: string | undefined):
 }
 
 /** Builds the oidc-provider configuration. */
-export function buildConfiguration({ config, adapter, accounts, keys }: ProviderDeps): Configuration {
+export function buildConfiguration({
+  config,
+  adapter,
+  accounts,
+  keys,
+  cimdConsents,
+}: ProviderDeps): Configuration {
   const introspectors = new Set([config.INTROSPECTION_CLIENT_ID]);
   const mayIntrospectAll = (client: Client) =>
     introspectors.has(client.clientId) || clientRole(client) === 'introspector';
@@ -128,7 +125,7 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
         .catch((err: unknown) => {
           throw new StorageUnavailable(err); // MongoDB unreachable: 503, not 500
         }),
-    routes: { ...ROUTES },
+    routes: { ...OAUTH_ROUTES },
     responseTypes: ['code'],
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_post'],
@@ -154,10 +151,13 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
       Interaction: config.INTERACTION_TTL,
       IdToken: config.ACCESS_TOKEN_TTL,
     },
+    ...(cimdConsents ? { loadExistingGrant: loadExistingGrant(cimdConsents) } : {}),
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
     renderError,
     discovery: {
-      client_id_metadata_document_supported: false,
+      // Client ID Metadata Documents are resolved by our own adapter (cimd/), not by oidc-provider's
+      // experimental feature: see cimd/cimd-resolver.ts for why.
+      client_id_metadata_document_supported: true,
       introspection_endpoint_auth_methods_supported: ['client_secret_post'],
       revocation_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
       service_documentation: `${config.BASE_URL}/auth.md`,
@@ -166,7 +166,16 @@ export function buildConfiguration({ config, adapter, accounts, keys }: Provider
       devInteractions: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
       dPoP: { enabled: false },
-      rpInitiatedLogout: { enabled: false },
+      // Sign-out (issue 16): the end_session endpoint, with our pages around oidc-provider's form.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx: KoaContextWithOIDC, form: string) => {
+          sendPage(ctx, 200, logoutPage(form));
+        },
+        postLogoutSuccessSource: async (ctx: KoaContextWithOIDC) => {
+          sendPage(ctx, 200, signedOutPage());
+        },
+      },
       clientCredentials: { enabled: false },
       deviceFlow: { enabled: false },
       userinfo: { enabled: true },

@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Adapter, ClientMetadata, Provider } from 'oidc-provider';
 import { CLIENT_ROLE, type ClientRole } from './client-policy.js';
-import { removeClient, type ClientStore } from './client-removal.js';
+import { removeClient, type ClientStore } from '../storage/client-removal.js';
+import { modelPrefix } from '../storage/redis-keys.js';
 
 /** A stored operator client as listed. */
 export interface OperatorClient {
@@ -98,7 +99,7 @@ export async function createIntrospector(provider: Provider, name: string): Prom
 /** Lists the stored operator clients (integrations and introspecting services). */
 export async function listOperatorClients(redis: Redis, prefix: string): Promise<OperatorClient[]> {
   const out: OperatorClient[] = [];
-  const marker = `${prefix}Client:`;
+  const marker = modelPrefix(prefix, 'Client');
   for await (const keys of redis.scanStream({ match: `${marker}*`, count: 500 }) as AsyncIterable<string[]>) {
     const values = keys.length ? await redis.mget(...keys) : [];
     for (const json of values) {

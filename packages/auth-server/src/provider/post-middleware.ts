@@ -14,16 +14,11 @@
  */
 import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
-import { ALL_SCOPE_NAMES, PUBLIC_DOCUMENT_CACHE_CONTROL } from '@school/shared';
+import { ALL_SCOPE_NAMES, PUBLIC_DOCUMENT_CACHE_CONTROL, rfc6749Text } from '@school/shared';
 
 /** Routes that authenticate the client, and oidc-provider's text when no client is identified. */
 const CLIENT_AUTH_ROUTES = new Set(['token', 'introspection', 'revocation']);
 const NO_CLIENT_AUTH = 'no client authentication mechanism provided';
-
-/** An `error_description` as RFC 6749 §5.2 allows it: %x20-21 / %x23-5B / %x5D-7E, at most 500 chars. */
-export function safeDescription(text: string): string {
-  return text.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, '?').slice(0, 500);
-}
 
 /** The post-middleware to `provider.use()`. */
 export const providerCorrections: Middleware = async (ctx, next) => {
@@ -33,7 +28,7 @@ export const providerCorrections: Middleware = async (ctx, next) => {
   const body = ctx.body as Record<string, unknown> | undefined;
   if (!body || typeof body !== 'object') return;
   if (typeof body.error_description === 'string')
-    body.error_description = safeDescription(body.error_description);
+    body.error_description = rfc6749Text(body.error_description);
   if (route === 'discovery') {
     body.scopes_supported = [...ALL_SCOPE_NAMES];
     ctx.set('Cache-Control', PUBLIC_DOCUMENT_CACHE_CONTROL);

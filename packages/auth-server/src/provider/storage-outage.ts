@@ -7,7 +7,7 @@
  * Applied as a wrapper around the adapter class, so storage code stays about storage.
  */
 import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
-import type { AdapterConstructor } from './redis-adapter.js';
+import type { AdapterConstructor } from '../storage/redis-adapter.js';
 
 /** 503 `temporarily_unavailable`: the storage behind the authorization server is unreachable. */
 export class StorageUnavailable extends errors.TemporarilyUnavailable {

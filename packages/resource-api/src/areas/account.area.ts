@@ -6,78 +6,38 @@
  */
 import { Schema } from 'mongoose';
 import { z } from 'zod';
-import { modelOn } from '../lib/models.js';
 import { AccessDeniedError, NotFoundError } from '../lib/errors.js';
+import { choice, computed, custom, text } from '../lib/fields.js';
+import { modelOn } from '../lib/models.js';
 import type { AreaModule, OperationContext } from '../lib/operation.js';
-import { iso, mapInput } from '../lib/wire.js';
+import { recordOf } from '../lib/record.js';
+import { iso } from '../lib/wire.js';
 
-interface AccountDoc {
-  _id: string;
-  email: string;
-  name: string;
-  givenName?: string | null;
-  familyName?: string | null;
-  role: 'admin' | 'staff';
-  emailVerified: boolean;
-  createdAt?: Date;
-  updatedAt?: Date;
-}
+type AccountDoc = Record<string, unknown> & { _id: string };
 
 // Only the fields this area reads or writes; the auth server owns the collection's full shape.
-const schema = new Schema(
+const record = recordOf(
   {
-    _id: String,
-    email: String,
-    name: String,
-    givenName: String,
-    familyName: String,
-    role: String,
-    emailVerified: Boolean,
+    email: text(),
+    email_verified: custom({ out: z.boolean(), store: { type: Boolean }, toApi: (v) => v ?? false }),
+    name: text().input(z.string().max(200).trim().min(1)),
+    given_name: text().nullable().input(z.string().max(100).trim().nullable()),
+    family_name: text().nullable().input(z.string().max(100).trim().nullable()),
+    role: choice(['admin', 'staff']),
+    created_at: computed(z.string().nullable(), (d) => iso(d.createdAt as Date | undefined)),
+    updated_at: computed(z.string().nullable(), (d) => iso(d.updatedAt as Date | undefined)),
   },
+  { id: z.string().describe('The account id: the `sub` of your tokens'), timestamps: 'none' },
+);
+const schema = new Schema(
+  { _id: String, ...record.definition },
   { collection: 'accounts', timestamps: true, versionKey: false, strict: true },
 );
-
-const PROJECTION = {
-  _id: 1,
-  email: 1,
-  name: 1,
-  givenName: 1,
-  familyName: 1,
-  role: 1,
-  emailVerified: 1,
-  createdAt: 1,
-  updatedAt: 1,
-};
-
-const output = z.strictObject({
-  id: z.string().describe('The account id: the `sub` of your tokens'),
-  email: z.string(),
-  email_verified: z.boolean(),
-  name: z.string(),
-  given_name: z.string().nullable(),
-  family_name: z.string().nullable(),
-  role: z.enum(['admin', 'staff']),
-  created_at: z.string().nullable(),
-  updated_at: z.string().nullable(),
-});
-
-const update = z.strictObject({
-  name: z.string().max(200).trim().min(1).optional(),
-  given_name: z.string().max(100).trim().nullable().optional(),
-  family_name: z.string().max(100).trim().nullable().optional(),
-});
-
-const toApi = (a: AccountDoc) => ({
-  id: a._id,
-  email: a.email,
-  email_verified: a.emailVerified ?? false,
-  name: a.name,
-  given_name: a.givenName ?? null,
-  family_name: a.familyName ?? null,
-  role: a.role,
-  created_at: iso(a.createdAt),
-  updated_at: iso(a.updatedAt),
-});
+const PROJECTION = Object.fromEntries(
+  ['_id', ...Object.keys(record.definition), 'createdAt', 'updatedAt'].map((k) => [k, 1]),
+);
+const output = record.output;
+const toApi = record.toApi;
 
 const model = (ctx: OperationContext) => modelOn(ctx.services.connection, 'ApiAccount', schema, 'accounts');
 
@@ -117,7 +77,7 @@ const area: AreaModule = {
       access: 'write',
       summary: 'Change your name',
       description: 'Only the name fields can change here; email, role and password are managed at sign-in.',
-      body: { kind: 'json', schema: { name: 'AccountUpdate', schema: update } },
+      body: { kind: 'json', schema: { name: 'AccountUpdate', schema: record.input.partial() } },
       response: {
         status: 200,
         description: 'Your updated account',
@@ -126,11 +86,7 @@ const area: AreaModule = {
       errors: [400, 404, 413, 415],
       example: { body: { given_name: 'Ada', family_name: 'Admin' } },
       async handle(ctx) {
-        const changes = mapInput(ctx.body, {
-          name: 'name',
-          given_name: 'givenName',
-          family_name: 'familyName',
-        });
+        const changes = record.toStore(ctx.body);
         const M = model(ctx);
         // null clears a name field: removed, not stored as null, so the auth server's claims omit it
         // (OpenID Connect Core §5.3.2) instead of sending `"family_name": null`.

@@ -4,64 +4,15 @@
  * `times_redeemed` is counted by checkout and read-only here; `redeemable` says whether the code works
  * right now.
  */
-import { Schema, type Types } from 'mongoose';
 import { z } from 'zod';
-import { defineCollectionArea, type Stored } from '../lib/crud.js';
-import { enumFilter } from '../lib/filters.js';
+import { defineCollectionArea } from '../lib/crud.js';
 import type { Problem } from '../lib/errors.js';
+import { choice, computed, flag, instant, integer, number, refs, text } from '../lib/fields.js';
+import { enumFilter } from '../lib/filters.js';
 import { objectIdSchema } from '../lib/ids.js';
-import { asDate, asIds, currency, idOf, idsOf, instant, iso, isoRequired, mapInput } from '../lib/wire.js';
+import { currency, instant as instantSchema } from '../lib/wire.js';
 
 const TYPE = ['percent', 'amount'] as const;
-
-interface Coupon {
-  code: string;
-  description?: string | null;
-  discountType: (typeof TYPE)[number];
-  percentOff?: number | null;
-  amountOffCents?: number | null;
-  currency?: string | null;
-  courseIds: Types.ObjectId[];
-  maxRedemptions?: number | null;
-  timesRedeemed: number;
-  expiresAt?: Date | null;
-  active: boolean;
-}
-
-const schema = new Schema<Coupon>(
-  {
-    code: { type: String, required: true, unique: true, uppercase: true, trim: true },
-    description: String,
-    discountType: { type: String, enum: TYPE, required: true },
-    percentOff: Number,
-    amountOffCents: Number,
-    currency: String,
-    courseIds: { type: [Schema.Types.ObjectId], default: [] },
-    maxRedemptions: Number,
-    timesRedeemed: { type: Number, default: 0 },
-    expiresAt: Date,
-    active: { type: Boolean, default: true },
-  },
-  { timestamps: true, versionKey: false },
-);
-
-const output = z.strictObject({
-  id: z.string(),
-  code: z.string(),
-  description: z.string().nullable(),
-  discount_type: z.enum(TYPE),
-  percent_off: z.number().nullable(),
-  amount_off_cents: z.number().int().nullable(),
-  currency: z.string().nullable(),
-  course_ids: z.array(z.string()).describe('Empty: valid for every course'),
-  max_redemptions: z.number().int().nullable(),
-  times_redeemed: z.number().int(),
-  expires_at: instant.nullable(),
-  active: z.boolean(),
-  redeemable: z.boolean().describe('Active, not expired and under its redemption limit, now'),
-  created_at: instant,
-  updated_at: instant,
-});
 
 /**
  * What each discount type takes, for the document: `check` enforces it (on updates too, against the
@@ -92,31 +43,6 @@ const DISCOUNT_RULE = {
   ],
 };
 
-const create = z
-  .strictObject({
-    code: z
-      .string()
-      .regex(/^[A-Za-z0-9_-]{3,40}$/, 'must be 3-40 letters, digits, dashes or underscores')
-      .describe('Stored uppercase'),
-    description: z.string().max(500).nullable().optional(),
-    discount_type: z.enum(TYPE),
-    percent_off: z.number().min(1).max(100).nullable().optional().describe('Required for percent'),
-    amount_off_cents: z
-      .number()
-      .int()
-      .min(1)
-      .max(100_000_000)
-      .nullable()
-      .optional()
-      .describe('Required for amount'),
-    currency: currency.nullable().optional().describe('Required for amount'),
-    course_ids: z.array(objectIdSchema).max(100).optional(),
-    max_redemptions: z.number().int().min(1).nullable().optional().describe('null: unlimited'),
-    expires_at: instant.nullable().optional().describe('null: never'),
-    active: z.boolean().optional().describe('Default true'),
-  })
-  .meta(DISCOUNT_RULE);
-
 const absent = (v: unknown) => v === null || v === undefined;
 
 function check(doc: Record<string, unknown>): Problem[] {
@@ -137,54 +63,52 @@ function check(doc: Record<string, unknown>): Problem[] {
   return problems;
 }
 
-export default defineCollectionArea<Coupon>({
+export default defineCollectionArea({
   name: 'coupons',
   noun: 'coupon',
   schemaName: 'Coupon',
   description: 'Discount codes with redemption limits and expiry.',
-  modelName: 'Coupon',
-  collection: 'coupons',
-  schema,
-  output,
-  toApi: (d: Stored<Coupon>) => ({
-    id: idOf(d._id),
-    code: d.code,
-    description: d.description ?? null,
-    discount_type: d.discountType,
-    percent_off: d.percentOff ?? null,
-    amount_off_cents: d.amountOffCents ?? null,
-    currency: d.currency ?? null,
-    course_ids: idsOf(d.courseIds),
-    max_redemptions: d.maxRedemptions ?? null,
-    times_redeemed: d.timesRedeemed ?? 0,
-    expires_at: iso(d.expiresAt),
-    active: d.active,
-    redeemable:
-      d.active &&
-      (!d.expiresAt || new Date(d.expiresAt).getTime() > Date.now()) &&
-      (d.maxRedemptions === null ||
-        d.maxRedemptions === undefined ||
-        (d.timesRedeemed ?? 0) < d.maxRedemptions),
-    created_at: isoRequired(d.createdAt),
-    updated_at: isoRequired(d.updatedAt),
-  }),
-  input: {
-    create,
-    toStore: (i) =>
-      mapInput(i, {
-        code: ['code', (v) => String(v).toUpperCase()],
-        description: 'description',
-        discount_type: 'discountType',
-        percent_off: 'percentOff',
-        amount_off_cents: 'amountOffCents',
-        currency: 'currency',
-        course_ids: ['courseIds', asIds],
-        max_redemptions: 'maxRedemptions',
-        expires_at: ['expiresAt', asDate],
-        active: 'active',
-      }),
-    check,
+  fields: {
+    code: text()
+      .required()
+      .with({ unique: true, uppercase: true, trim: true })
+      .storing((v) => String(v).toUpperCase())
+      .input(
+        z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{3,40}$/, 'must be 3-40 letters, digits, dashes or underscores')
+          .describe('Stored uppercase'),
+      ),
+    description: text().nullable().input(z.string().max(500).nullable().optional()),
+    discount_type: choice(TYPE).required().input(z.enum(TYPE)),
+    percent_off: number()
+      .nullable()
+      .input(z.number().min(1).max(100).nullable().optional().describe('Required for percent')),
+    amount_off_cents: integer()
+      .nullable()
+      .input(z.number().int().min(1).max(100_000_000).nullable().optional().describe('Required for amount')),
+    currency: text().nullable().input(currency.nullable().optional().describe('Required for amount')),
+    course_ids: refs()
+      .describe('Empty: valid for every course')
+      .input(z.array(objectIdSchema).max(100).optional()),
+    max_redemptions: integer()
+      .nullable()
+      .input(z.number().int().min(1).nullable().optional().describe('null: unlimited')),
+    times_redeemed: integer().default(0),
+    expires_at: instant().nullable().input(instantSchema.nullable().optional().describe('null: never')),
+    active: flag().default(true).input(z.boolean().optional().describe('Default true')),
+    redeemable: computed(
+      z.boolean().describe('Active, not expired and under its redemption limit, now'),
+      (d) =>
+        d.active &&
+        (!d.expiresAt || new Date(d.expiresAt as Date).getTime() > Date.now()) &&
+        (d.maxRedemptions === null ||
+          d.maxRedemptions === undefined ||
+          ((d.timesRedeemed as number | undefined) ?? 0) < (d.maxRedemptions as number)),
+    ),
   },
+  createMeta: DISCOUNT_RULE,
+  check,
   list: {
     sort: { field: 'createdAt', order: -1, kind: 'date' },
     order: 'newest first',

@@ -6,11 +6,12 @@
  */
 import { Schema, Types } from 'mongoose';
 import { z } from 'zod';
-import { defineCollectionArea, type Stored } from '../lib/crud.js';
+import { defineCollectionArea } from '../lib/crud.js';
+import { computed, custom, integer, ref, text } from '../lib/fields.js';
 import { idFilter } from '../lib/filters.js';
 import { isObjectId, objectIdSchema } from '../lib/ids.js';
 import { referenceProblems } from '../lib/references.js';
-import { asId, httpUrl, idOf, instant, isoRequired, mapInput } from '../lib/wire.js';
+import { httpUrl, idOf } from '../lib/wire.js';
 
 const KIND = ['video', 'text', 'quiz', 'download', 'live'] as const;
 
@@ -24,34 +25,14 @@ interface Lesson {
   freePreview: boolean;
 }
 
-interface Section {
-  courseId: Types.ObjectId;
-  title: string;
-  position: number;
-  lessons: Lesson[];
-}
-
-const schema = new Schema<Section>(
-  {
-    courseId: { type: Schema.Types.ObjectId, required: true, index: true },
-    title: { type: String, required: true },
-    position: { type: Number, required: true, default: 0 },
-    lessons: {
-      type: [
-        new Schema<Lesson>({
-          title: { type: String, required: true },
-          kind: { type: String, enum: KIND, default: 'video' },
-          durationMinutes: Number,
-          content: String,
-          videoUrl: String,
-          freePreview: { type: Boolean, default: false },
-        }),
-      ],
-      default: [],
-    },
-  },
-  { timestamps: true, versionKey: false },
-);
+const lessonSchema = new Schema<Lesson>({
+  title: { type: String, required: true },
+  kind: { type: String, enum: KIND, default: 'video' },
+  durationMinutes: Number,
+  content: String,
+  videoUrl: String,
+  freePreview: { type: Boolean, default: false },
+});
 
 const lessonOut = z.strictObject({
   id: z.string(),
@@ -62,17 +43,6 @@ const lessonOut = z.strictObject({
   content: z.string().nullable(),
   video_url: z.string().nullable(),
   free_preview: z.boolean(),
-});
-
-const output = z.strictObject({
-  id: z.string(),
-  course_id: z.string(),
-  title: z.string(),
-  position: z.number().int(),
-  lessons: z.array(lessonOut),
-  total_duration_minutes: z.number(),
-  created_at: instant,
-  updated_at: instant,
 });
 
 const lessonIn = z.strictObject({
@@ -91,38 +61,11 @@ const lessonIn = z.strictObject({
   free_preview: z.boolean().optional().describe('Visible before purchase; default false'),
 });
 
-const create = z.strictObject({
-  course_id: objectIdSchema,
-  title: z.string().max(200).trim().min(1),
-  position: z.number().int().min(0).max(10_000).optional().describe('Order within the course; default 0'),
-  lessons: z.array(lessonIn).max(200).optional().describe('In order; replaces all lessons on update'),
-});
-
-const toLesson = (l: Record<string, unknown>) => ({
-  _id: isObjectId(l.id) ? new Types.ObjectId(l.id) : new Types.ObjectId(),
-  title: l.title,
-  kind: l.kind ?? 'video',
-  durationMinutes: l.duration_minutes ?? null,
-  content: l.content ?? null,
-  videoUrl: l.video_url ?? null,
-  freePreview: l.free_preview ?? false,
-});
-
-export default defineCollectionArea<Section>({
-  name: 'curriculum',
-  noun: 'curriculum section',
-  schemaName: 'CurriculumSection',
-  description: 'The curriculum of each course: ordered sections of lessons.',
-  modelName: 'CurriculumSection',
-  collection: 'curriculum_sections',
-  schema,
-  output,
-  toApi: (d: Stored<Section>) => ({
-    id: idOf(d._id),
-    course_id: idOf(d.courseId),
-    title: d.title,
-    position: d.position,
-    lessons: (d.lessons ?? []).map((l, position) => ({
+const lessons = custom({
+  out: z.array(lessonOut),
+  store: { type: [lessonSchema], default: [] },
+  toApi: (v) =>
+    ((v as Lesson[] | undefined) ?? []).map((l, position) => ({
       id: idOf(l._id),
       position,
       title: l.title,
@@ -132,29 +75,47 @@ export default defineCollectionArea<Section>({
       video_url: l.videoUrl ?? null,
       free_preview: l.freePreview ?? false,
     })),
-    total_duration_minutes: (d.lessons ?? []).reduce((sum, l) => sum + (l.durationMinutes ?? 0), 0),
-    created_at: isoRequired(d.createdAt),
-    updated_at: isoRequired(d.updatedAt),
-  }),
-  input: {
-    create,
-    toStore: (i) =>
-      mapInput(i, {
-        course_id: ['courseId', asId],
-        title: 'title',
-        position: 'position',
-        lessons: ['lessons', (v) => (v as Record<string, unknown>[]).map(toLesson)],
-      }),
-    check: (doc, connection) =>
-      referenceProblems(connection, [
-        {
-          path: 'body.course_id',
-          collection: 'courses',
-          ids: doc.courseId as Types.ObjectId,
-          noun: 'course',
-        },
-      ]),
+  toStore: (v) =>
+    (v as Record<string, unknown>[]).map((l) => ({
+      _id: isObjectId(l.id) ? new Types.ObjectId(l.id) : new Types.ObjectId(),
+      title: l.title,
+      kind: l.kind ?? 'video',
+      durationMinutes: l.duration_minutes ?? null,
+      content: l.content ?? null,
+      videoUrl: l.video_url ?? null,
+      freePreview: l.free_preview ?? false,
+    })),
+});
+
+export default defineCollectionArea({
+  name: 'curriculum',
+  noun: 'curriculum section',
+  schemaName: 'CurriculumSection',
+  description: 'The curriculum of each course: ordered sections of lessons.',
+  collection: 'curriculum_sections',
+  fields: {
+    course_id: ref().required().with({ index: true }).input(objectIdSchema),
+    title: text().required().input(z.string().max(200).trim().min(1)),
+    position: integer()
+      .required()
+      .default(0)
+      .input(z.number().int().min(0).max(10_000).optional().describe('Order within the course; default 0')),
+    lessons: lessons.input(
+      z.array(lessonIn).max(200).optional().describe('In order; replaces all lessons on update'),
+    ),
+    total_duration_minutes: computed(z.number(), (d) =>
+      ((d.lessons as Lesson[] | undefined) ?? []).reduce((sum, l) => sum + (l.durationMinutes ?? 0), 0),
+    ),
   },
+  check: (doc, connection) =>
+    referenceProblems(connection, [
+      {
+        path: 'body.course_id',
+        collection: 'courses',
+        ids: doc.courseId as Types.ObjectId,
+        noun: 'course',
+      },
+    ]),
   list: {
     sort: { field: 'position', order: 1, kind: 'number' },
     order: 'by position',

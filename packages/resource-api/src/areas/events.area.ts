@@ -3,84 +3,15 @@
  * zone for display, an optional capacity and a registration count. Anonymous visitors see published
  * events; the list is ordered by start time, soonest first.
  */
-import { Schema } from 'mongoose';
 import { z } from 'zod';
-import { defineCollectionArea, type Stored } from '../lib/crud.js';
+import { defineCollectionArea } from '../lib/crud.js';
 import type { Problem } from '../lib/errors.js';
+import { choice, computed, instant, integer, text } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter } from '../lib/filters.js';
-import {
-  asDate,
-  idOf,
-  instant,
-  isoRequired,
-  managedFields,
-  managedShape,
-  mapInput,
-  timezone,
-} from '../lib/wire.js';
+import { instant as instantSchema, timezone } from '../lib/wire.js';
 
 const STATUS = ['draft', 'published', 'cancelled'] as const;
 const LOCATION = ['online', 'in_person'] as const;
-
-interface Event {
-  title: string;
-  description: string;
-  startsAt: Date;
-  endsAt: Date;
-  timezone: string;
-  locationType: (typeof LOCATION)[number];
-  location?: string | null;
-  capacity?: number | null;
-  registrationsCount: number;
-  status: (typeof STATUS)[number];
-}
-
-const schema = new Schema<Event>(
-  {
-    title: { type: String, required: true },
-    description: { type: String, default: '' },
-    startsAt: { type: Date, required: true },
-    endsAt: { type: Date, required: true },
-    timezone: { type: String, default: 'UTC' },
-    locationType: { type: String, enum: LOCATION, default: 'online' },
-    location: String,
-    capacity: Number,
-    registrationsCount: { type: Number, default: 0 },
-    status: { type: String, enum: STATUS, default: 'draft' },
-  },
-  { timestamps: true, versionKey: false },
-);
-
-const publicShape = {
-  id: z.string(),
-  title: z.string(),
-  description: z.string(),
-  starts_at: instant,
-  ends_at: instant,
-  timezone: z.string(),
-  location_type: z.enum(LOCATION),
-  location: z.string().nullable().describe('Join URL or address'),
-  capacity: z.number().int().nullable(),
-  spots_left: z.number().int().nullable().describe('null: unlimited'),
-};
-const publicOutput = z.strictObject(publicShape);
-const output = z.strictObject({
-  ...publicShape,
-  registrations_count: z.number().int(),
-  ...managedShape(STATUS),
-});
-
-const create = z.strictObject({
-  title: z.string().max(200).trim().min(1),
-  description: z.string().max(20_000).optional(),
-  starts_at: instant,
-  ends_at: instant,
-  timezone: timezone.optional().describe('IANA time zone for display; default UTC'),
-  location_type: z.enum(LOCATION).optional().describe('Default online'),
-  location: z.string().max(500).nullable().optional(),
-  capacity: z.number().int().min(1).max(1_000_000).nullable().optional().describe('null: unlimited'),
-  status: z.enum(STATUS).optional().describe('Default draft'),
-});
 
 function check(doc: Record<string, unknown>): Problem[] {
   const start = doc.startsAt as Date | undefined;
@@ -90,58 +21,43 @@ function check(doc: Record<string, unknown>): Problem[] {
     : [];
 }
 
-const publicFields = (d: Stored<Event>) => ({
-  id: idOf(d._id),
-  title: d.title,
-  description: d.description ?? '',
-  starts_at: isoRequired(d.startsAt),
-  ends_at: isoRequired(d.endsAt),
-  timezone: d.timezone,
-  location_type: d.locationType,
-  location: d.location ?? null,
-  capacity: d.capacity ?? null,
-  spots_left:
-    d.capacity === null || d.capacity === undefined
-      ? null
-      : Math.max(0, d.capacity - (d.registrationsCount ?? 0)),
-});
-
-export default defineCollectionArea<Event>({
+export default defineCollectionArea({
   name: 'events',
   noun: 'event',
   schemaName: 'Event',
   description: 'Live sessions, workshops and meetups with dates, capacity and registrations.',
-  modelName: 'Event',
-  collection: 'events',
-  schema,
-  output,
-  toApi: (d) => ({
-    ...publicFields(d),
-    registrations_count: d.registrationsCount ?? 0,
-    ...managedFields(d),
-  }),
-  public: {
-    what: 'published events only',
-    output: publicOutput,
-    filter: { status: 'published' },
-    toApi: publicFields,
+  fields: {
+    title: text().required().input(z.string().max(200).trim().min(1)).public(),
+    description: text().default('').input(z.string().max(20_000).optional()).public(),
+    starts_at: instant().required().input(instantSchema).public(),
+    ends_at: instant().required().input(instantSchema).public(),
+    timezone: text()
+      .default('UTC')
+      .input(timezone.optional().describe('IANA time zone for display; default UTC'))
+      .public(),
+    location_type: choice(LOCATION)
+      .default('online')
+      .input(z.enum(LOCATION).optional().describe('Default online'))
+      .public(),
+    location: text()
+      .nullable()
+      .describe('Join URL or address')
+      .input(z.string().max(500).nullable().optional())
+      .public(),
+    capacity: integer()
+      .nullable()
+      .input(z.number().int().min(1).max(1_000_000).nullable().optional().describe('null: unlimited'))
+      .public(),
+    spots_left: computed(z.number().int().nullable().describe('null: unlimited'), (d) =>
+      d.capacity === null || d.capacity === undefined
+        ? null
+        : Math.max(0, (d.capacity as number) - ((d.registrationsCount as number | undefined) ?? 0)),
+    ).public(),
+    registrations_count: integer().default(0),
+    status: choice(STATUS).default('draft').input(z.enum(STATUS).optional().describe('Default draft')),
   },
-  input: {
-    create,
-    toStore: (i) =>
-      mapInput(i, {
-        title: 'title',
-        description: 'description',
-        starts_at: ['startsAt', asDate],
-        ends_at: ['endsAt', asDate],
-        timezone: 'timezone',
-        location_type: 'locationType',
-        location: 'location',
-        capacity: 'capacity',
-        status: 'status',
-      }),
-    check,
-  },
+  public: { what: 'published events only', filter: { status: 'published' } },
+  check,
   list: {
     sort: { field: 'startsAt', order: 1, kind: 'date' },
     order: 'soonest first',

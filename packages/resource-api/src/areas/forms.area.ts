@@ -3,17 +3,18 @@
  * Read-only through the API (`forms:read` only): list and get forms, and page through a form's
  * submissions at `/api/v1/forms/{id}/submissions`.
  */
-import { Schema, type Connection, type Types } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
 import { z } from 'zod';
 import type { SortSpec } from '../lib/cursor.js';
-import { defineCollectionArea } from '../lib/crud.js';
-import { cursorParam, limitParam, listOf, listPage } from '../lib/lists.js';
-import { modelOn, type Stored } from '../lib/models.js';
+import { defineCollectionArea, type CollectionArea } from '../lib/crud.js';
 import { NotFoundError } from '../lib/errors.js';
+import { choice, custom, instant, integer, ref, text } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter } from '../lib/filters.js';
 import { pathId } from '../lib/ids.js';
-import type { AreaModule, Operation } from '../lib/operation.js';
-import { idOf, instant, isoRequired } from '../lib/wire.js';
+import { cursorParam, limitParam, listOf, listPage } from '../lib/lists.js';
+import { modelOn } from '../lib/models.js';
+import type { Operation } from '../lib/operation.js';
+import { recordOf } from '../lib/record.js';
 
 const STATUS = ['open', 'closed'] as const;
 const FIELD_TYPE = ['text', 'email', 'textarea', 'select', 'checkbox', 'number'] as const;
@@ -26,112 +27,49 @@ interface FormField {
   options: string[];
 }
 
-interface Form {
-  title: string;
-  slug: string;
-  description: string;
-  fields: FormField[];
-  status: (typeof STATUS)[number];
-  submissionsCount: number;
-}
-
-interface Submission {
-  formId: Types.ObjectId;
-  email?: string | null;
-  values: Record<string, string>;
-  submittedAt: Date;
-}
-
-const formSchema = new Schema<Form>(
+const formFieldSchema = new Schema<FormField>(
   {
-    title: { type: String, required: true },
-    slug: { type: String, required: true, unique: true },
-    description: { type: String, default: '' },
-    fields: [
-      new Schema<FormField>(
-        {
-          key: { type: String, required: true },
-          label: { type: String, required: true },
-          type: { type: String, enum: FIELD_TYPE, default: 'text' },
-          required: { type: Boolean, default: false },
-          options: { type: [String], default: [] },
-        },
-        { _id: false },
-      ),
-    ],
-    status: { type: String, enum: STATUS, default: 'open' },
-    submissionsCount: { type: Number, default: 0 },
+    key: { type: String, required: true },
+    label: { type: String, required: true },
+    type: { type: String, enum: FIELD_TYPE, default: 'text' },
+    required: { type: Boolean, default: false },
+    options: { type: [String], default: [] },
   },
-  { timestamps: true, versionKey: false },
+  { _id: false },
 );
 
-const submissionSchema = new Schema<Submission>(
-  {
-    formId: { type: Schema.Types.ObjectId, required: true, index: true },
-    email: String,
-    values: { type: Schema.Types.Mixed, default: {} },
-    submittedAt: { type: Date, required: true },
-  },
-  { timestamps: true, versionKey: false },
-);
-
-const submissionModel = (connection: Connection) =>
-  modelOn(connection, 'FormSubmission', submissionSchema, 'form_submissions');
-
-const output = z.strictObject({
-  id: z.string(),
-  title: z.string(),
-  slug: z.string(),
-  description: z.string(),
-  fields: z.array(
-    z.strictObject({
-      key: z.string(),
-      label: z.string(),
-      type: z.enum(FIELD_TYPE),
-      required: z.boolean(),
-      options: z.array(z.string()),
-    }),
-  ),
-  status: z.enum(STATUS),
-  submissions_count: z.number().int(),
-  created_at: instant,
-  updated_at: instant,
-});
-
-const submissionOutput = z.strictObject({
-  id: z.string(),
-  form_id: z.string(),
-  email: z.string().nullable(),
-  values: z.record(z.string(), z.string()).describe('Answers by field key'),
-  submitted_at: instant,
-});
-
-const forms = defineCollectionArea<Form>({
+const forms = defineCollectionArea({
   name: 'forms',
   noun: 'form',
   schemaName: 'Form',
   description: 'Forms on the school site (sign-up, contact, surveys) and their submissions (read-only).',
-  modelName: 'Form',
-  collection: 'forms',
-  schema: formSchema,
-  output,
-  toApi: (d: Stored<Form>) => ({
-    id: idOf(d._id),
-    title: d.title,
-    slug: d.slug,
-    description: d.description ?? '',
-    fields: (d.fields ?? []).map((f) => ({
-      key: f.key,
-      label: f.label,
-      type: f.type,
-      required: f.required ?? false,
-      options: f.options ?? [],
-    })),
-    status: d.status,
-    submissions_count: d.submissionsCount ?? 0,
-    created_at: isoRequired(d.createdAt),
-    updated_at: isoRequired(d.updatedAt),
-  }),
+  fields: {
+    title: text().required(),
+    slug: text().required().with({ unique: true }),
+    description: text().default(''),
+    fields: custom({
+      out: z.array(
+        z.strictObject({
+          key: z.string(),
+          label: z.string(),
+          type: z.enum(FIELD_TYPE),
+          required: z.boolean(),
+          options: z.array(z.string()),
+        }),
+      ),
+      store: { type: [formFieldSchema] },
+      toApi: (v) =>
+        ((v as FormField[] | undefined) ?? []).map((f) => ({
+          key: f.key,
+          label: f.label,
+          type: f.type,
+          required: f.required ?? false,
+          options: f.options ?? [],
+        })),
+    }),
+    status: choice(STATUS).default('open'),
+    submissions_count: integer().default(0),
+  },
   list: {
     sort: { field: 'createdAt', order: -1, kind: 'date' },
     order: 'newest first',
@@ -140,6 +78,24 @@ const forms = defineCollectionArea<Form>({
   },
   unique: ['slug'],
 });
+
+const submission = recordOf(
+  {
+    form_id: ref().required().with({ index: true }),
+    email: text().nullable(),
+    values: custom({
+      out: z.record(z.string(), z.string()).describe('Answers by field key'),
+      store: { type: Schema.Types.Mixed, default: {} },
+      toApi: (v) =>
+        Object.fromEntries(Object.entries((v as object | undefined) ?? {}).map(([k, x]) => [k, String(x)])),
+    }),
+    submitted_at: instant().required(),
+  },
+  { timestamps: 'none' },
+);
+const submissionSchema = new Schema(submission.definition, { timestamps: true, versionKey: false });
+const submissionModel = (connection: Connection) =>
+  modelOn(connection, 'FormSubmission', submissionSchema, 'form_submissions');
 
 const SUBMISSION_SORT: SortSpec = { field: 'submittedAt', order: -1, kind: 'date' };
 const submissionFilters = dateRangeFilters('submitted', 'submittedAt', 'submissions sent');
@@ -160,18 +116,18 @@ const submissions: Operation = {
   response: {
     status: 200,
     description: 'A page of submissions',
-    full: { name: 'FormSubmissionList', schema: listOf(submissionOutput) },
+    full: { name: 'FormSubmissionList', schema: listOf(submission.output) },
   },
   errors: [400, 404],
   async handle(ctx) {
     const formId = pathId(ctx.params.id, 'form');
     const { connection } = ctx.services;
-    const exists = await modelOn(connection, 'Form', formSchema, 'forms').exists({ _id: formId });
-    if (!exists) throw new NotFoundError('no form with this id');
+    if (!(await forms.model(connection).exists({ _id: formId })))
+      throw new NotFoundError('no form with this id');
     const parts: Record<string, unknown>[] = [{ formId }];
     for (const f of submissionFilters)
       if (ctx.query[f.param] !== undefined) parts.push(f.toFilter(ctx.query[f.param]));
-    const page = await listPage<Stored<Submission>>(
+    const page = await listPage<Record<string, unknown>>(
       submissionModel(connection),
       parts,
       SUBMISSION_SORT,
@@ -179,25 +135,20 @@ const submissions: Operation = {
     );
     return {
       status: 200,
-      body: {
-        data: page.data.map((s) => ({
-          id: idOf(s._id),
-          form_id: idOf(s.formId),
-          email: s.email ?? null,
-          values: Object.fromEntries(Object.entries(s.values ?? {}).map(([k, v]) => [k, String(v)])),
-          submitted_at: isoRequired(s.submittedAt),
-        })),
-        next_cursor: page.next_cursor,
-      },
+      body: { data: page.data.map(submission.toApi), next_cursor: page.next_cursor },
     };
   },
 };
 
-export default {
+const area: CollectionArea & { submissions: { collection: string; toStored: typeof submission.toStored } } = {
   ...forms,
   operations: [...forms.operations, submissions],
   async init(connection) {
-    await forms.init?.(connection);
+    await forms.init(connection);
     await submissionModel(connection).createIndexes();
   },
-} satisfies AreaModule;
+  /** Where submissions are stored and how (for the seed). */
+  submissions: { collection: 'form_submissions', toStored: submission.toStored },
+};
+
+export default area;

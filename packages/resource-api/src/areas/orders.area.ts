@@ -5,9 +5,10 @@
  */
 import { Schema, type Types } from 'mongoose';
 import { z } from 'zod';
-import { defineCollectionArea, type Stored } from '../lib/crud.js';
+import { defineCollectionArea } from '../lib/crud.js';
+import { choice, custom, instant, integer, ref, text } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter, idFilter, stringFilter } from '../lib/filters.js';
-import { idOf, instant, iso, isoRequired } from '../lib/wire.js';
+import { idOf } from '../lib/wire.js';
 
 const STATUS = ['pending', 'paid', 'refunded', 'failed'] as const;
 const ITEM_KIND = ['course', 'digital_product', 'membership_plan', 'event'] as const;
@@ -20,56 +21,19 @@ interface LineItem {
   quantity: number;
 }
 
-interface Order {
-  number: string;
-  studentId: Types.ObjectId;
-  email: string;
-  items: LineItem[];
-  subtotalCents: number;
-  discountCents: number;
-  totalCents: number;
-  currency: string;
-  couponCode?: string | null;
-  status: (typeof STATUS)[number];
-  paidAt?: Date | null;
-  refundedAt?: Date | null;
-}
-
-const schema = new Schema<Order>(
+const itemSchema = new Schema<LineItem>(
   {
-    number: { type: String, required: true, unique: true },
-    studentId: { type: Schema.Types.ObjectId, required: true, index: true },
-    email: { type: String, required: true },
-    items: [
-      new Schema<LineItem>(
-        {
-          kind: { type: String, enum: ITEM_KIND, required: true },
-          productId: { type: Schema.Types.ObjectId, required: true },
-          title: { type: String, required: true },
-          unitPriceCents: { type: Number, required: true },
-          quantity: { type: Number, default: 1 },
-        },
-        { _id: false },
-      ),
-    ],
-    subtotalCents: { type: Number, required: true },
-    discountCents: { type: Number, default: 0 },
-    totalCents: { type: Number, required: true },
-    currency: { type: String, default: 'USD' },
-    couponCode: String,
-    status: { type: String, enum: STATUS, default: 'pending' },
-    paidAt: Date,
-    refundedAt: Date,
+    kind: { type: String, enum: ITEM_KIND, required: true },
+    productId: { type: Schema.Types.ObjectId, required: true },
+    title: { type: String, required: true },
+    unitPriceCents: { type: Number, required: true },
+    quantity: { type: Number, default: 1 },
   },
-  { timestamps: true, versionKey: false },
+  { _id: false },
 );
 
-const output = z.strictObject({
-  id: z.string(),
-  number: z.string(),
-  student_id: z.string(),
-  email: z.string(),
-  items: z.array(
+const items = custom({
+  out: z.array(
     z.strictObject({
       kind: z.enum(ITEM_KIND),
       product_id: z.string(),
@@ -79,33 +43,9 @@ const output = z.strictObject({
       total_cents: z.number().int(),
     }),
   ),
-  subtotal_cents: z.number().int(),
-  discount_cents: z.number().int(),
-  total_cents: z.number().int(),
-  currency: z.string(),
-  coupon_code: z.string().nullable(),
-  status: z.enum(STATUS),
-  paid_at: instant.nullable(),
-  refunded_at: instant.nullable(),
-  created_at: instant,
-  updated_at: instant,
-});
-
-export default defineCollectionArea<Order>({
-  name: 'orders',
-  noun: 'order',
-  schemaName: 'Order',
-  description: 'Orders placed at checkout, with line items, discounts and payment status (read-only).',
-  modelName: 'Order',
-  collection: 'orders',
-  schema,
-  output,
-  toApi: (d: Stored<Order>) => ({
-    id: idOf(d._id),
-    number: d.number,
-    student_id: idOf(d.studentId),
-    email: d.email,
-    items: (d.items ?? []).map((i) => ({
+  store: { type: [itemSchema] },
+  toApi: (v) =>
+    ((v as LineItem[] | undefined) ?? []).map((i) => ({
       kind: i.kind,
       product_id: idOf(i.productId),
       title: i.title,
@@ -113,17 +53,35 @@ export default defineCollectionArea<Order>({
       quantity: i.quantity,
       total_cents: i.unitPriceCents * i.quantity,
     })),
-    subtotal_cents: d.subtotalCents,
-    discount_cents: d.discountCents,
-    total_cents: d.totalCents,
-    currency: d.currency,
-    coupon_code: d.couponCode ?? null,
-    status: d.status,
-    paid_at: iso(d.paidAt),
-    refunded_at: iso(d.refundedAt),
-    created_at: isoRequired(d.createdAt),
-    updated_at: isoRequired(d.updatedAt),
-  }),
+  toStore: (v) =>
+    (v as Record<string, unknown>[]).map((i) => ({
+      kind: i.kind,
+      productId: i.product_id,
+      title: i.title,
+      unitPriceCents: i.unit_price_cents,
+      quantity: i.quantity,
+    })),
+});
+
+export default defineCollectionArea({
+  name: 'orders',
+  noun: 'order',
+  schemaName: 'Order',
+  description: 'Orders placed at checkout, with line items, discounts and payment status (read-only).',
+  fields: {
+    number: text().required().with({ unique: true }),
+    student_id: ref().required().with({ index: true }),
+    email: text().required(),
+    items,
+    subtotal_cents: integer().required(),
+    discount_cents: integer().default(0),
+    total_cents: integer().required(),
+    currency: text().default('USD'),
+    coupon_code: text().nullable(),
+    status: choice(STATUS).default('pending'),
+    paid_at: instant().nullable(),
+    refunded_at: instant().nullable(),
+  },
   list: {
     sort: { field: 'createdAt', order: -1, kind: 'date' },
     order: 'newest first',

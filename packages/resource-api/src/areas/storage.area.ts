@@ -27,7 +27,7 @@ import { z } from 'zod';
 import {
   InvalidRequestError,
   NotFoundError,
-  PayloadTooLargeError,
+  RequestTooLargeError,
   UnsupportedMediaTypeError,
 } from '../lib/errors.js';
 import { pathId } from '../lib/ids.js';
@@ -113,7 +113,7 @@ class Meter extends Transform {
   }
   override _transform(chunk: Buffer, _enc: BufferEncoding, done: TransformCallback) {
     this.bytes += chunk.length;
-    if (this.bytes > this.max) return done(new PayloadTooLargeError(this.max));
+    if (this.bytes > this.max) return done(new RequestTooLargeError(this.max));
     this.hash.update(chunk);
     done(null, chunk);
   }
@@ -159,7 +159,7 @@ const area: AreaModule = {
         // Refused on its declared size, the body is left for Node to read and discard after the
         // answer, on a connection kept open: closing it while a proxy is still sending made the proxy
         // lose our 413 and answer 502 (issue 13, finding 7). REQUEST_TIMEOUT_MS bounds the reading.
-        if (Number.isFinite(declared) && declared > limit) throw new PayloadTooLargeError(limit);
+        if (Number.isFinite(declared) && declared > limit) throw new RequestTooLargeError(limit);
         sweepNowAndThen(services.connection, services.logger);
         // The files document is written when the stream ends, from these options: the metadata
         // object gets the SHA-256 just before (Meter's flush), so it is complete when it appears.

@@ -4,11 +4,12 @@
  */
 import { Schema, type Types } from 'mongoose';
 import { z } from 'zod';
-import { defineCollectionArea, type Stored } from '../lib/crud.js';
+import { defineCollectionArea } from '../lib/crud.js';
+import { choice, custom, instant, text, texts, uniqueEmail } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter, idFilter, stringFilter } from '../lib/filters.js';
 import { objectIdSchema } from '../lib/ids.js';
 import { referenceProblems } from '../lib/references.js';
-import { idOf, instant, iso, isoRequired, mapInput, toObjectIds } from '../lib/wire.js';
+import { idOf, instant as instantSchema, iso, isoRequired, toObjectIds } from '../lib/wire.js';
 
 const STATUS = ['active', 'suspended'] as const;
 
@@ -20,78 +21,30 @@ interface Enrollment {
   lastActivityAt?: Date | null;
 }
 
-interface Student {
-  email: string;
-  name: string;
-  status: (typeof STATUS)[number];
-  tags: string[];
-  enrollments: Enrollment[];
-  lastActiveAt?: Date | null;
-}
-
-const schema = new Schema<Student>(
+const enrollmentSchema = new Schema<Enrollment>(
   {
-    email: { type: String, required: true, unique: true, lowercase: true, trim: true },
-    name: { type: String, required: true },
-    status: { type: String, enum: STATUS, default: 'active' },
-    tags: { type: [String], default: [] },
-    enrollments: {
-      type: [
-        new Schema<Enrollment>(
-          {
-            courseId: { type: Schema.Types.ObjectId, required: true },
-            enrolledAt: { type: Date, required: true },
-            progressPercent: { type: Number, default: 0 },
-            completedAt: Date,
-            lastActivityAt: Date,
-          },
-          { _id: false },
-        ),
-      ],
-      default: [],
-    },
-    lastActiveAt: Date,
+    courseId: { type: Schema.Types.ObjectId, required: true },
+    enrolledAt: { type: Date, required: true },
+    progressPercent: { type: Number, default: 0 },
+    completedAt: Date,
+    lastActivityAt: Date,
   },
-  { timestamps: true, versionKey: false },
+  { _id: false },
 );
 
 const enrollmentOut = z.strictObject({
   course_id: z.string(),
-  enrolled_at: instant,
+  enrolled_at: instantSchema,
   progress_percent: z.number().min(0).max(100),
-  completed_at: instant.nullable(),
-  last_activity_at: instant.nullable(),
-});
-
-const output = z.strictObject({
-  id: z.string(),
-  email: z.string(),
-  name: z.string(),
-  status: z.enum(STATUS),
-  tags: z.array(z.string()),
-  enrollments: z.array(enrollmentOut),
-  last_active_at: instant.nullable(),
-  created_at: instant,
-  updated_at: instant,
+  completed_at: instantSchema.nullable(),
+  last_activity_at: instantSchema.nullable(),
 });
 
 const enrollmentIn = z.strictObject({
   course_id: objectIdSchema,
-  enrolled_at: instant.optional().describe('Default: now'),
+  enrolled_at: instantSchema.optional().describe('Default: now'),
   progress_percent: z.number().min(0).max(100).optional().describe('Default 0'),
-  completed_at: instant.nullable().optional(),
-});
-
-const create = z.strictObject({
-  email: z.email().max(254),
-  name: z.string().max(200).trim().min(1),
-  status: z.enum(STATUS).optional().describe('Default active'),
-  tags: z.array(z.string().max(50).trim().min(1)).max(20).optional(),
-  enrollments: z
-    .array(enrollmentIn)
-    .max(200)
-    .optional()
-    .describe('Replaces all enrollments when given; one per course'),
+  completed_at: instantSchema.nullable().optional(),
 });
 
 const toEnrollment = (e: Record<string, unknown>): Enrollment => ({
@@ -99,63 +52,63 @@ const toEnrollment = (e: Record<string, unknown>): Enrollment => ({
   enrolledAt: e.enrolled_at ? new Date(e.enrolled_at as string) : new Date(),
   progressPercent: (e.progress_percent as number | undefined) ?? 0,
   completedAt: e.completed_at ? new Date(e.completed_at as string) : null,
+  // Not an input (the seed sets it); left out when absent.
+  ...(e.last_activity_at === undefined
+    ? {}
+    : { lastActivityAt: e.last_activity_at ? new Date(e.last_activity_at as string) : null }),
 });
 
-export default defineCollectionArea<Student>({
-  name: 'students',
-  noun: 'student',
-  schemaName: 'Student',
-  description: 'Students of the school with their course enrollments and progress.',
-  modelName: 'Student',
-  collection: 'students',
-  schema,
-  output,
-  toApi: (d: Stored<Student>) => ({
-    id: idOf(d._id),
-    email: d.email,
-    name: d.name,
-    status: d.status,
-    tags: d.tags ?? [],
-    enrollments: (d.enrollments ?? []).map((e) => ({
+const enrollments = custom({
+  out: z.array(enrollmentOut),
+  store: { type: [enrollmentSchema], default: [] },
+  toApi: (v) =>
+    ((v as Enrollment[] | undefined) ?? []).map((e) => ({
       course_id: idOf(e.courseId),
       enrolled_at: isoRequired(e.enrolledAt),
       progress_percent: e.progressPercent,
       completed_at: iso(e.completedAt),
       last_activity_at: iso(e.lastActivityAt),
     })),
-    last_active_at: iso(d.lastActiveAt),
-    created_at: isoRequired(d.createdAt),
-    updated_at: isoRequired(d.updatedAt),
-  }),
-  input: {
-    create,
-    toStore: (i) =>
-      mapInput(i, {
-        email: ['email', (v) => String(v).toLowerCase()],
-        name: 'name',
-        status: 'status',
-        tags: 'tags',
-        enrollments: ['enrollments', (v) => (v as Record<string, unknown>[]).map(toEnrollment)],
-      }),
-    async check(doc, connection) {
-      const enrollments = (doc.enrollments as Enrollment[] | undefined) ?? [];
-      const ids = enrollments.map((e) => String(e.courseId));
-      const problems =
-        ids.length !== new Set(ids).size
-          ? [{ path: 'body.enrollments', message: 'a course may appear only once' }]
-          : [];
-      return [
-        ...problems,
-        ...(await referenceProblems(connection, [
-          {
-            path: 'body.enrollments',
-            collection: 'courses',
-            ids: enrollments.map((e) => e.courseId),
-            noun: 'course',
-          },
-        ])),
-      ];
-    },
+  toStore: (v) => (v as Record<string, unknown>[]).map(toEnrollment),
+});
+
+export default defineCollectionArea({
+  name: 'students',
+  noun: 'student',
+  schemaName: 'Student',
+  description: 'Students of the school with their course enrollments and progress.',
+  fields: {
+    email: uniqueEmail(),
+    name: text().required().input(z.string().max(200).trim().min(1)),
+    status: choice(STATUS).default('active').input(z.enum(STATUS).optional().describe('Default active')),
+    tags: texts().input(z.array(z.string().max(50).trim().min(1)).max(20).optional()),
+    enrollments: enrollments.input(
+      z
+        .array(enrollmentIn)
+        .max(200)
+        .optional()
+        .describe('Replaces all enrollments when given; one per course'),
+    ),
+    last_active_at: instant().nullable(),
+  },
+  async check(doc, connection) {
+    const list = (doc.enrollments as Enrollment[] | undefined) ?? [];
+    const ids = list.map((e) => String(e.courseId));
+    const problems =
+      ids.length !== new Set(ids).size
+        ? [{ path: 'body.enrollments', message: 'a course may appear only once' }]
+        : [];
+    return [
+      ...problems,
+      ...(await referenceProblems(connection, [
+        {
+          path: 'body.enrollments',
+          collection: 'courses',
+          ids: list.map((e) => e.courseId),
+          noun: 'course',
+        },
+      ])),
+    ];
   },
   list: {
     sort: { field: 'createdAt', order: -1, kind: 'date' },

@@ -1,7 +1,8 @@
 /**
  * Properties of audience matching over generated input: an unbound token (no `aud`) is accepted; a
- * bound one only when some `aud` value is this API's resource identifier byte for byte, with or
- * without one trailing slash. Look-alikes (case, path, port, host suffix, doubled slash) never pass.
+ * bound one only when some `aud` value is this API's resource identifier, with or without one trailing
+ * slash, its scheme and host in any ASCII case. Look-alikes (path, port, host suffix, doubled slash,
+ * Unicode case folds) never pass.
  */
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
@@ -15,7 +16,8 @@ const resource = fc
   )
   .map(([scheme, host, port]) => `${scheme}://${host}${port === null ? '' : `:${port}`}`);
 const lookalike = fc.constantFrom(
-  (r: string) => r.toUpperCase(),
+  (r: string) => r.replace(/k/g, '\u212A'), // the Kelvin sign lower-cases to k in JavaScript
+  (r: string) => `${r}/API`,
   (r: string) => `${r}//`,
   (r: string) => `${r}/api`,
   (r: string) => `${r}.evil.example`,
@@ -40,7 +42,8 @@ describe('audienceAccepts (properties)', () => {
           resource.map((r) => `${r}/`),
         ),
         (r, aud) => {
-          expect(audienceAccepts(aud, r)).toBe(aud === r || aud === `${r}/`);
+          const ascii = (s: string) => s.replace(/[A-Z]/g, (c) => c.toLowerCase());
+          expect(audienceAccepts(aud, r)).toBe(ascii(aud) === ascii(r) || ascii(aud) === ascii(`${r}/`));
         },
       ),
       { numRuns: 2000 },
@@ -54,6 +57,10 @@ describe('audienceAccepts (properties)', () => {
       }),
     );
     expect(audienceAccepts([], 'http://127.0.0.1:8080')).toBe(false);
+  });
+
+  it('accepts the resource with its scheme and host in upper case', () => {
+    fc.assert(fc.property(resource, (r) => expect(audienceAccepts(r.toUpperCase(), r)).toBe(true)));
   });
 
   it('refuses every look-alike of the resource', () => {

@@ -29,6 +29,7 @@ import type { Challenges } from './challenges.js';
 import { parseAuthorization } from './authorization-header.js';
 import { AuthServerUnavailableError, IntrospectionCredentialsError } from './introspection-client.js';
 import { ANONYMOUS, setPrincipal } from './principal.js';
+import { requiredScope } from './require-scope.js';
 import type { TokenPrincipal, TokenVerifier } from './token-verifier.js';
 
 const MALFORMED = 'the Authorization header must have the form: Bearer <access token>';
@@ -62,23 +63,24 @@ export function bearer(verifier: TokenVerifier, challenge: Challenges, logger: L
       return next();
     }
     const parsed = parseAuthorization(header);
-    if (!parsed.ok) return next(challenge.invalidToken(parsed.reason));
+    if (!parsed.ok) return next(challenge.invalidToken(parsed.reason, requiredScope(res)));
     // passport-http-bearer splits the header on single spaces: hand it the canonical form.
     req.headers.authorization = `Bearer ${parsed.token}`;
+    const unreachable = 'the authorization server cannot be reached; try again shortly';
     runStrategy(strategy, req, {
       error(err) {
         if (err instanceof IntrospectionCredentialsError) {
           logger.error({ err: err.message }, 'introspection credentials refused: every token check fails');
-          return next(new TemporarilyUnavailableError());
+          return next(new TemporarilyUnavailableError(unreachable));
         }
         if (err instanceof AuthServerUnavailableError) {
           logger.warn({ err: err.message }, 'introspection failed');
-          return next(new TemporarilyUnavailableError());
+          return next(new TemporarilyUnavailableError(unreachable));
         }
         return next(err);
       },
       fail() {
-        return next(challenge.invalidToken(reasons.get(req) ?? MALFORMED));
+        return next(challenge.invalidToken(reasons.get(req) ?? MALFORMED, requiredScope(res)));
       },
       success(user) {
         setPrincipal(res, user as TokenPrincipal);

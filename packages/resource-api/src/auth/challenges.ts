@@ -1,7 +1,9 @@
 /**
  * The headers DESIGN.md §2 puts on auth answers, in one place:
  * - 401 `invalid_token` and 403 `insufficient_scope`: `WWW-Authenticate: Bearer error=..., ...,
- *   resource_metadata="<PRM URL>"` (RFC 6750 §3, RFC 9728 §5.1), with `scope` on the 403;
+ *   resource_metadata="<PRM URL>"` (RFC 6750 §3, RFC 9728 §5.1), both with `scope` naming every scope
+ *   the operation needs (the MCP authorization spec of 2026-07-28 asks for it on the 401 too, so a
+ *   client asks for the right scopes in one round; a 401 outside any operation has none);
  * - anonymous 403 `access_denied`: no challenge at all (anonymous is not an error), only
  *   `Link: <PRM URL>; rel="oauth-protected-resource"` so a client can discover how to get a token.
  */
@@ -18,9 +20,10 @@ function quoted(value: string): string {
 /** Builds the challenges for one deployment. */
 export function challenges(prmUrl: string) {
   return {
-    invalidToken(description: string): InvalidTokenError {
+    invalidToken(description: string, scope?: string): InvalidTokenError {
+      const scopeParam = scope ? `, scope=${quoted(scope)}` : '';
       return new InvalidTokenError(description, {
-        'WWW-Authenticate': `Bearer error="invalid_token", error_description=${quoted(description)}, resource_metadata=${quoted(prmUrl)}`,
+        'WWW-Authenticate': `Bearer error="invalid_token", error_description=${quoted(description)}${scopeParam}, resource_metadata=${quoted(prmUrl)}`,
       });
     },
     insufficientScope(scope: string): InsufficientScopeError {

@@ -10,25 +10,12 @@
  * only be about the token (a JWT-shaped or oversized one, introspection-answers.ts) is an inactive
  * token; a refusal of our own credentials is {@link IntrospectionCredentialsError}, 503 too.
  */
+import { OAUTH_ROUTES, introspectionAnswerSchema, type IntrospectionAnswer } from '@school/shared';
 import { Pool } from 'undici';
-import { z } from 'zod';
 import { refusalOf } from './introspection-answers.js';
 
-/** The introspection response fields the API relies on (others are kept but ignored). */
-export const introspectionSchema = z.looseObject({
-  active: z.boolean(),
-  scope: z.string().optional(),
-  client_id: z.string().optional(),
-  sub: z.string().optional(),
-  aud: z.union([z.string(), z.array(z.string())]).optional(),
-  iss: z.string().optional(),
-  exp: z.number().optional(),
-  iat: z.number().optional(),
-  token_type: z.string().optional(),
-});
-
-/** One introspection answer. */
-export type Introspection = z.output<typeof introspectionSchema>;
+/** One introspection answer (`@school/shared` introspection.ts: the fields the API relies on). */
+export type Introspection = IntrospectionAnswer;
 
 /** Anything that can introspect a token. */
 export interface Introspector {
@@ -76,10 +63,10 @@ export interface IntrospectionClientOptions {
   connections?: number;
 }
 
-/** Introspects tokens at `<authUrl>/api/oauth/introspect` with client_secret_post. */
+/** Introspects tokens at the auth server's introspection route with client_secret_post. */
 export class IntrospectionClient implements Introspector {
   private readonly pool: Pool;
-  private readonly path = '/api/oauth/introspect';
+  private readonly path = OAUTH_ROUTES.introspection;
 
   constructor(private readonly options: IntrospectionClientOptions) {
     this.pool = new Pool(options.authUrl, {
@@ -152,7 +139,7 @@ export class IntrospectionClient implements Introspector {
         cause: err,
       });
     }
-    const parsed = introspectionSchema.safeParse(json);
+    const parsed = introspectionAnswerSchema.safeParse(json);
     if (!parsed.success) throw new AuthServerUnavailableError('introspection answer is malformed');
     return parsed.data;
   }

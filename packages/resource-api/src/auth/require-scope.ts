@@ -20,6 +20,19 @@ export function viewOf(res: Response): View {
   return (res.locals.view as View | undefined) ?? 'public';
 }
 
+/** The scope the operation being served needs, named by {@link needsScope}; undefined outside one. */
+export function requiredScope(res: Response): string | undefined {
+  return res.locals.requiredScope as string | undefined;
+}
+
+/** The first step of an operation: names the scope it needs, for every challenge after it. */
+export function needsScope(scope: string): RequestHandler {
+  return function nameScope(_req: Request, res: Response, next: NextFunction) {
+    res.locals.requiredScope = scope;
+    next();
+  };
+}
+
 /** Builds the check for one operation. */
 export function requireScope(scope: string, hasPublicView: boolean, challenge: Challenges): RequestHandler {
   return function checkScope(_req: Request, res: Response, next: NextFunction) {

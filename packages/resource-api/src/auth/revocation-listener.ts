@@ -4,13 +4,10 @@
  * its next use. If the subscription ever drops, messages may have been missed while it was down, so
  * the whole positive cache is cleared when it comes back (fail safe: the next requests introspect).
  */
+import { revocationChannel, revocationMessageSchema } from '@school/shared';
 import { Redis } from 'ioredis';
-import { z } from 'zod';
 import type { Logger } from '../logger.js';
-import { revocationChannel } from './token-hash.js';
 import type { TokenVerifier } from './token-verifier.js';
-
-const messageSchema = z.object({ tokens: z.array(z.string().regex(/^[0-9a-f]{64}$/)) });
 
 /** A running subscription. */
 export interface RevocationListener {
@@ -48,7 +45,7 @@ export async function listenForRevocations(
     if (ch !== channel) return;
     let parsed;
     try {
-      parsed = messageSchema.safeParse(JSON.parse(message));
+      parsed = revocationMessageSchema.safeParse(JSON.parse(message));
     } catch {
       parsed = undefined;
     }

@@ -14,11 +14,11 @@
  *   too), not past `exp`, and `aud` absent or naming this API (audience.ts); its scopes are the
  *   well-formed tokens of `scope` (scope.ts).
  */
+import { tokenHash } from '@school/shared';
 import { LRUCache } from 'lru-cache';
 import { audienceAccepts } from './audience.js';
 import type { Introspection, Introspector } from './introspection-client.js';
 import { parseScope } from './scope.js';
-import { tokenHash } from './token-hash.js';
 
 /** What a good token tells the API about the caller. */
 export interface TokenPrincipal {
@@ -79,6 +79,20 @@ function verdictOf(info: Introspection, resource: string): Verdict {
   return { ok: true, principal };
 }
 
+/**
+ * What the verifier has done since it started, as plain counts (the metrics read them at scrape time,
+ * so a token check costs an increment, not a metrics call).
+ */
+export interface VerifierCounts {
+  /** Checks by where the verdict came from: the positive cache, the negative cache, the revoked list,
+   *  or an introspection (a miss; concurrent misses for one token share one call). */
+  lookups: { hit: number; negative_hit: number; revoked: number; miss: number };
+  /** Introspection calls by answer. */
+  introspections: { active: number; inactive: number; error: number };
+  /** Revoked token hashes received from the feed. */
+  revocations: number;
+}
+
 /** An answer that arrived after its token was revoked: refused, whatever it said. */
 const REVOKED_MEANWHILE: Checked = { verdict: { ok: false, reason: INACTIVE } };
 
@@ -88,6 +102,12 @@ export class TokenVerifier {
   private readonly negative: LRUCache<string, true>;
   private readonly revoked: LRUCache<string, true>;
   private readonly inflight = new Map<string, Promise<Checked>>();
+  /** See {@link VerifierCounts}. */
+  readonly counts: VerifierCounts = {
+    lookups: { hit: 0, negative_hit: 0, revoked: 0, miss: 0 },
+    introspections: { active: 0, inactive: 0, error: 0 },
+    revocations: 0,
+  };
 
   constructor(
     private readonly introspector: Introspector,
@@ -105,10 +125,21 @@ export class TokenVerifier {
    */
   async verify(token: string, requestId?: string): Promise<Verdict> {
     const key = tokenHash(token);
-    if (this.revoked.has(key)) return { ok: false, reason: 'the access token has been revoked' };
+    const lookups = this.counts.lookups;
+    if (this.revoked.has(key)) {
+      lookups.revoked++;
+      return { ok: false, reason: 'the access token has been revoked' };
+    }
     const cached = this.positive.get(key);
-    if (cached) return this.judge(key, cached);
-    if (this.negative.has(key)) return { ok: false, reason: INACTIVE };
+    if (cached) {
+      lookups.hit++;
+      return this.judge(key, cached);
+    }
+    if (this.negative.has(key)) {
+      lookups.negative_hit++;
+      return { ok: false, reason: INACTIVE };
+    }
+    lookups.miss++;
     let pending = this.inflight.get(key);
     if (!pending) {
       pending = this.lookup(key, token, requestId);
@@ -120,7 +151,12 @@ export class TokenVerifier {
   }
 
   private async lookup(key: string, token: string, requestId?: string): Promise<Checked> {
-    const result = await this.introspector.introspect(token, requestId);
+    const introspections = this.counts.introspections;
+    const result = await this.introspector.introspect(token, requestId).catch((err: unknown) => {
+      introspections.error++;
+      throw err;
+    });
+    introspections[result.active ? 'active' : 'inactive']++;
     if (this.revoked.has(key)) return REVOKED_MEANWHILE;
     const checked: Checked = {
       exp: result.active ? result.exp : undefined,
@@ -147,6 +183,7 @@ export class TokenVerifier {
 
   /** Drops revoked tokens (by SHA-256 hex) and refuses them from now on. */
   evict(hashes: readonly string[]): void {
+    this.counts.revocations += hashes.length;
     for (const h of hashes) {
       this.positive.delete(h);
       this.revoked.set(h, true);

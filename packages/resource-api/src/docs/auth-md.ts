@@ -2,7 +2,7 @@
  * `GET /auth.md`: the authentication walkthrough for agents and developers, generated from the
  * configuration and the registry (URLs, scopes, areas), so it cannot drift from what the server does.
  */
-import { API_SCOPES, OIDC_SCOPES } from '@school/shared';
+import { API_SCOPES, DISCOVERY_PATHS, OAUTH_ROUTES, OIDC_SCOPES } from '@school/shared';
 import { prmUrl, type ApiConfig } from '../config.js';
 import { scopeOf, type AreaModule } from '../lib/operation.js';
 
@@ -34,26 +34,62 @@ export function authMarkdown(config: Pick<ApiConfig, 'BASE_URL'>, registry: read
   return `# Authenticating to ${base}
 
 This API is an OAuth 2.0 protected resource. Clients get tokens with the **Authorization Code flow
-with PKCE (S256 only)** from the authorization server at the same origin, after registering
-themselves. No API key, sales contact or manual approval is needed. Everything below uses
-\`${base}\`; the machine-readable description is \`${base}/openapi.json\`.
+with PKCE (S256 only)** from the authorization server at the same origin, naming themselves by a
+**Client ID Metadata Document** (an https URL, step 2) or by registering (step 2b). No API key, sales
+contact or manual approval is needed. Everything below uses \`${base}\`; the machine-readable
+description is \`${base}/openapi.json\`.
 
-Order: **discover → register → authorize → exchange the code → call the API → refresh → revoke.**
+Order: **discover → client id (document, or register) → authorize → exchange the code → call the API →
+refresh → revoke.**
 
 ## 1. Discover
 
 \`\`\`sh
 curl -s ${prm}
-curl -s ${base}/.well-known/oauth-authorization-server
+curl -s ${base}${DISCOVERY_PATHS.authorizationServer}
 \`\`\`
 
 The protected-resource metadata (RFC 9728) says \`"resource": "${base}"\` and
 \`"authorization_servers": ["${base}"]\`. The authorization-server metadata (RFC 8414) lists every
-endpoint, grant type and scope and is the source of truth if anything here disagrees. It carries
-\`client_id_metadata_document_supported\`; check it before relying on Client ID Metadata Documents
-(it is \`false\` here: register instead).
+endpoint, grant type and scope and is the source of truth if anything here disagrees. It says
+\`"client_id_metadata_document_supported": true\`: a client may use the URL of its metadata document
+as its \`client_id\` (step 2) instead of registering.
 
-## 2. Register (loopback redirect URIs only)
+## 2. Client ID Metadata Document (no registration)
+
+Publish a JSON document at an \`https\` URL with a path, and use that URL, exactly as written, as your
+\`client_id\` (draft-ietf-oauth-client-id-metadata-document; what the MCP authorization specification
+asks clients without a prior relationship to use). The authorization server fetches it when your
+client first appears, and again as its \`Cache-Control\` allows. A minimal document, served at
+\`https://agent.example/oauth/client.json\` as \`application/json\`:
+
+\`\`\`json
+{
+  "client_id": "https://agent.example/oauth/client.json",
+  "client_name": "My Agent",
+  "redirect_uris": ["http://127.0.0.1/callback"],
+  "token_endpoint_auth_method": "none"
+}
+\`\`\`
+
+- \`client_id\` must equal the URL byte for byte (lower-case scheme and host, no default port, no
+  fragment, no credentials).
+- The client is public: \`token_endpoint_auth_method\` is \`none\` (the default); \`private_key_jwt\`
+  and secrets are refused. \`grant_types\` may be \`authorization_code\` and \`refresh_token\` (the
+  default), \`response_types\` only \`code\`.
+- Redirect URIs follow the registration rules: \`http\` on \`127.0.0.1\`, \`[::1]\` or \`localhost\`,
+  any port at authorization. A URI without a port (\`http://127.0.0.1/callback\`) matches every port.
+  An \`https\` redirect URI works only after the school's operators allowed your \`client_id\`;
+  otherwise the authorization stops on an error page with \`invalid_redirect_uri\`.
+- Unknown members are ignored; a known member with the wrong type refuses the document. Keep it under
+  5 KB; the server follows no redirect and reads only \`200\` with \`Content-Type: application/json\`.
+- The sign-in page shows the document's host as the app's verified address. If you change the name
+  or the redirect URIs, users are asked for consent again.
+
+Then go to step 3 with \`CLIENT_ID=https://agent.example/oauth/client.json\` (URL-encoded in the
+authorization URL). The MCP TypeScript client does all this when given \`clientMetadataUrl\`.
+
+## 2b. Or register (loopback redirect URIs only)
 
 Open dynamic registration (RFC 7591), no initial access token. Redirect URIs must be \`http\` on a
 loopback host: \`http://127.0.0.1:<port>/<path>\` (also \`[::1]\` or \`localhost\`). Any other redirect
@@ -61,7 +97,7 @@ URI, \`https\` included, is refused with \`400 invalid_redirect_uri\`; fixed HTT
 integration registered by the school's operators.
 
 \`\`\`sh
-curl -s -X POST ${base}/api/oauth/register \\
+curl -s -X POST ${base}${OAUTH_ROUTES.registration} \\
   -H 'Content-Type: application/json' \\
   -d '{"client_name":"My CLI","application_type":"native","redirect_uris":["http://127.0.0.1:53682/callback"],"token_endpoint_auth_method":"none"}'
 # → 201 {"client_id":"...", ...}
@@ -73,11 +109,11 @@ curl -s -X POST ${base}/api/oauth/register \\
 ## 3. Authorize with PKCE (S256)
 
 \`\`\`sh
-CLIENT_ID=...   # from step 2
+CLIENT_ID=...   # from step 2 (your document's URL) or 2b
 VERIFIER=$(openssl rand -base64 48 | tr -d '=+/\\n' | cut -c1-64)
 CHALLENGE=$(printf %s "$VERIFIER" | openssl dgst -sha256 -binary | openssl base64 -A | tr '+/' '-_' | tr -d '=')
 STATE=$(openssl rand -hex 16)
-echo "${base}/oauth/authorize?response_type=code&client_id=$CLIENT_ID&redirect_uri=http%3A%2F%2F127.0.0.1%3A53682%2Fcallback&scope=courses%3Aread%20students%3Aread&code_challenge=$CHALLENGE&code_challenge_method=S256&state=$STATE&resource=${encodeURIComponent(base)}"
+echo "${base}${OAUTH_ROUTES.authorization}?response_type=code&client_id=$CLIENT_ID&redirect_uri=http%3A%2F%2F127.0.0.1%3A53682%2Fcallback&scope=courses%3Aread%20students%3Aread&code_challenge=$CHALLENGE&code_challenge_method=S256&state=$STATE&resource=${encodeURIComponent(base)}"
 \`\`\`
 
 Open that URL in the user's browser. The user signs in and approves; the browser is sent to your
@@ -89,7 +125,7 @@ Codes are short-lived and single-use.
 ## 4. Exchange the code
 
 \`\`\`sh
-curl -s -X POST ${base}/api/oauth/token \\
+curl -s -X POST ${base}${OAUTH_ROUTES.token} \\
   -d grant_type=authorization_code -d code="$CODE" \\
   -d redirect_uri=http://127.0.0.1:53682/callback \\
   -d client_id="$CLIENT_ID" -d code_verifier="$VERIFIER" \\
@@ -102,7 +138,7 @@ curl -s -X POST ${base}/api/oauth/token \\
 - With \`resource=${base}\` (with or without a trailing slash) the token is **bound** to this API:
   introspection shows \`aud\`, it carries only the API scopes, and it is refused by userinfo.
 - Without \`resource\` the token is unbound: it carries every granted scope and works at the API and
-  at \`/api/oauth/userinfo\`.
+  at \`${OAUTH_ROUTES.userinfo}\`.
 - Any other \`resource\` value is refused with \`invalid_target\`. This API refuses tokens bound to
   another resource.
 
@@ -118,18 +154,20 @@ paginated: pass \`limit\` (1-100, default 20) and the \`next_cursor\` of a page 
 ## 6. Refresh
 
 \`\`\`sh
-curl -s -X POST ${base}/api/oauth/token \\
+curl -s -X POST ${base}${OAUTH_ROUTES.token} \\
   -d grant_type=refresh_token -d refresh_token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID" \\
   -d resource=${base}
 \`\`\`
 
 No user interaction. Public clients get a new refresh token each time (rotation): keep the newest,
-because reusing an old one revokes the whole grant.
+because reusing an old one revokes the whole grant. Several processes that share one stored refresh
+token may refresh at the same moment: within 5 seconds of a rotation the same refresh token from the
+same client gets the same new tokens back, not a revocation.
 
 ## 7. Revoke
 
 \`\`\`sh
-curl -s -X POST ${base}/api/oauth/revoke -d token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID"
+curl -s -X POST ${base}${OAUTH_ROUTES.revocation} -d token="$REFRESH_TOKEN" -d client_id="$CLIENT_ID"
 \`\`\`
 
 Revoking either token ends its grant: the refresh token and every access token issued under it
@@ -155,7 +193,7 @@ Link: <${prm}>; rel="oauth-protected-resource"
 
 | Answer | When | Headers |
 | --- | --- | --- |
-| \`401 invalid_token\` | the \`Authorization\` header is not \`Bearer <token>\`, or the token is unknown, expired, revoked, a refresh token, or bound to another resource | \`WWW-Authenticate: Bearer error="invalid_token", error_description="...", resource_metadata="${prm}"\` |
+| \`401 invalid_token\` | the \`Authorization\` header is not \`Bearer <token>\`, or the token is unknown, expired, revoked, a refresh token, or bound to another resource | \`WWW-Authenticate: Bearer error="invalid_token", error_description="...", scope="<needed>", resource_metadata="${prm}"\` |
 | \`403 insufficient_scope\` | the token is good but lacks the operation's scope | \`WWW-Authenticate: Bearer error="insufficient_scope", scope="<needed>", resource_metadata="${prm}"\` |
 | \`403 access_denied\` | no token, and the operation has no public view | \`Link: <${prm}>; rel="oauth-protected-resource"\` |
 | \`503 temporarily_unavailable\` | the authorization server cannot be reached to check the token, or the database is unavailable; retry | \`Retry-After\` |

@@ -7,9 +7,9 @@
 import { isUtf8 } from 'node:buffer';
 import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import {
-  ApiError,
+  OAuthError,
   InvalidRequestError,
-  PayloadTooLargeError,
+  RequestTooLargeError,
   UnsupportedMediaTypeError,
 } from '../lib/errors.js';
 
@@ -72,7 +72,7 @@ export function jsonBody(limit: number): RequestHandler {
       if (err instanceof BodyProblem)
         return next(new InvalidRequestError([{ path: 'body', message: err.problem }]));
       const e = err as { type?: string };
-      if (e.type === 'entity.too.large') return next(new PayloadTooLargeError(limit));
+      if (e.type === 'entity.too.large') return next(new RequestTooLargeError(limit));
       if (e.type === 'entity.parse.failed')
         return next(new InvalidRequestError([{ path: 'body', message: 'is not valid JSON' }]));
       if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported')
@@ -95,8 +95,13 @@ export const plainRawBody: RequestHandler = (req, _res, next) => {
     .filter((c) => c !== '' && c !== 'identity');
   if (codings.length === 0 || !hasBody(req)) return next();
   next(
-    new ApiError(415, 'unsupported_media_type', 'the file must be sent as it is, with no Content-Encoding', {
-      'Accept-Encoding': 'identity',
-    }),
+    new OAuthError(
+      415,
+      'unsupported_media_type',
+      'the file must be sent as it is, with no Content-Encoding',
+      {
+        'Accept-Encoding': 'identity',
+      },
+    ),
   );
 };

@@ -10,6 +10,7 @@
  * Preflights (OPTIONS with `Access-Control-Request-Method`) carry no credentials: they are answered
  * 204 with the methods of that path, before authentication (see operations-router.ts and docs.ts).
  */
+import { DISCOVERY_PATHS } from '@school/shared';
 import corsMiddleware from 'cors';
 import type { RequestHandler } from 'express';
 
@@ -17,7 +18,7 @@ import type { RequestHandler } from 'express';
 const EXPOSED = ['WWW-Authenticate', 'Link', 'Retry-After', 'Location'];
 
 /** The paths with CORS, as Express mount points. */
-export const CORS_MOUNTS = ['/api/v1', '/.well-known/oauth-protected-resource', '/openapi.json', '/auth.md'];
+export const CORS_MOUNTS = ['/api/v1', DISCOVERY_PATHS.protectedResource, '/openapi.json', '/auth.md'];
 
 /**
  * CORS headers without credentials on every answer of a path; a preflight continues to the path's

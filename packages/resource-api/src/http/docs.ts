@@ -3,6 +3,7 @@
  * drift from the code: the protected-resource metadata, `/openapi.json` and `/auth.md`. Each is built
  * once per app and served from memory.
  */
+import { DISCOVERY_PATHS } from '@school/shared';
 import { preflight } from './cors.js';
 import { PUBLIC_DOCUMENT_CACHE_CONTROL } from '@school/shared';
 import { Router } from 'express';
@@ -20,7 +21,7 @@ export function docsRouter(config: ApiConfig, registry: readonly AreaModule[]): 
   const openapi = JSON.stringify(buildOpenApi(config, registry));
   const markdown = authMarkdown(config, registry);
   const cache = PUBLIC_DOCUMENT_CACHE_CONTROL;
-  router.get('/.well-known/oauth-protected-resource', (_req, res) => {
+  router.get(DISCOVERY_PATHS.protectedResource, (_req, res) => {
     res.type('application/json').set('Cache-Control', cache).send(prm);
   });
   router.get('/openapi.json', (_req, res) => {
@@ -29,7 +30,7 @@ export function docsRouter(config: ApiConfig, registry: readonly AreaModule[]): 
   router.get('/auth.md', (_req, res) => {
     res.type('text/markdown; charset=utf-8').set('Cache-Control', cache).send(markdown);
   });
-  const paths = ['/.well-known/oauth-protected-resource', '/openapi.json', '/auth.md'];
+  const paths = [DISCOVERY_PATHS.protectedResource, '/openapi.json', '/auth.md'];
   router.options(paths, preflight(['GET', 'HEAD']));
   router.all(paths, (_req, _res, next) => next(new MethodNotAllowedError(['GET', 'HEAD'])));
   return router;

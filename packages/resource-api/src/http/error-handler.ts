@@ -5,22 +5,23 @@
  * database 503, a library's own 4xx refusal of the request keeps its status); anything else is a 500
  * `server_error` with a generic text and the request id, the details in the log only.
  */
+import { isStorageOutage } from '@school/shared';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import mongoose from 'mongoose';
 import {
-  ApiError,
+  OAuthError,
   ConflictError,
   InvalidRequestError,
   NotFoundError,
-  PayloadTooLargeError,
+  RequestTooLargeError,
   ServerError,
   TemporarilyUnavailableError,
 } from '../lib/errors.js';
-import { isDatabaseOutage, isDuplicateKey } from '../lib/models.js';
+import { isDuplicateKey } from '../lib/models.js';
 import type { Logger } from '../logger.js';
 
-function toApiError(err: unknown, requestId: string, logger: Logger): ApiError {
-  if (err instanceof ApiError) return err;
+function toApiError(err: unknown, requestId: string, logger: Logger): OAuthError {
+  if (err instanceof OAuthError) return err;
   if (err instanceof mongoose.Error.CastError) return new NotFoundError();
   if (isDuplicateKey(err)) return new ConflictError('an item with this unique value already exists');
   if (err instanceof mongoose.Error.ValidationError) {
@@ -30,14 +31,14 @@ function toApiError(err: unknown, requestId: string, logger: Logger): ApiError {
   }
   if (typeof err === 'object' && err !== null) {
     const e = err as { code?: unknown; name?: string; type?: string; status?: number; limit?: number };
-    if (e.type === 'entity.too.large') return new PayloadTooLargeError(e.limit ?? 0);
-    if (isDatabaseOutage(err)) {
+    if (e.type === 'entity.too.large') return new RequestTooLargeError(e.limit ?? 0);
+    if (isStorageOutage(err)) {
       logger.error({ err, requestId }, 'database unavailable');
       return new TemporarilyUnavailableError('the database cannot be reached; try again shortly');
     }
     // A library's own refusal of the request (router, body-parser): keep its 4xx, in our shape.
     if (typeof e.status === 'number' && e.status >= 400 && e.status < 500) {
-      return new ApiError(e.status, 'invalid_request', 'the request could not be read');
+      return new OAuthError(e.status, 'invalid_request', 'the request could not be read');
     }
   }
   logger.error({ err, requestId }, 'unhandled error');

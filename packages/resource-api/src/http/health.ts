@@ -31,27 +31,36 @@ async function probe(check: () => Promise<unknown>, timeoutMs = 2000): Promise<'
   }
 }
 
-/** The two health routes. */
-export function healthRouter(deps: {
+/** What readiness checks. */
+export interface ReadinessDeps {
   connection: Connection;
   redis: Redis;
   introspection: IntrospectionReadiness;
-}): Router {
+}
+
+/** Runs the readiness checks (also the metrics' dependency probes): each `ok` or `down`. */
+export async function readinessChecks(deps: ReadinessDeps): Promise<Record<string, string>> {
+  const [mongodb, redis, introspection] = await Promise.all([
+    probe(() => deps.connection.db!.command({ ping: 1 })),
+    probe(() => deps.redis.ping()),
+    deps.introspection(),
+  ]);
+  return { mongodb, redis, introspection };
+}
+
+/** The two health routes. */
+export function healthRouter(deps: ReadinessDeps): Router {
   const router = Router();
   router.get('/healthz', (_req, res) => {
     res.set('Cache-Control', 'no-store').json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const [mongodb, redis, introspection] = await Promise.all([
-      probe(() => deps.connection.db!.command({ ping: 1 })),
-      probe(() => deps.redis.ping()),
-      deps.introspection(),
-    ]);
-    const ok = mongodb === 'ok' && redis === 'ok' && introspection === 'ok';
+    const checks = await readinessChecks(deps);
+    const ok = Object.values(checks).every((c) => c === 'ok');
     res
       .status(ok ? 200 : 503)
       .set('Cache-Control', 'no-store')
-      .json({ status: ok ? 'ok' : 'unavailable', checks: { mongodb, redis, introspection } });
+      .json({ status: ok ? 'ok' : 'unavailable', checks });
   });
   router.all(['/healthz', '/readyz'], (_req, _res, next) => next(new MethodNotAllowedError(['GET', 'HEAD'])));
   return router;

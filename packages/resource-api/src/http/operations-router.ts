@@ -6,7 +6,7 @@
 import { preflight } from './cors.js';
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { principalOf } from '../auth/principal.js';
-import { requireScope, viewOf } from '../auth/require-scope.js';
+import { needsScope, requireScope, viewOf } from '../auth/require-scope.js';
 import type { Challenges } from '../auth/challenges.js';
 import { InvalidRequestError, MethodNotAllowedError, type Problem } from '../lib/errors.js';
 import { pathId } from '../lib/ids.js';
@@ -78,9 +78,11 @@ export function operationsRouter(
   for (const area of registry) {
     for (const op of area.operations) {
       const path = expressPath(op.path);
+      const scope = scopeOf(op);
       const steps: RequestHandler[] = [
+        needsScope(scope),
         deps.authenticate,
-        requireScope(scopeOf(op), op.response.public !== undefined, deps.challenges),
+        requireScope(scope, op.response.public !== undefined, deps.challenges),
       ];
       if (op.body?.kind === 'json') steps.push(jsonBody(bodyLimit));
       if (op.body?.kind === 'raw') steps.push(plainRawBody);

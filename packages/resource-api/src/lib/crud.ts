@@ -16,54 +16,50 @@
  * dependents of a missing document; a retry, even one answered 404, removes any dependents left.
  */
 import { AREAS, type AreaName } from '@school/shared';
-import type { Connection, Schema } from 'mongoose';
+import { Schema, type Connection } from 'mongoose';
 import { z } from 'zod';
 import type { SortSpec } from './cursor.js';
 import { ConflictError, InvalidRequestError, NotFoundError, type Problem } from './errors.js';
 import { allOf, searchFilter, type FilterSpec } from './filters.js';
 import { pathId } from './ids.js';
 import { cursorParam, limitParam, listOf, listPage } from './lists.js';
-import { isDuplicateKey, modelOn, type Stored } from './models.js';
+import { isDuplicateKey, modelOn, type LooseModel } from './models.js';
 import type { AreaModule, NamedSchema, Operation, OperationContext } from './operation.js';
+import { recordOf, type Fields } from './record.js';
 
-export type { Stored } from './models.js';
+/** A stored document as read with `lean()`. */
+type Stored = Record<string, unknown> & { _id: unknown };
 
 /** The declaration of a collection area. */
-export interface CollectionSpec<TDoc> {
+export interface CollectionSpec {
   name: AreaName;
   /** Singular noun for texts, e.g. `course`, `membership plan`. */
   noun: string;
-  /** Base name of its OpenAPI schemas, e.g. `Course` (→ Course, CoursePublic, CourseCreate, ...). */
+  /** Base name of its OpenAPI schemas and its model, e.g. `Course` (→ Course, CoursePublic, ...). */
   schemaName: string;
   description: string;
-  modelName: string;
-  collection: string;
-  schema: Schema;
-  /** The full wire representation (strict: nothing else may appear). */
-  output: z.ZodObject;
-  toApi(doc: Stored<TDoc>): z.output<z.ZodObject>;
-  /** The anonymous view; omit when anonymous callers get 403. */
+  /** Default: the area's name. */
+  collection?: string;
+  /** Its fields, by wire name (see `fields.ts`); the wire shows them with id and timestamps. */
+  fields: Fields;
+  /** The anonymous view (its public fields); omit when anonymous callers get 403. */
   public?: {
     /** Which items, in words, e.g. `published courses`. */
     what: string;
-    output: z.ZodObject;
     /** Which documents anonymous callers may see, e.g. `{status: 'published'}`. */
     filter: Record<string, unknown>;
-    toApi(doc: Stored<TDoc>): z.output<z.ZodObject>;
   };
-  /** Input for create (the update input is its partial). Required when the area has `:write`. */
-  input?: {
-    create: z.ZodObject;
-    /** Wire input (validated) → storage fields. Must keep absent keys absent (see `mapInput`). */
-    toStore(input: Record<string, unknown>): Record<string, unknown>;
-    /** Fills storage fields derived on create (e.g. a slug from the title). */
-    onCreate?(stored: Record<string, unknown>): Record<string, unknown>;
-    /**
-     * Cross-field and reference checks on the document as it would be stored (after merging an
-     * update); problems name wire paths (`body.ends_at`).
-     */
-    check?(doc: Record<string, unknown>, connection: Connection): Problem[] | Promise<Problem[]>;
-  };
+  /** Extra JSON Schema for the create input's document (a rule zod does not express). */
+  createMeta?: Record<string, unknown>;
+  /** Adds storage fields derived from the (validated) wire input on every write, e.g. `publishedAt`. */
+  derive?(stored: Record<string, unknown>, input: Record<string, unknown>): void;
+  /** Fills storage fields derived on create (e.g. a slug from the title). */
+  onCreate?(stored: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * Cross-field and reference checks on the document as it would be stored (after merging an
+   * update); problems name wire paths (`body.ends_at`).
+   */
+  check?(doc: Record<string, unknown>, connection: Connection): Problem[] | Promise<Problem[]>;
   list: {
     sort: SortSpec;
     /** The order in words, e.g. `newest first`. */
@@ -78,16 +74,28 @@ export interface CollectionSpec<TDoc> {
   examples?: { create: Record<string, unknown>; update: Record<string, unknown> };
 }
 
+/** A collection area: its operations, and its model and storage mapping for the seed and extra operations. */
+export interface CollectionArea extends AreaModule {
+  init(connection: Connection): Promise<void>;
+  collection: string;
+  model(connection: Connection): LooseModel;
+  /** A whole wire document → its stored form. */
+  toStored(wire: Record<string, unknown>): Record<string, unknown>;
+}
+
 /** Builds the operations of a collection area. */
-export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModule {
+export function defineCollectionArea(spec: CollectionSpec): CollectionArea {
+  const record = recordOf(spec.fields);
+  const collection = spec.collection ?? spec.name;
+  const schema = new Schema(record.definition, { timestamps: true, versionKey: false });
+  const modelOf = (connection: Connection) => modelOn(connection, spec.schemaName, schema, collection);
   const access = AREAS.find((a) => a.name === spec.name)!.access as readonly string[];
   const base = `/api/v1/${spec.name}`;
   const plural = spec.name.replace(/_/g, ' ');
   const a = /^[aeiou]/.test(spec.noun) ? 'an' : 'a';
-  const model = (ctx: OperationContext) =>
-    modelOn(ctx.services.connection, spec.modelName, spec.schema, spec.collection);
-  const present = (ctx: OperationContext, doc: Stored<TDoc>) =>
-    ctx.view === 'public' ? spec.public!.toApi(doc) : spec.toApi(doc);
+  const model = (ctx: OperationContext) => modelOf(ctx.services.connection);
+  const present = (ctx: OperationContext, doc: Stored) =>
+    ctx.view === 'public' ? record.toPublic(doc) : record.toApi(doc);
   const visible = (ctx: OperationContext) => (ctx.view === 'public' ? spec.public!.filter : {});
   const conflict = () =>
     new ConflictError(
@@ -98,10 +106,9 @@ export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModu
     name: `${spec.schemaName}${suffix}`,
     schema,
   });
-  const full = named('', spec.output);
-  const pub = spec.public ? named('Public', spec.public.output) : undefined;
-  const createSchema = spec.input ? named('Create', spec.input.create) : undefined;
-  const updateSchema = spec.input ? named('Update', spec.input.create.partial()) : undefined;
+  const full = named('', record.output);
+  const publicOutput = spec.public ? record.publicOutput : undefined;
+  const pub = publicOutput ? named('Public', publicOutput) : undefined;
   const filters = spec.list.filters ?? [];
   const listQuery = z.strictObject({
     limit: limitParam,
@@ -129,8 +136,8 @@ export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModu
       response: {
         status: 200,
         description: `A page of ${plural}`,
-        full: named('List', listOf(spec.output)),
-        public: spec.public ? named('PublicList', listOf(spec.public.output)) : undefined,
+        full: named('List', listOf(record.output)),
+        public: publicOutput ? named('PublicList', listOf(publicOutput)) : undefined,
       },
       errors: [400],
       async handle(ctx) {
@@ -139,7 +146,7 @@ export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModu
         for (const f of filters) if (q[f.param] !== undefined) parts.push(f.toFilter(q[f.param]));
         if (spec.list.search && typeof q.q === 'string')
           parts.push(searchFilter(spec.list.search.fields, q.q));
-        const page = await listPage<Stored<TDoc>>(model(ctx), parts, spec.list.sort, q);
+        const page = await listPage<Stored>(model(ctx), parts, spec.list.sort, q);
         return {
           status: 200,
           body: { data: page.data.map((d) => present(ctx, d)), next_cursor: page.next_cursor },
@@ -160,7 +167,7 @@ export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModu
         const id = pathId(ctx.params.id, spec.noun);
         const doc = (await model(ctx)
           .findOne(allOf([{ _id: id }, visible(ctx)]))
-          .lean()) as Stored<TDoc> | null;
+          .lean()) as Stored | null;
         if (!doc) throw new NotFoundError(`no ${spec.noun} with this id`);
         return { status: 200, body: present(ctx, doc) };
       },
@@ -168,10 +175,18 @@ export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModu
   }
 
   if (access.includes('write')) {
-    const input = spec.input;
-    if (!input) throw new Error(`area ${spec.name} has ${spec.name}:write but declares no input`);
+    if (!Object.keys(record.input.shape).length)
+      throw new Error(`area ${spec.name} has ${spec.name}:write but declares no input`);
+    const create = spec.createMeta ? record.input.meta(spec.createMeta) : record.input;
+    const createSchema = named('Create', create);
+    const updateSchema = named('Update', record.input.partial());
+    const toStore = (body: Record<string, unknown>) => {
+      const stored = record.toStore(body);
+      spec.derive?.(stored, body);
+      return stored;
+    };
     const check = async (ctx: OperationContext, doc: Record<string, unknown>) => {
-      const problems = (await input.check?.(doc, ctx.services.connection)) ?? [];
+      const problems = (await spec.check?.(doc, ctx.services.connection)) ?? [];
       if (problems.length) throw new InvalidRequestError(problems);
     };
     ops.push({
@@ -181,13 +196,13 @@ export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModu
       path: base,
       access: 'write',
       summary: `Create ${a} ${spec.noun}`,
-      body: { kind: 'json', schema: createSchema! },
+      body: { kind: 'json', schema: createSchema },
       response: { status: 201, description: `The created ${spec.noun}`, full },
       errors: [400, 409, 413, 415],
       example: spec.examples ? { body: spec.examples.create } : undefined,
       async handle(ctx) {
-        let stored = input.toStore(ctx.body);
-        if (input.onCreate) stored = input.onCreate(stored);
+        let stored = toStore(ctx.body);
+        if (spec.onCreate) stored = spec.onCreate(stored);
         await check(ctx, stored);
         let created;
         try {
@@ -196,10 +211,10 @@ export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModu
           if (isDuplicateKey(err)) throw conflict();
           throw err;
         }
-        const doc = created.toObject() as Stored<TDoc>;
+        const doc = created.toObject() as Stored;
         return {
           status: 201,
-          body: spec.toApi(doc),
+          body: record.toApi(doc),
           headers: { Location: `${ctx.services.config.BASE_URL}${base}/${String(doc._id)}` },
         };
       },
@@ -212,15 +227,15 @@ export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModu
       access: 'write',
       summary: `Update ${a} ${spec.noun}`,
       description: `Changes the fields present in the body; absent fields stay as they are, null clears an optional field.`,
-      body: { kind: 'json', schema: updateSchema! },
+      body: { kind: 'json', schema: updateSchema },
       response: { status: 200, description: `The updated ${spec.noun}`, full },
       errors: [400, 404, 409, 413, 415],
       example: spec.examples ? { body: spec.examples.update } : undefined,
       async handle(ctx) {
         const id = pathId(ctx.params.id, spec.noun);
-        const changes = input.toStore(ctx.body);
+        const changes = toStore(ctx.body);
         const M = model(ctx);
-        if (input.check) {
+        if (spec.check) {
           const current = await M.findById(id).lean();
           if (!current) throw new NotFoundError(`no ${spec.noun} with this id`);
           await check(ctx, { ...(current as Record<string, unknown>), ...changes });
@@ -239,7 +254,7 @@ export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModu
           throw err;
         }
         if (!doc) throw new NotFoundError(`no ${spec.noun} with this id`);
-        return { status: 200, body: spec.toApi(doc as Stored<TDoc>) };
+        return { status: 200, body: record.toApi(doc as Stored) };
       },
     });
     ops.push({
@@ -276,7 +291,10 @@ export function defineCollectionArea<TDoc>(spec: CollectionSpec<TDoc>): AreaModu
     description: spec.description,
     operations: ops,
     async init(connection) {
-      await modelOn(connection, spec.modelName, spec.schema, spec.collection).createIndexes();
+      await modelOf(connection).createIndexes();
     },
+    collection,
+    model: modelOf,
+    toStored: record.toStored,
   };
 }

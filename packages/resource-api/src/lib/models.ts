@@ -2,13 +2,10 @@
  * Mongoose models as the areas use them: compiled once per connection, typed loosely on purpose, and
  * the recognition of unique-index violations on both MongoDB and FerretDB.
  */
-import type { Connection, Model, Schema, Types } from 'mongoose';
-
-/** A stored document as read with `lean()`. */
-export type Stored<T> = T & { _id: Types.ObjectId; createdAt: Date; updatedAt: Date };
+import type { Connection, Model, Schema } from 'mongoose';
 
 /**
- * A model whose documents the area code types itself (`Stored<TDoc>` casts on the way out).
+ * A model whose documents the area code types itself (casts on the way out).
  * Deliberately untyped: mongoose's query types instantiated over a generic document type make tsc run
  * out of memory.
  */
@@ -36,28 +33,4 @@ export function isDuplicateKey(err: unknown): boolean {
   if (typeof err !== 'object' || err === null) return false;
   const { code, message } = err as { code?: unknown; message?: unknown };
   return code === 11000 || (typeof message === 'string' && /E11000|UNIQUE constraint failed/.test(message));
-}
-
-const OUTAGE_ERRORS = new Set([
-  'MongoServerSelectionError',
-  'MongooseServerSelectionError',
-  'MongoNetworkError',
-  'MongoNetworkTimeoutError',
-  'MongoNotConnectedError',
-  'MongoTopologyClosedError',
-  'MongoPoolClearedError',
-]);
-
-/**
- * The database cannot be reached (stopped, restarting, network gone): the request may succeed
- * later, so it is 503, not 500. Mongoose reports a command it buffered while disconnected and then
- * gave up on as a plain MongooseError ("buffering timed out").
- */
-export function isDatabaseOutage(err: unknown): boolean {
-  if (typeof err !== 'object' || err === null) return false;
-  const { name, message, cause } = err as { name?: unknown; message?: unknown; cause?: unknown };
-  if (typeof name === 'string' && OUTAGE_ERRORS.has(name)) return true;
-  if (name === 'MongooseError' && typeof message === 'string' && /buffering timed out/.test(message))
-    return true;
-  return cause !== undefined && cause !== err && isDatabaseOutage(cause);
 }

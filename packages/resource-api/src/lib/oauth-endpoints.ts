@@ -3,7 +3,13 @@
  * document: the same renderer turns these and the registry's operations into paths. The auth server
  * owns their behaviour; this is their description for clients of this origin.
  */
-import { LOOPBACK_REDIRECT_URI, REGISTRATION_CAPS } from '@school/shared';
+import {
+  DISCOVERY_PATHS,
+  LOOPBACK_REDIRECT_URI,
+  OAUTH_ROUTES,
+  REGISTRATION_CAPS,
+  introspectionAnswerSchema,
+} from '@school/shared';
 import { z } from 'zod';
 import type { NamedSchema } from './operation.js';
 
@@ -133,17 +139,7 @@ const IntrospectionRequest: NamedSchema = {
 
 const IntrospectionResponse: NamedSchema = {
   name: 'IntrospectionResponse',
-  schema: z.looseObject({
-    active: z.boolean(),
-    scope: z.string().optional(),
-    client_id: z.string().optional(),
-    sub: z.string().optional(),
-    aud: z.string().optional().describe('Present when the token is bound to the API (resource parameter)'),
-    iss: z.string().optional(),
-    exp: z.number().int().optional(),
-    iat: z.number().int().optional(),
-    token_type: z.string().optional(),
-  }),
+  schema: introspectionAnswerSchema,
 };
 
 const UserInfo: NamedSchema = {
@@ -169,7 +165,13 @@ function guarded(responses: Responses, opts: { limited?: boolean; body?: boolean
   return {
     ...responses,
     ...(opts.body
-      ? { '413': { description: 'invalid_request: the body is over the limit', schema: OAuthError } }
+      ? {
+          '413': {
+            description:
+              'request_too_large (invalid_client_metadata at registration): the body is over the limit',
+            schema: OAuthError,
+          },
+        }
       : {}),
     ...(opts.limited
       ? {
@@ -191,7 +193,7 @@ function guarded(responses: Responses, opts: { limited?: boolean; body?: boolean
 export const OAUTH_ENDPOINTS: DocEndpoint[] = [
   {
     method: 'post',
-    path: '/api/oauth/register',
+    path: OAUTH_ROUTES.registration,
     tag: 'oauth',
     operationId: 'oauth.register',
     summary: 'Register a client (RFC 7591)',
@@ -208,7 +210,7 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
   },
   {
     method: 'get',
-    path: '/oauth/authorize',
+    path: OAUTH_ROUTES.authorization,
     tag: 'oauth',
     operationId: 'oauth.authorize',
     summary: 'Authorization endpoint (browser)',
@@ -231,6 +233,17 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
           'An error page for the user (text/html) when the request cannot be sent back to the client: unknown client, a redirect_uri it did not register (RFC 6749 §4.1.2.1)',
         contentType: 'text/html',
       },
+      '405': {
+        description:
+          'An error page (text/html): the authorization endpoint takes GET; Allow lists the methods',
+        contentType: 'text/html',
+        headers: ['Allow'],
+      },
+      '429': {
+        description: 'An error page (text/html): too many authorization requests from this address',
+        contentType: 'text/html',
+        headers: ['Retry-After'],
+      },
       '503': {
         description: 'An error page (text/html): the authorization server cannot reach its storage',
         contentType: 'text/html',
@@ -239,7 +252,7 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
   },
   {
     method: 'post',
-    path: '/api/oauth/token',
+    path: OAUTH_ROUTES.token,
     tag: 'oauth',
     operationId: 'oauth.token',
     summary: 'Token endpoint',
@@ -261,7 +274,7 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
   },
   {
     method: 'post',
-    path: '/api/oauth/revoke',
+    path: OAUTH_ROUTES.revocation,
     tag: 'oauth',
     operationId: 'oauth.revoke',
     summary: 'Revoke a token (RFC 7009)',
@@ -279,7 +292,7 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
   },
   {
     method: 'get',
-    path: '/api/oauth/userinfo',
+    path: OAUTH_ROUTES.userinfo,
     tag: 'oauth',
     operationId: 'oauth.userinfo',
     summary: 'UserInfo (OpenID Connect)',
@@ -293,7 +306,7 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
   },
   {
     method: 'post',
-    path: '/api/oauth/introspect',
+    path: OAUTH_ROUTES.introspection,
     tag: 'oauth',
     operationId: 'oauth.introspect',
     summary: 'Introspect a token (RFC 7662)',
@@ -315,16 +328,16 @@ export const OAUTH_ENDPOINTS: DocEndpoint[] = [
   ...(
     [
       [
-        '/.well-known/oauth-protected-resource',
+        DISCOVERY_PATHS.protectedResource,
         'discovery.protectedResource',
         'Protected Resource Metadata (RFC 9728)',
       ],
       [
-        '/.well-known/oauth-authorization-server',
+        DISCOVERY_PATHS.authorizationServer,
         'discovery.authorizationServer',
         'Authorization Server Metadata (RFC 8414)',
       ],
-      ['/.well-known/openid-configuration', 'discovery.openidConfiguration', 'OpenID Connect Discovery'],
+      [DISCOVERY_PATHS.openidConfiguration, 'discovery.openidConfiguration', 'OpenID Connect Discovery'],
       ['/openapi.json', 'discovery.openapi', 'This OpenAPI document'],
     ] as const
   ).map(([path, operationId, summary]): DocEndpoint => ({

@@ -3,7 +3,7 @@
  * `oauth-endpoints.ts` goes through the same renderer, and every schema is its zod schema converted
  * with `z.toJSONSchema` (JSON Schema 2020-12, the dialect of OpenAPI 3.1). Nothing here names an area.
  */
-import { ALL_SCOPES } from '@school/shared';
+import { ALL_SCOPES, OAUTH_ROUTES } from '@school/shared';
 import { z } from 'zod';
 import type { ApiConfig } from '../config.js';
 import { OAUTH_ENDPOINTS, type DocEndpoint } from './oauth-endpoints.js';
@@ -263,12 +263,12 @@ export function buildOpenApi(config: Pick<ApiConfig, 'BASE_URL'>, registry: read
       securitySchemes: {
         oauth2: {
           type: 'oauth2',
-          description: 'Authorization Code with PKCE (S256). Register first at /api/oauth/register.',
+          description: `Authorization Code with PKCE (S256). Register first at ${OAUTH_ROUTES.registration}.`,
           flows: {
             authorizationCode: {
-              authorizationUrl: `${base}/oauth/authorize`,
-              tokenUrl: `${base}/api/oauth/token`,
-              refreshUrl: `${base}/api/oauth/token`,
+              authorizationUrl: `${base}${OAUTH_ROUTES.authorization}`,
+              tokenUrl: `${base}${OAUTH_ROUTES.token}`,
+              refreshUrl: `${base}${OAUTH_ROUTES.token}`,
               scopes: Object.fromEntries(ALL_SCOPES.map((s) => [s.name, s.description])),
             },
           },

@@ -1,15 +1,12 @@
 /**
- * Small helpers for mapping stored documents to the wire and wire input to storage. The wire is
- * snake_case JSON with string ids and ISO 8601 instants; storage is camelCase with ObjectIds and Dates.
+ * Wire value schemas and the conversions `fields.ts` builds its kinds from. The wire is snake_case
+ * JSON with string ids and ISO 8601 instants; storage is camelCase with ObjectIds and Dates.
  */
 import { Types } from 'mongoose';
 import { z } from 'zod';
 
 /** An ISO 8601 instant on the wire. */
 export const instant = z.iso.datetime({ offset: true });
-
-/** An id on the wire (output side; input side uses `objectIdSchema`). */
-export const idString = z.string().describe('Id (24 hexadecimal characters)');
 
 /** Money in minor units (cents). */
 export const cents = z.number().int().min(0).max(100_000_000);
@@ -83,40 +80,9 @@ export function slugify(text: string): string {
   );
 }
 
-/** One input field's mapping: the storage field, and a conversion (default: as is). */
-export type FieldMapping = string | [string, (value: unknown) => unknown];
-
-/**
- * Maps the wire keys present in `input` to storage keys. Keys absent from `input` stay absent, so a
- * partial update changes only what it names; `null` passes through (it clears the field).
- */
-export function mapInput(
-  input: Record<string, unknown>,
-  mapping: Record<string, FieldMapping>,
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [wire, target] of Object.entries(mapping)) {
-    if (!(wire in input) || input[wire] === undefined) continue;
-    const [field, convert] = typeof target === 'string' ? [target, undefined] : target;
-    const value = input[wire];
-    out[field] = value === null || !convert ? value : convert(value);
-  }
-  return out;
-}
-
 /** Conversion for ISO strings → Date. */
 export const asDate = (v: unknown): Date => new Date(v as string);
 /** Conversion for an id string → ObjectId. */
 export const asId = (v: unknown): Types.ObjectId => new Types.ObjectId(v as string);
 /** Conversion for id strings → ObjectIds. */
 export const asIds = (v: unknown): Types.ObjectId[] => toObjectIds(v as string[]);
-
-/** The fields every managed record adds to its public view: its status and timestamps (schema). */
-export function managedShape<const S extends readonly [string, ...string[]]>(statuses: S) {
-  return { status: z.enum(statuses), created_at: instant, updated_at: instant };
-}
-
-/** The fields every managed record adds to its public view: its status and timestamps (values). */
-export function managedFields(d: { status: unknown; createdAt: Date | string; updatedAt: Date | string }) {
-  return { status: d.status, created_at: isoRequired(d.createdAt), updated_at: isoRequired(d.updatedAt) };
-}

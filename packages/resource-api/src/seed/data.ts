@@ -1,6 +1,7 @@
 /**
  * The demo school's content: a home-baking school with its lecturers, courses and curriculum, and
- * the people, orders and community activity around them. Plain data; `seed-school.ts` stores it.
+ * the people, orders and community activity around them. Plain data; `seed-school.ts` stores it
+ * through each area's own mapping (the school, appearance and plans are already in wire form).
  */
 
 export const SCHOOL = {
@@ -8,12 +9,12 @@ export const SCHOOL = {
   tagline: 'Bake better bread, at home',
   description:
     'Online courses, live workshops and a friendly community for home bakers — from your first sourdough starter to laminated pastry.',
-  contactEmail: 'hello@crumbandcrust.example',
-  supportUrl: 'https://crumbandcrust.example/help',
+  contact_email: 'hello@crumbandcrust.example',
+  support_url: 'https://crumbandcrust.example/help',
   timezone: 'Europe/Berlin',
   locale: 'en',
   currency: 'USD',
-  socialLinks: [
+  social_links: [
     { network: 'website', url: 'https://crumbandcrust.example' },
     { network: 'youtube', url: 'https://youtube.com/@crumbandcrust' },
     { network: 'instagram', url: 'https://instagram.com/crumbandcrust' },
@@ -22,12 +23,12 @@ export const SCHOOL = {
 
 export const APPEARANCE = {
   theme: 'light',
-  primaryColor: '#b5651d',
-  accentColor: '#2e7d32',
-  fontFamily: 'merriweather',
-  logoUrl: 'https://crumbandcrust.example/assets/logo.svg',
-  faviconUrl: 'https://crumbandcrust.example/favicon.ico',
-  customCss: '.hero { background: #fdf6ec; }',
+  primary_color: '#b5651d',
+  accent_color: '#2e7d32',
+  font_family: 'merriweather',
+  logo_url: 'https://crumbandcrust.example/assets/logo.svg',
+  favicon_url: 'https://crumbandcrust.example/favicon.ico',
+  custom_css: '.hero { background: #fdf6ec; }',
 };
 
 export const LECTURERS = [
@@ -227,36 +228,36 @@ export const PLANS = [
   {
     key: 'community',
     name: 'Community',
-    priceCents: 900,
+    price_cents: 900,
     interval: 'month',
-    trialDays: 7,
+    trial_days: 7,
     features: ['Community forum', 'Monthly live Q&A'],
     status: 'published',
   },
   {
     key: 'all-access',
     name: 'All Access',
-    priceCents: 2900,
+    price_cents: 2900,
     interval: 'month',
-    trialDays: 7,
+    trial_days: 7,
     features: ['Every course', 'Community forum', 'Weekly live bakes'],
     status: 'published',
   },
   {
     key: 'all-access-yearly',
     name: 'All Access (yearly)',
-    priceCents: 29000,
+    price_cents: 29000,
     interval: 'year',
-    trialDays: 14,
+    trial_days: 14,
     features: ['Every course', 'Community forum', 'Weekly live bakes', 'Two months free'],
     status: 'published',
   },
   {
     key: 'mentorship',
     name: 'Mentorship',
-    priceCents: 14900,
+    price_cents: 14900,
     interval: 'month',
-    trialDays: 0,
+    trial_days: 0,
     features: ['Everything in All Access', 'Monthly 1:1 bake review'],
     status: 'draft',
   },

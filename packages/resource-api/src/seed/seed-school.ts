@@ -7,6 +7,23 @@
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import mongoose, { type Connection, type Types } from 'mongoose';
+import appearance from '../areas/appearance.area.js';
+import comments from '../areas/comments.area.js';
+import coupons from '../areas/coupons.area.js';
+import courses from '../areas/courses.area.js';
+import curriculum from '../areas/curriculum.area.js';
+import digitalProducts from '../areas/digital-products.area.js';
+import events from '../areas/events.area.js';
+import forms from '../areas/forms.area.js';
+import lecturers from '../areas/lecturers.area.js';
+import members from '../areas/members.area.js';
+import membershipPlans from '../areas/membership-plans.area.js';
+import orders from '../areas/orders.area.js';
+import pages from '../areas/pages.area.js';
+import posts from '../areas/posts.area.js';
+import school from '../areas/school.area.js';
+import students from '../areas/students.area.js';
+import subscriptions from '../areas/subscriptions.area.js';
 import {
   APPEARANCE,
   COMMENT_TEXTS,
@@ -30,9 +47,24 @@ import { random, seedId } from './ids.js';
 const DAY = 86_400_000;
 
 type Doc = Record<string, unknown> & { _id: Types.ObjectId | string };
+/** A seeded document in wire form (snake_case, ids as ObjectIds or strings), with its id and age. */
+type Wire = Record<string, unknown> & { _id: Types.ObjectId | string; created: Date };
+/** Where an area stores its documents and how a wire document is stored. */
+type Store = { collection: string; toStored(wire: Record<string, unknown>): Record<string, unknown> };
 
 /** How many documents each collection got (new ones only). */
 export type SeedReport = Record<string, { inserted: number; existing: number }>;
+
+/** Stores wire documents through the area's own mapping (`toStored`), stamped with their age. */
+function seed(connection: Connection, area: Store, docs: Wire[], report: SeedReport) {
+  const stored = docs.map(({ _id, created, ...wire }) => ({
+    _id,
+    ...area.toStored(wire),
+    createdAt: created,
+    updatedAt: created,
+  }));
+  return upsertAll(connection, area.collection, stored, report);
+}
 
 async function upsertAll(connection: Connection, collection: string, docs: Doc[], report: SeedReport) {
   const entry = (report[collection] ??= { inserted: 0, existing: 0 });
@@ -62,32 +94,26 @@ export async function seedSchool(connection: Connection, now = new Date()): Prom
   const report: SeedReport = {};
   const at = (daysAgo: number, hour = 10) =>
     new Date(Math.floor((now.getTime() - daysAgo * DAY) / DAY) * DAY + hour * 3_600_000);
-  const stamps = (d: Date) => ({ createdAt: d, updatedAt: d });
 
-  await upsertAll(connection, 'school', [{ _id: 'school', ...SCHOOL, ...stamps(at(400)) }], report);
-  await upsertAll(
-    connection,
-    'appearance',
-    [{ _id: 'appearance', ...APPEARANCE, ...stamps(at(400)) }],
-    report,
-  );
+  await seed(connection, school, [{ _id: 'school', ...SCHOOL, created: at(400) }], report);
+  await seed(connection, appearance, [{ _id: 'appearance', ...APPEARANCE, created: at(400) }], report);
 
-  await upsertAll(
+  await seed(
     connection,
-    'lecturers',
+    lecturers,
     LECTURERS.map(({ key, ...l }, i) => ({
       _id: seedId(`lecturer:${key}`),
       ...l,
-      avatarUrl: `https://crumbandcrust.example/avatars/${key}.jpg`,
-      websiteUrl: null,
-      ...stamps(at(380 - i)),
+      avatar_url: `https://crumbandcrust.example/avatars/${key}.jpg`,
+      website_url: null,
+      created: at(380 - i),
     })),
     report,
   );
 
-  await upsertAll(
+  await seed(
     connection,
-    'courses',
+    courses,
     COURSES.map((c, i) => ({
       _id: seedId(`course:${c.key}`),
       title: c.title,
@@ -96,44 +122,44 @@ export async function seedSchool(connection: Connection, now = new Date()): Prom
       description: `${c.title}: ${c.subtitle.toLowerCase()}. Video lessons, printable recipes and feedback from the community.`,
       status: c.status,
       level: c.level,
-      priceCents: c.priceCents,
+      price_cents: c.priceCents,
       currency: 'USD',
-      lecturerIds: c.lecturers.map((k) => seedId(`lecturer:${k}`)),
-      imageUrl: `https://crumbandcrust.example/courses/${c.key}.jpg`,
-      publishedAt: c.status === 'draft' ? null : at(360 - i * 30),
-      ...stamps(at(365 - i * 30)),
+      lecturer_ids: c.lecturers.map((k) => seedId(`lecturer:${k}`)),
+      image_url: `https://crumbandcrust.example/courses/${c.key}.jpg`,
+      published_at: c.status === 'draft' ? null : at(360 - i * 30),
+      created: at(365 - i * 30),
     })),
     report,
   );
 
-  const sections: Doc[] = [];
+  const sections: Wire[] = [];
   for (const c of COURSES) {
     let lesson = 0;
     const count = c.key === 'bread-baking-101' ? 2 : 3 + (c.key.length % 2);
     for (let s = 0; s < count; s++) {
       const lessons = Array.from({ length: rnd.int(3, 5) }, (_, l) => ({
-        _id: seedId(`lesson:${c.key}:${s}:${l}`),
+        id: String(seedId(`lesson:${c.key}:${s}:${l}`)),
         title: LESSON_TITLES[lesson++ % LESSON_TITLES.length]!,
         kind: l === 0 && s === 0 ? 'video' : rnd.pick(['video', 'video', 'text', 'quiz', 'download']),
-        durationMinutes: rnd.int(3, 25),
+        duration_minutes: rnd.int(3, 25),
         content: null,
-        videoUrl: `https://video.crumbandcrust.example/${c.key}/${s}-${l}.mp4`,
-        freePreview: s === 0 && l === 0,
+        video_url: `https://video.crumbandcrust.example/${c.key}/${s}-${l}.mp4`,
+        free_preview: s === 0 && l === 0,
       }));
       sections.push({
         _id: seedId(`section:${c.key}:${s}`),
-        courseId: seedId(`course:${c.key}`),
+        course_id: seedId(`course:${c.key}`),
         title: SECTION_TITLES[s]!,
         position: s,
         lessons,
-        ...stamps(at(300)),
+        created: at(300),
       });
     }
   }
-  await upsertAll(connection, 'curriculum_sections', sections, report);
+  await seed(connection, curriculum, sections, report);
 
   const paidCourses = COURSES.filter((c) => c.status === 'published');
-  const students: Doc[] = [];
+  const studentDocs: Wire[] = [];
   const studentInfo: {
     id: Types.ObjectId;
     email: string;
@@ -150,42 +176,42 @@ export async function seedSchool(connection: Connection, now = new Date()): Prom
       const enrolled = Math.max(0, joined - rnd.int(0, 10));
       const progress = rnd.pick([0, 10, 25, 40, 60, 80, 100]);
       return {
-        courseId: seedId(`course:${c.key}`),
-        enrolledAt: at(enrolled, 9 + (i % 10)),
-        progressPercent: progress,
-        completedAt: progress === 100 ? at(Math.max(0, enrolled - rnd.int(3, 20))) : null,
-        lastActivityAt: progress > 0 ? at(Math.max(0, enrolled - rnd.int(0, 30))) : null,
+        course_id: seedId(`course:${c.key}`),
+        enrolled_at: at(enrolled, 9 + (i % 10)),
+        progress_percent: progress,
+        completed_at: progress === 100 ? at(Math.max(0, enrolled - rnd.int(3, 20))) : null,
+        last_activity_at: progress > 0 ? at(Math.max(0, enrolled - rnd.int(0, 30))) : null,
       };
     });
     const id = seedId(`student:${i}`);
     studentInfo.push({ id, email, courses, joined });
-    students.push({
+    studentDocs.push({
       _id: id,
       email,
       name: `${first} ${last}`,
       status: i % 29 === 28 ? 'suspended' : 'active',
       tags: i % 3 === 0 ? ['newsletter'] : [],
       enrollments,
-      lastActiveAt: at(rnd.int(0, Math.min(joined, 30))),
-      ...stamps(at(joined, 8)),
+      last_active_at: at(rnd.int(0, Math.min(joined, 30))),
+      created: at(joined, 8),
     });
   }
-  await upsertAll(connection, 'students', students, report);
+  await seed(connection, students, studentDocs, report);
 
-  const members: Doc[] = studentInfo.slice(0, 25).map((s, i) => ({
+  const memberDocs: Wire[] = studentInfo.slice(0, 25).map((s, i) => ({
     _id: seedId(`member:${i}`),
     email: s.email,
-    name: String(students[i]!.name),
+    name: String(studentDocs[i]!.name),
     role: i === 0 ? 'host' : i < 3 ? 'moderator' : 'member',
     status: i === 24 ? 'left' : 'active',
     bio: i % 4 === 0 ? 'Home baker, weekend sourdough.' : null,
-    joinedAt: at(s.joined - 1),
-    lastSeenAt: at(rnd.int(0, 20)),
-    ...stamps(at(s.joined - 1)),
+    joined_at: at(s.joined - 1),
+    last_seen_at: at(rnd.int(0, 20)),
+    created: at(s.joined - 1),
   }));
-  await upsertAll(connection, 'members', members, report);
+  await seed(connection, members, memberDocs, report);
 
-  const orders: Doc[] = [];
+  const orderDocs: Wire[] = [];
   let number = 10001;
   for (const s of studentInfo) {
     for (const c of s.courses) {
@@ -195,113 +221,113 @@ export async function seedSchool(connection: Connection, now = new Date()): Prom
       const percent = coupon === 'WELCOME10' ? 10 : coupon === 'SOURDOUGH20' ? 20 : 0;
       const discount = Math.round((c.priceCents * percent) / 100);
       const status = rnd.chance(0.05) ? 'refunded' : rnd.chance(0.04) ? 'failed' : 'paid';
-      orders.push({
+      orderDocs.push({
         _id: seedId(`order:${number}`),
         number: `CC-${number++}`,
-        studentId: s.id,
+        student_id: s.id,
         email: s.email,
         items: [
           {
             kind: 'course',
-            productId: seedId(`course:${c.key}`),
+            product_id: seedId(`course:${c.key}`),
             title: c.title,
-            unitPriceCents: c.priceCents,
+            unit_price_cents: c.priceCents,
             quantity: 1,
           },
         ],
-        subtotalCents: c.priceCents,
-        discountCents: discount,
-        totalCents: c.priceCents - discount,
+        subtotal_cents: c.priceCents,
+        discount_cents: discount,
+        total_cents: c.priceCents - discount,
         currency: 'USD',
-        couponCode: coupon,
+        coupon_code: coupon,
         status,
-        paidAt: status === 'failed' ? null : placed,
-        refundedAt: status === 'refunded' ? new Date(placed.getTime() + 3 * DAY) : null,
-        ...stamps(placed),
+        paid_at: status === 'failed' ? null : placed,
+        refunded_at: status === 'refunded' ? new Date(placed.getTime() + 3 * DAY) : null,
+        created: placed,
       });
     }
   }
-  await upsertAll(connection, 'orders', orders, report);
+  await seed(connection, orders, orderDocs, report);
 
-  await upsertAll(
+  await seed(
     connection,
-    'membership_plans',
+    membershipPlans,
     PLANS.map(({ key, ...p }, i) => ({
       _id: seedId(`plan:${key}`),
       ...p,
       slug: key,
       description: `${p.name}: ${p.features.join(', ')}.`,
       currency: 'USD',
-      ...stamps(at(200 - i)),
+      created: at(200 - i),
     })),
     report,
   );
 
-  const subscriptions: Doc[] = studentInfo.slice(10, 30).map((s, i) => {
+  const subscriptionDocs: Wire[] = studentInfo.slice(10, 30).map((s, i) => {
     const plan = PLANS[i % 3]!;
     const start = at(rnd.int(0, 25));
     const status = i % 9 === 8 ? 'canceled' : i % 7 === 6 ? 'past_due' : i % 5 === 4 ? 'trialing' : 'active';
     return {
       _id: seedId(`subscription:${i}`),
-      studentId: s.id,
-      planId: seedId(`plan:${plan.key}`),
+      student_id: s.id,
+      plan_id: seedId(`plan:${plan.key}`),
       status,
-      currentPeriodStart: start,
-      currentPeriodEnd: new Date(start.getTime() + (plan.interval === 'year' ? 365 : 30) * DAY),
-      cancelAtPeriodEnd: status === 'canceled',
-      canceledAt: status === 'canceled' ? at(2) : null,
-      ...stamps(at(s.joined - 2)),
+      current_period_start: start,
+      current_period_end: new Date(start.getTime() + (plan.interval === 'year' ? 365 : 30) * DAY),
+      cancel_at_period_end: status === 'canceled',
+      canceled_at: status === 'canceled' ? at(2) : null,
+      created: at(s.joined - 2),
     };
   });
-  await upsertAll(connection, 'subscriptions', subscriptions, report);
+  await seed(connection, subscriptions, subscriptionDocs, report);
 
-  await upsertAll(
+  await seed(
     connection,
-    'coupons',
+    coupons,
     COUPONS.map((c, i) => ({
       _id: seedId(`coupon:${c.code}`),
       code: c.code,
       description: c.description,
-      discountType: c.discountType,
-      percentOff: 'percentOff' in c ? c.percentOff : null,
-      amountOffCents: 'amountOffCents' in c ? c.amountOffCents : null,
+      discount_type: c.discountType,
+      percent_off: 'percentOff' in c ? c.percentOff : null,
+      amount_off_cents: 'amountOffCents' in c ? c.amountOffCents : null,
       currency: 'currency' in c ? c.currency : null,
-      courseIds: 'courses' in c ? c.courses.map((k) => seedId(`course:${k}`)) : [],
-      maxRedemptions: c.maxRedemptions,
-      timesRedeemed: c.timesRedeemed,
-      expiresAt: c.expiresInDays === null ? null : at(-c.expiresInDays),
+      course_ids: 'courses' in c ? c.courses.map((k) => seedId(`course:${k}`)) : [],
+      max_redemptions: c.maxRedemptions,
+      times_redeemed: c.timesRedeemed,
+      expires_at: c.expiresInDays === null ? null : at(-c.expiresInDays),
       active: c.active,
-      ...stamps(at(250 - i * 20)),
+      created: at(250 - i * 20),
     })),
     report,
   );
 
-  await upsertAll(
+  await seed(
     connection,
-    'events',
+    events,
     EVENTS.map((e, i) => {
       const starts = new Date(at(-e.daysFromNow, 17).getTime());
       return {
         _id: seedId(`event:${e.key}`),
         title: e.title,
         description: `${e.title}. Bring your questions and your dough.`,
-        startsAt: starts,
-        endsAt: new Date(starts.getTime() + e.hours * 3_600_000),
+        starts_at: starts,
+        ends_at: new Date(starts.getTime() + e.hours * 3_600_000),
         timezone: 'Europe/Berlin',
-        locationType: e.locationType,
+        location_type: e.locationType,
         location: e.location,
         capacity: e.capacity,
-        registrationsCount: e.registrations,
+        registrations_count: e.registrations,
         status: e.status,
-        ...stamps(at(60 - i)),
+        created: at(60 - i),
       };
     }),
     report,
   );
 
-  await upsertAll(
+  await seed(
     connection,
-    'posts',
+    posts,
     POSTS.map((p) => ({
       _id: seedId(`post:${p.key}`),
       title: p.title,
@@ -309,30 +335,30 @@ export async function seedSchool(connection: Connection, now = new Date()): Prom
       excerpt: `${p.title} — a short read for home bakers.`,
       body: `# ${p.title}\n\nNotes from our kitchen.`,
       tags: [...p.tags],
-      authorId: p.author ? seedId(`lecturer:${p.author}`) : null,
+      author_id: p.author ? seedId(`lecturer:${p.author}`) : null,
       status: p.status,
-      publishedAt: p.status === 'draft' ? null : at(p.daysAgo),
-      ...stamps(at(p.daysAgo + 1)),
+      published_at: p.status === 'draft' ? null : at(p.daysAgo),
+      created: at(p.daysAgo + 1),
     })),
     report,
   );
 
   const published = POSTS.filter((p) => p.status === 'published');
-  await upsertAll(
+  await seed(
     connection,
-    'comments',
+    comments,
     Array.from({ length: 30 }, (_, i) => {
       const post = published[i % published.length]!;
       const student = studentInfo[(i * 3) % studentInfo.length]!;
       const text = COMMENT_TEXTS[i % COMMENT_TEXTS.length]!;
       return {
         _id: seedId(`comment:${i}`),
-        postId: seedId(`post:${post.key}`),
-        authorName: String(students[(i * 3) % students.length]!.name),
-        authorEmail: student.email,
+        post_id: seedId(`post:${post.key}`),
+        author_name: String(studentDocs[(i * 3) % studentDocs.length]!.name),
+        author_email: student.email,
         body: text,
         status: text.includes('spam') ? 'spam' : i % 6 === 5 ? 'pending' : 'approved',
-        ...stamps(at(Math.max(0, post.daysAgo - 1 - (i % 5)), 8 + (i % 12))),
+        created: at(Math.max(0, post.daysAgo - 1 - (i % 5)), 8 + (i % 12)),
       };
     }),
     report,
@@ -353,25 +379,25 @@ export async function seedSchool(connection: Connection, now = new Date()): Prom
     await pipeline(Readable.from([Buffer.from(p.file.content)]), upload);
     files.inserted++;
   }
-  await upsertAll(
+  await seed(
     connection,
-    'digital_products',
+    digitalProducts,
     PRODUCTS.map((p, i) => ({
       _id: seedId(`product:${p.key}`),
       title: p.title,
       slug: p.key,
       description: `${p.title} for home bakers.`,
-      priceCents: p.priceCents,
+      price_cents: p.priceCents,
       currency: 'USD',
-      fileIds: p.file ? [seedId(`file:${p.key}`)] : [],
-      imageUrl: null,
+      file_ids: p.file ? [seedId(`file:${p.key}`)] : [],
+      image_url: null,
       status: p.status,
-      ...stamps(at(120 - i * 10)),
+      created: at(120 - i * 10),
     })),
     report,
   );
 
-  const submissions: Doc[] = [];
+  const submissions: Wire[] = [];
   const formDocs = FORMS.map((f, i) => {
     const count = f.key === 'newsletter' ? 25 : f.key === 'contact' ? 8 : 12;
     for (let n = 0; n < count; n++) {
@@ -381,7 +407,7 @@ export async function seedSchool(connection: Connection, now = new Date()): Prom
           ? { email: s.email, level: rnd.pick(['beginner', 'intermediate', 'advanced']) }
           : f.key === 'contact'
             ? {
-                name: String(students[(n * 5 + i) % students.length]!.name),
+                name: String(studentDocs[(n * 5 + i) % studentDocs.length]!.name),
                 email: s.email,
                 message: 'Do you offer gift cards?',
               }
@@ -391,11 +417,11 @@ export async function seedSchool(connection: Connection, now = new Date()): Prom
               };
       submissions.push({
         _id: seedId(`submission:${f.key}:${n}`),
-        formId: seedId(`form:${f.key}`),
+        form_id: seedId(`form:${f.key}`),
         email: values.email ?? null,
         values,
-        submittedAt: at(rnd.int(0, 90), 7 + (n % 14)),
-        ...stamps(at(0)),
+        submitted_at: at(rnd.int(0, 90), 7 + (n % 14)),
+        created: at(0),
       });
     }
     return {
@@ -405,26 +431,26 @@ export async function seedSchool(connection: Connection, now = new Date()): Prom
       description: `${f.title} form on the school site.`,
       fields: f.fields.map((x) => ({ ...x, options: [...x.options] })),
       status: f.status,
-      submissionsCount: count,
-      ...stamps(at(180 - i * 30)),
+      submissions_count: count,
+      created: at(180 - i * 30),
     };
   });
-  await upsertAll(connection, 'forms', formDocs, report);
-  await upsertAll(connection, 'form_submissions', submissions, report);
+  await seed(connection, forms, formDocs, report);
+  await seed(connection, forms.submissions, submissions, report);
 
-  await upsertAll(
+  await seed(
     connection,
-    'pages',
+    pages,
     PAGES.map((p, i) => ({
       _id: seedId(`page:${p.key}`),
       title: p.title,
       slug: p.key,
       body: p.body,
-      seoTitle: p.title,
-      seoDescription: null,
+      seo_title: p.title,
+      seo_description: null,
       status: p.status,
-      publishedAt: p.status === 'published' ? at(300 - i) : null,
-      ...stamps(at(301 - i)),
+      published_at: p.status === 'published' ? at(300 - i) : null,
+      created: at(301 - i),
     })),
     report,
   );

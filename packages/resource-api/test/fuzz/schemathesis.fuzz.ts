@@ -86,7 +86,7 @@ beforeAll(async () => {
   data = {
     FUZZ_FORM_ID: await firstId('forms'),
     FUZZ_EXAMPLE_REFERENCES: JSON.stringify({ sample: SAMPLE_ID, fields: await exampleReferences() }),
-    FUZZ_CLIENT_ID: (await tokens.config()).clientMetadata().client_id,
+    FUZZ_CLIENT_ID: (await tokens.client()).clientId,
     FUZZ_REDIRECT_URI: REDIRECT,
   };
 }, 120_000);

@@ -4,7 +4,7 @@
  *
  * The order makes an interrupted removal safe to finish by running it again. Each step is one Redis
  * script that atomically takes up to {@link BATCH} grant ids out of the client's grant set
- * (`clientGrants:<id>`, redis-adapter.ts) and deletes each grant with every token listed under it
+ * (`clientGrants:<id>`, redis-keys.ts) and deletes each grant with every token listed under it
  * (access and refresh tokens, unredeemed codes) and its token list; only the step that finds the set
  * empty deletes the client itself and its last-use time. Stopped anywhere, the client is still
  * stored with the grants not yet ended, so running the removal again (the operator repeating the
@@ -23,43 +23,12 @@
 import type { Redis } from 'ioredis';
 import type { Adapter, Provider } from 'oidc-provider';
 import type { AuditLog } from '../audit/audit-log.js';
-import { clientGrantsKey, publishRevoked } from './redis-adapter.js';
-import { usageKey } from './client-usage.js';
+import { clientGrantsKey, grantListPrefix, modelKey, modelPrefix, usageKey } from './redis-keys.js';
+import { withScripts } from './redis-scripts.js';
+import { publishRevoked } from './revocations.js';
 
 /** Grants ended per script call: bounds how long one call holds Redis. */
 const BATCH = 100;
-
-// KEYS[1] = the client's grant set, KEYS[2] = the client, KEYS[3] = the last-use hash.
-// ARGV[1] = batch size, ARGV[2] = `<prefix>Grant:`, ARGV[3] = `<prefix>grant:` (token lists),
-// ARGV[4] = the client id. Returns {1 when the client is removed else 0, grants ended, token keys}.
-const END_CLIENT_SCRIPT = `
-local ended = {}
-local ids = redis.call('SPOP', KEYS[1], ARGV[1])
-for _, gid in ipairs(ids) do
-  local list = ARGV[3] .. gid
-  local keys = redis.call('LRANGE', list, 0, -1)
-  for i = 1, #keys, 500 do
-    redis.call('DEL', unpack(keys, i, math.min(i + 499, #keys)))
-  end
-  for _, k in ipairs(keys) do ended[#ended + 1] = k end
-  redis.call('DEL', list, ARGV[2] .. gid)
-end
-if redis.call('SCARD', KEYS[1]) > 0 then return {0, #ids, ended} end
-redis.call('DEL', KEYS[1], KEYS[2])
-redis.call('HDEL', KEYS[3], ARGV[4])
-return {1, #ids, ended}`;
-
-type ScriptedRedis = Redis & {
-  oidcEndClient(
-    grants: string,
-    client: string,
-    usage: string,
-    batch: number,
-    grantPrefix: string,
-    listPrefix: string,
-    clientId: string,
-  ): Promise<[number, number, string[]]>;
-};
 
 /** Where clients are stored, and who hears of a removal. */
 export interface ClientStore {
@@ -95,12 +64,9 @@ export async function removeClient(
   clientId: string,
   reason: RemovalReason,
 ): Promise<Removal> {
-  const r = store.redis as ScriptedRedis;
-  if (typeof r.oidcEndClient !== 'function') {
-    store.redis.defineCommand('oidcEndClient', { numberOfKeys: 3, lua: END_CLIENT_SCRIPT });
-  }
+  const r = withScripts(store.redis);
   const { prefix } = store;
-  const clientKey = `${prefix}Client:${clientId}`;
+  const clientKey = modelKey(prefix, 'Client', clientId);
   const existed = (await r.exists(clientKey)) === 1;
   const removal: Removal = { clientId, existed, grants: 0, tokens: 0 };
   for (;;) {
@@ -109,8 +75,8 @@ export async function removeClient(
       clientKey,
       usageKey(prefix),
       BATCH,
-      `${prefix}Grant:`,
-      `${prefix}grant:`,
+      modelPrefix(prefix, 'Grant'),
+      grantListPrefix(prefix),
       clientId,
     );
     removal.grants += grants;

@@ -1,13 +1,13 @@
 /**
- * Requests Node's HTTP parser refuses before Express ever sees them — a request line and headers
+ * Requests Node's HTTP parser refuses before the app (Express, Koa) ever sees them — a request line and headers
  * over `maxHeaderSize`, malformed HTTP, a request not received within `REQUEST_TIMEOUT_MS` (a slow
- * or stalled client) — still get an answer in the API's shape: JSON `{error, error_description}`
+ * or stalled client) — still get an answer in the services' shape: JSON `{error, error_description}`
  * with the security headers, then the connection is closed. Node's own answer would be a bare status
  * line, or nothing at all.
  */
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from '../logger.js';
+import type { Logger } from 'pino';
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',

@@ -15,40 +15,9 @@
  * read by the adapter as usual.
  */
 import type { Redis } from 'ioredis';
-import { luaDropIfClientGone, luaGrantOfPayload } from './redis-adapter.js';
-import { startRead, type FoundWithGrant } from './request-reads.js';
-
-// KEYS[1] = the rate-limit counter, KEYS[2] = the access token's key. ARGV[1] = the window, seconds;
-// ARGV[2] = the grant key prefix (`<prefix>Grant:`); ARGV[3] = '0' to count only; ARGV[4] = the
-// client key prefix. Returns {count, ms left in the window, and false or the token as the adapter's
-// oidcFindWithGrant returns it (false too when its client is gone, as there)}.
-const COUNT_AND_READ_SCRIPT = `
-redis.call('SET', KEYS[1], 0, 'EX', ARGV[1], 'NX')
-local count = redis.call('INCR', KEYS[1])
-local ttl = redis.call('PTTL', KEYS[1])
-if ttl == -1 then
-  redis.call('EXPIRE', KEYS[1], ARGV[1])
-  ttl = 1000 * ARGV[1]
-end
-if ARGV[3] == '0' then return {count, ttl, false} end
-local p = redis.call('GET', KEYS[2])
-if not p then return {count, ttl, false} end
-${luaDropIfClientGone('ARGV[4]')}
-if not p then return {count, ttl, false} end
-${luaGrantOfPayload('ARGV[2]')}
-return {count, ttl, {p, false, gid or false, g}}`;
-
-type CountAndRead = [number, number, FoundWithGrant | null];
-type ScriptedRedis = Redis & {
-  oidcCountAndRead(
-    counterKey: string,
-    tokenKey: string,
-    seconds: number,
-    grantPrefix: string,
-    read: '0' | '1',
-    clientPrefix: string,
-  ): Promise<CountAndRead>;
-};
+import { startRead } from './request-reads.js';
+import { modelKey, modelPrefix } from './redis-keys.js';
+import { withScripts } from './redis-scripts.js';
 
 /** Opaque token values as oidc-provider mints them (base64url); anything else is not read early. */
 const TOKEN_SHAPE = /^[\w-]{20,128}$/;
@@ -80,17 +49,14 @@ export function createIntrospectionCount(
   redis: Redis,
   options: { prefix: string; countOnly?: boolean },
 ): CountWithRead {
-  const r = redis as ScriptedRedis;
-  if (typeof r.oidcCountAndRead !== 'function') {
-    redis.defineCommand('oidcCountAndRead', { numberOfKeys: 2, lua: COUNT_AND_READ_SCRIPT });
-  }
-  const grantPrefix = `${options.prefix}Grant:`;
-  const clientPrefix = `${options.prefix}Client:`;
+  const r = withScripts(redis);
+  const grantPrefix = modelPrefix(options.prefix, 'Grant');
+  const clientPrefix = modelPrefix(options.prefix, 'Client');
   return (ctx, form, counterKey, seconds) => {
     const token = form.get('token');
     const hint = form.get('token_type_hint');
     if (!token || !TOKEN_SHAPE.test(token) || (hint && !ACCESS_TOKEN_HINTS.has(hint))) return undefined;
-    const tokenKey = `${options.prefix}AccessToken:${token}`;
+    const tokenKey = modelKey(options.prefix, 'AccessToken', token);
     const reply = r.oidcCountAndRead(
       counterKey,
       tokenKey,

@@ -5,7 +5,7 @@
  * read (introspection by a resource server, userinfo, revocation, a refresh): the Redis adapter
  * reports each to {@link UsageRecorder}. The time is kept in one Redis hash, `<prefix>clientUsedAt`
  * (client id → Unix seconds), written at most once per {@link usageResolutionSeconds} per client by
- * each process: the check is a Map lookup on the hot paths (introspection runs for every cache miss of
+ * each process: the check is a cache lookup on the hot paths (introspection runs for every cache miss of
  * every resource server), and the write, when due, is one HSET auto-pipelined with the request's own
  * commands and never awaited by it. A failed write only makes the next use try again.
  *
@@ -17,11 +17,8 @@
  * so the sweep adds one resolution to the idle period before it removes a client, never earlier.
  */
 import type { Redis } from 'ioredis';
-
-/** The hash of last-use times (client id → Unix seconds). */
-export function usageKey(prefix: string): string {
-  return `${prefix}clientUsedAt`;
-}
+import { LRUCache } from 'lru-cache';
+import { usageKey } from './redis-keys.js';
 
 /**
  * How stale a stored last-use time may be, seconds: an hour, or a tenth of the idle period when that
@@ -47,16 +44,12 @@ export interface UsageRecorderOptions {
 export function createUsageRecorder(redis: Redis, options: UsageRecorderOptions): UsageRecorder {
   const key = usageKey(options.prefix);
   const everyMs = options.resolutionSeconds * 1000;
-  const maxTracked = options.maxTracked ?? 10_000;
-  /** Client id → when this process last wrote its time, ms. */
-  const written = new Map<string, number>();
+  /** The clients this process wrote a time for within the last resolution. */
+  const written = new LRUCache<string, true>({ max: options.maxTracked ?? 10_000, ttl: everyMs });
   return (clientId) => {
-    const now = Date.now();
-    const last = written.get(clientId);
-    if (last !== undefined && now - last < everyMs) return;
-    written.delete(clientId);
-    if (written.size >= maxTracked) written.delete(written.keys().next().value!);
-    written.set(clientId, now);
-    redis.hset(key, clientId, String(Math.floor(now / 1000))).catch(() => written.delete(clientId));
+    if (written.has(clientId)) return;
+    written.set(clientId, true);
+    const seconds = String(Math.floor(Date.now() / 1000));
+    redis.hset(key, clientId, seconds).catch(() => written.delete(clientId));
   };
 }

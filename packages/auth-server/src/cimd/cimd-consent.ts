@@ -1,0 +1,43 @@
+/**
+ * A consent given to a metadata-document client holds for the document the user saw (issue 15): it
+ * is tied to {@link consentHash} of the client (its name and redirect URIs), and when the document
+ * changes them the user is asked again, with every scope, as for a new app.
+ *
+ * Done in oidc-provider's `loadExistingGrant`, which every authorization request and resumption
+ * calls: right after a consent (`result.consent.grantId`) it records the hash of the client as it
+ * is, under the grant (`cimdConsent:<grantId>`, for the grant's lifetime); on a later request it
+ * hands oidc-provider the existing grant only if the hash still matches, and otherwise none, so
+ * the consent prompt lists everything again and the new consent makes a new grant. Other clients
+ * keep oidc-provider's default behaviour.
+ */
+import type { Redis } from 'ioredis';
+import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
+import { cimdConsentKey } from '../storage/redis-keys.js';
+import { isCimdClientId } from './client-id-url.js';
+import { consentHash } from './metadata-document.js';
+
+/** Where consent hashes live: Redis, for `ttlSeconds` (the grant's lifetime). */
+export interface CimdConsentStore {
+  redis: Redis;
+  prefix: string;
+  ttlSeconds: number;
+}
+
+/** oidc-provider's `loadExistingGrant`, with consents to metadata-document clients tied to their document. */
+export function loadExistingGrant(store: CimdConsentStore) {
+  return async function loadGrantForCurrentDocument(ctx: KoaContextWithOIDC): Promise<Grant | undefined> {
+    const client = ctx.oidc.client!;
+    const justGiven = ctx.oidc.result?.consent?.grantId as string | undefined;
+    const grantId = justGiven || ctx.oidc.session!.grantIdFor(client.clientId);
+    if (!grantId) return undefined;
+    const grant = await ctx.oidc.provider.Grant.find(grantId);
+    if (!grant || !isCimdClientId(client.clientId)) return grant;
+    const key = cimdConsentKey(store.prefix, grantId);
+    const hash = consentHash(client);
+    if (justGiven) {
+      await store.redis.set(key, hash, 'EX', store.ttlSeconds);
+      return grant;
+    }
+    return (await store.redis.get(key)) === hash ? grant : undefined;
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * What an operator does about metadata-document clients (`school-auth clients …`): allow a client_id
+ * URL to use https redirect URIs (as registered integrations do; open clients get loopback only), take
+ * that back, and see each document's fetch status.
+ */
+import type { Redis } from 'ioredis';
+import { cimdAllowedKey, cimdEntryPrefix } from '../storage/redis-keys.js';
+import { isCimdClientId } from './client-id-url.js';
+
+/** One document as `school-auth clients cimd` shows it. */
+export interface CimdClientStatus {
+  client_id: string;
+  /** `fresh`, `stale` (served while its host fails), `failed` or `invalid` (refused until it works). */
+  status?: string;
+  error?: string;
+  /** Whether an operator allowed its https redirect URIs. */
+  https_redirects_allowed: boolean;
+  checked_at?: string;
+  fetched_at?: string;
+  fresh_until?: string;
+  stale_until?: string;
+}
+
+function requireUrl(clientId: string): void {
+  if (!isCimdClientId(clientId))
+    throw new Error(
+      `${clientId} is not a client metadata document URL (https, with a path, as a URL parser writes it)`,
+    );
+}
+
+/** Allows the metadata-document client `clientId` https redirect URIs. */
+export async function allowCimdClient(redis: Redis, prefix: string, clientId: string): Promise<void> {
+  requireUrl(clientId);
+  await redis.sadd(cimdAllowedKey(prefix), clientId);
+}
+
+/** Takes back {@link allowCimdClient}; false when it was not allowed. */
+export async function disallowCimdClient(redis: Redis, prefix: string, clientId: string): Promise<boolean> {
+  return (await redis.srem(cimdAllowedKey(prefix), clientId)) === 1;
+}
+
+const iso = (ms: string | undefined) => (ms ? new Date(Number(ms)).toISOString() : undefined);
+
+/** Every metadata-document client seen or allowed, with its last fetch's outcome. */
+export async function listCimdClients(redis: Redis, prefix: string): Promise<CimdClientStatus[]> {
+  const allowed = new Set(await redis.smembers(cimdAllowedKey(prefix)));
+  const entryPrefix = cimdEntryPrefix(prefix);
+  const out = new Map<string, CimdClientStatus>();
+  for (const id of allowed) out.set(id, { client_id: id, https_redirects_allowed: true });
+  for await (const keys of redis.scanStream({ match: `${entryPrefix}*`, count: 500 }) as AsyncIterable<
+    string[]
+  >) {
+    for (const key of keys) {
+      const e = await redis.hgetall(key);
+      const id = key.slice(entryPrefix.length);
+      out.set(id, {
+        client_id: id,
+        status: e.status,
+        error: e.error || undefined,
+        https_redirects_allowed: allowed.has(id),
+        checked_at: iso(e.checkedAt),
+        fetched_at: iso(e.fetchedAt),
+        fresh_until: iso(e.freshUntil),
+        stale_until: iso(e.staleUntil),
+      });
+    }
+  }
+  return [...out.values()].sort((a, b) => a.client_id.localeCompare(b.client_id));
+}

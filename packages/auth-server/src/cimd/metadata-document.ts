@@ -1,0 +1,123 @@
+/**
+ * A Client ID Metadata Document checked, and turned into the client oidc-provider loads.
+ *
+ * The rules (issue 15; draft-ietf-oauth-client-id-metadata-document §4): the document's `client_id`
+ * is the URL it was fetched from, byte for byte; the client is public (`token_endpoint_auth_method`
+ * `none`: this server takes no client keys from a document, so `private_key_jwt` is refused by name,
+ * and a document carrying a secret is refused); grant and response types are those open
+ * registration allows; members this server does not use are ignored, and a member it uses with the
+ * wrong type refuses the whole document. Strings follow open registration's caps and display rules.
+ *
+ * Redirect URIs follow open registration's policy: canonical loopback `http` URIs always (any port
+ * at authorization, a portless one included: the client is `native`, RFC 8252 §7.3); `https` URIs
+ * only for a client_id URL an operator allowed (`school-auth clients allow-cimd`). For any other
+ * client they are left out of the client, so an authorization request naming one stops on our error
+ * page with `invalid_redirect_uri`, never redirecting; a document with no usable URI at all is
+ * refused the same way.
+ */
+import { createHash } from 'node:crypto';
+import { errors, type ClientMetadata } from 'oidc-provider';
+import { z } from 'zod';
+import { isLoopbackRedirectUri } from '@school/shared';
+import { loopbackRedirectProblem, memberProblem } from '../provider/client-policy.js';
+import { integrationRedirectProblem } from '../provider/operator-clients.js';
+
+const httpsUri = z.string().refine((v) => URL.parse(v)?.protocol === 'https:', 'must be an https URL');
+
+/** The members this server uses; every other member is ignored (zod strips it). */
+const documentSchema = z.object({
+  client_id: z.string(),
+  client_name: z.string().optional(),
+  redirect_uris: z.array(z.string()).min(1, 'must list at least one redirect URI'),
+  token_endpoint_auth_method: z.string().optional(),
+  grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).optional(),
+  response_types: z.array(z.literal('code')).optional(),
+  application_type: z.enum(['native', 'web']).optional(),
+  client_uri: httpsUri.optional(),
+  logo_uri: httpsUri.optional(),
+  policy_uri: httpsUri.optional(),
+  tos_uri: httpsUri.optional(),
+  contacts: z.array(z.string()).optional(),
+  software_id: z.string().optional(),
+  software_version: z.string().optional(),
+});
+
+/** A document that passed {@link checkDocument}: only the members this server uses. */
+export type MetadataDocument = z.output<typeof documentSchema>;
+
+const refuse = (why: string): never => {
+  throw new errors.InvalidClient(`client_id metadata document ${why}`);
+};
+
+/** The document `body` fetched from `url`, checked; throws `invalid_client` naming the first problem. */
+export function checkDocument(url: string, body: unknown): MetadataDocument {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return refuse('is not a JSON object');
+  if ('client_secret' in body || 'client_secret_expires_at' in body)
+    return refuse('must not carry a client secret');
+  const parsed = documentSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    return refuse(`member ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+  }
+  const doc = parsed.data;
+  if (doc.client_id !== url) return refuse(`client_id must be the URL it is served at (${url})`);
+  const method = doc.token_endpoint_auth_method;
+  if (method === 'private_key_jwt')
+    refuse(
+      'token_endpoint_auth_method private_key_jwt is not supported here: use none (a public client with PKCE)',
+    );
+  else if (method !== undefined && method !== 'none') refuse('token_endpoint_auth_method must be none');
+  for (const [member, value] of Object.entries(doc)) {
+    const problem = memberProblem(member, value);
+    if (problem) refuse(problem);
+  }
+  for (const uri of doc.redirect_uris) {
+    const problem =
+      URL.parse(uri)?.protocol === 'https:' ? integrationRedirectProblem(uri) : loopbackRedirectProblem(uri);
+    if (problem) refuse(`redirect_uris ${problem.replace(/; fixed HTTPS callbacks need .*$/, '')}`);
+  }
+  return doc;
+}
+
+/**
+ * The client oidc-provider loads for a checked document. `httpsAllowed`: an operator allowed this
+ * client_id URL to use `https` redirect URIs.
+ */
+export function toClientMetadata(doc: MetadataDocument, httpsAllowed: boolean): ClientMetadata {
+  const loopback = doc.redirect_uris.filter(isLoopbackRedirectUri);
+  const redirectUris = httpsAllowed ? doc.redirect_uris : loopback;
+  if (!redirectUris.length) {
+    throw new errors.InvalidRedirectUri(
+      'redirect_uris: this client may only use loopback redirect URIs (https ones need an operator to allow its client_id)',
+    );
+  }
+  const { client_id, client_name, client_uri, logo_uri, policy_uri, tos_uri, contacts } = doc;
+  return Object.fromEntries(
+    Object.entries({
+      client_id,
+      client_name,
+      client_uri,
+      logo_uri,
+      policy_uri,
+      tos_uri,
+      contacts,
+      redirect_uris: redirectUris,
+      grant_types: doc.grant_types ?? ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      // Loopback-only clients are native apps, as in open registration (any-port matching); a client
+      // with fixed https callbacks is a web app, whose consent is remembered.
+      application_type: redirectUris.length === loopback.length ? 'native' : 'web',
+    }).filter(([, v]) => v !== undefined),
+  ) as ClientMetadata;
+}
+
+/**
+ * What a user's consent to a document-defined client is tied to: a hash of the parts that say who
+ * the app is and where it sends the user (its name and redirect URIs; it has no keys here). When they
+ * change, the user is asked again.
+ */
+export function consentHash(client: { clientName?: string; redirectUris?: readonly string[] }): string {
+  const parts = [client.clientName ?? '', [...(client.redirectUris ?? [])].sort()];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
+}

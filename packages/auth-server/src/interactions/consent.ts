@@ -1,0 +1,126 @@
+/**
+ * The consent page and its two forms (DESIGN.md §5): who asks, where the browser goes afterwards, and
+ * each scope in plain words. `…/confirm` grants what oidc-provider found missing and records it;
+ * `…/abort` ends the request with `access_denied`. Both follow the shared steps (router.ts).
+ */
+import { ALL_SCOPE_NAMES } from '@school/shared';
+import { INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
+import { InteractionGone } from './error-page.js';
+import { sendPage } from './html.js';
+import { actor, clientView, finishInteraction, redirectOrigin, type Step, type StepDeps } from './steps.js';
+import { consentPage, deniedPage } from './views.js';
+
+/** What oidc-provider's consent prompt lists as not yet granted. */
+interface MissingGrants {
+  missingOIDCScope?: string[];
+  missingOIDCClaims?: string[];
+  missingResourceScopes?: Record<string, string[]>;
+}
+
+const scopeOrder = new Map(ALL_SCOPE_NAMES.map((s, i) => [s, i]));
+
+/** The scopes asked for, in the order of the scope list. */
+function consentScopes(missing: MissingGrants): string[] {
+  const all = new Set([
+    ...(missing.missingOIDCScope ?? []),
+    ...Object.values(missing.missingResourceScopes ?? {}).flat(),
+  ]);
+  return [...all].sort((a, b) => (scopeOrder.get(a) ?? 999) - (scopeOrder.get(b) ?? 999));
+}
+
+/**
+ * The consent steps: `show` answers `GET …/<uid>` while oidc-provider asks for consent; `grant`
+ * (`POST …/confirm`) and `deny` (`POST …/abort`) follow the checked form.
+ */
+export function consentSteps({
+  provider,
+  accounts,
+  audit,
+  csrf,
+}: StepDeps): Record<'show' | 'grant' | 'deny' | 'switchAccount', Step> {
+  return {
+    show: async function showConsent(ctx) {
+      const details = ctx.state.interaction;
+      const client = await clientView(provider, details);
+      const uid = details.uid;
+      const account = details.session?.accountId
+        ? await accounts.findAccount(details.session.accountId)
+        : undefined;
+      const claims = account ? await account.claims('userinfo', 'email', {}, []) : undefined;
+      sendPage(
+        ctx,
+        200,
+        consentPage({
+          confirmAction: `${INTERACTION_PATH}/${uid}/confirm`,
+          abortAction: `${INTERACTION_PATH}/${uid}/abort`,
+          switchAction: `${INTERACTION_PATH}/${uid}/switch`,
+          csrf: csrf.issue(uid),
+          client,
+          scopes: consentScopes(details.prompt.details as MissingGrants),
+          accountEmail: typeof claims?.email === 'string' ? claims.email : undefined,
+        }),
+        redirectOrigin(details),
+      );
+    },
+
+    grant: async function grantConsent(ctx) {
+      const details = ctx.state.interaction;
+      const accountId = details.session?.accountId;
+      if (!accountId) throw new InteractionGone();
+      const grant = details.grantId
+        ? await provider.Grant.find(details.grantId)
+        : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
+      if (!grant) throw new InteractionGone();
+      const missing = details.prompt.details as MissingGrants;
+      if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+      if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
+      for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+        grant.addResourceScope(indicator, scopes.join(' '));
+      }
+      const grantId = await grant.save();
+      void audit.record('consent_granted', {
+        ...actor(ctx),
+        accountId,
+        details: { scope: consentScopes(missing).join(' ') },
+      });
+      await finishInteraction(provider, ctx, { consent: { grantId } }, true);
+    },
+
+    /**
+     * "Not you?": a remembered session on a shared computer is someone else's. Ends that session and
+     * starts the same authorization request again, so the sign-in page comes first.
+     */
+    switchAccount: async function switchAccount(ctx) {
+      const details = ctx.state.interaction;
+      const session = details.session?.uid
+        ? await provider.Session.findByUid(details.session.uid)
+        : undefined;
+      await session?.destroy();
+      await details.destroy();
+      void audit.record('signed_out', { ...actor(ctx), accountId: details.session?.accountId });
+      const params = Object.entries(details.params).filter(([, v]) => typeof v === 'string') as [
+        string,
+        string,
+      ][];
+      ctx.status = 303;
+      ctx.redirect(`${OAUTH_ROUTES.authorization}?${new URLSearchParams(params).toString()}`);
+    },
+
+    deny: async function denyConsent(ctx) {
+      void audit.record('consent_denied', {
+        ...actor(ctx),
+        accountId: ctx.state.interaction.session?.accountId,
+      });
+      // Say on our side that nothing was shared before handing the browser back: the app may no
+      // longer be listening, and then the browser's own error would be all the person sees.
+      const continueTo = await provider.interactionResult(
+        ctx.req,
+        ctx.res,
+        { error: 'access_denied', error_description: 'The user denied the request' },
+        { mergeWithLastSubmission: false },
+      );
+      const client = await clientView(provider, ctx.state.interaction);
+      sendPage(ctx, 200, deniedPage({ client, continueTo }));
+    },
+  };
+}

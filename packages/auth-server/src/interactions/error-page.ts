@@ -1,0 +1,129 @@
+/**
+ * The error pages: what a browser on `/oauth/…` (the authorization endpoint, login and consent) is
+ * shown when something goes wrong, in words a school admin can act on; the wire code is shown small,
+ * for whoever they report it to.
+ *
+ * - Every error of the table (`@school/shared` oauth-errors.ts) thrown on a browser route, the
+ *   interactions' own refusals among them ({@link InteractionGone}, {@link FormRejected}): the error
+ *   guard (http/error-guard.ts) answers them with {@link renderErrorPage}.
+ * - oidc-provider's `renderError` for the browser-facing routes (provider/render-error.ts): errors at
+ *   the authorization endpoint that cannot be sent back to the client (unknown client, unregistered
+ *   redirect URI), with {@link renderProviderErrorPage}. JSON endpoints answer JSON whatever the
+ *   `Accept` header says (RFC 6749 §5.2), so only these routes get a page.
+ */
+import { OAuthError } from '@school/shared';
+import type { Context, Next } from 'koa';
+import type { ErrorOut } from 'oidc-provider';
+import { pageCsp } from './html.js';
+import { errorPage } from './views.js';
+
+/** 400 `interaction_expired`: the interaction is expired, used, or not this browser's. */
+export class InteractionGone extends OAuthError {
+  constructor() {
+    super(400, 'interaction_expired', 'this sign-in page has expired or was already used; start again');
+  }
+}
+
+/** 403 `csrf_check_failed`: the form was not sent from this interaction's page. */
+export class FormRejected extends OAuthError {
+  constructor() {
+    super(403, 'csrf_check_failed', 'the form was not sent from this sign-in page');
+  }
+}
+
+/** The first step of every interaction route: nothing on these pages may be cached. */
+export async function noStore(ctx: Context, next: Next): Promise<void> {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Pragma', 'no-cache');
+  await next();
+}
+
+/** The id the request log gave this request, which a person can quote to support. */
+function requestIdOf(ctx: Context): string | undefined {
+  const id = ctx.state?.requestId as unknown;
+  return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+interface Words {
+  title: string;
+  message: string;
+}
+
+const START_AGAIN = 'Go back to the app you were connecting and start again.';
+
+/** The page's words per wire code; anything else reads as an unreadable request. */
+const WORDS: Record<string, (retryAfter?: string) => Words> = {
+  interaction_expired: () => ({
+    title: 'This sign-in page has expired',
+    message: `It was already used, or it was open for too long. ${START_AGAIN}`,
+  }),
+  csrf_check_failed: () => ({
+    title: 'This form could not be verified',
+    message: `It was not sent from this sign-in page. ${START_AGAIN}`,
+  }),
+  too_many_requests: (retryAfter) => ({
+    title: 'Too many sign-in attempts from this network',
+    message: `Please wait ${retryAfter ?? 60} seconds, then start again from the app you were connecting.`,
+  }),
+  temporarily_unavailable: () => ({
+    title: 'Sign-in is briefly unavailable',
+    message: 'The school’s sign-in service cannot reach its storage right now. Please try again in a minute.',
+  }),
+  server_error: () => ({
+    title: 'Something went wrong',
+    message: 'Please go back to the app and try again.',
+  }),
+  not_found: () => ({ title: 'There is no page here', message: START_AGAIN }),
+};
+
+const UNREADABLE: Words = {
+  title: 'This form could not be read',
+  message: `Your browser sent something this page cannot accept. ${START_AGAIN}`,
+};
+
+/** Answers `error` as a page (the status and the error's headers are the caller's to set). */
+export function renderErrorPage(ctx: Context, error: OAuthError): void {
+  const words = WORDS[error.code]?.(error.headers['Retry-After']) ?? UNREADABLE;
+  ctx.type = 'text/html';
+  ctx.set('Content-Security-Policy', pageCsp());
+  ctx.body = errorPage({ ...words, code: error.code, requestId: requestIdOf(ctx) });
+}
+
+/** oidc-provider's routes a browser is sent to, which answer errors with a page. */
+const BROWSER_ROUTES = new Set([
+  'authorization',
+  'resume',
+  'end_session',
+  'end_session_confirm',
+  'code_verification',
+]);
+
+/** True when oidc-provider's `route` answers errors with a page. */
+export function isBrowserRoute(route: string | undefined): boolean {
+  return route !== undefined && BROWSER_ROUTES.has(route);
+}
+
+/** Explains one of oidc-provider's errors in words a school admin can act on. */
+function explain(out: ErrorOut): string {
+  switch (out.error) {
+    case 'invalid_client':
+      return 'The app that sent you here is not registered with this school. Go back to the app and try connecting again.';
+    case 'invalid_redirect_uri':
+    case 'invalid_request':
+      return 'The app that sent you here made a request this school cannot accept. It has not been sent back to the app. Go back to the app and try again.';
+    default:
+      return 'Something went wrong while connecting the app. Go back to the app and try again.';
+  }
+}
+
+/** The page for an error oidc-provider renders on a browser route (the status is oidc-provider's). */
+export function renderProviderErrorPage(ctx: Context, out: ErrorOut): void {
+  ctx.set('Content-Security-Policy', pageCsp());
+  ctx.type = 'text/html';
+  ctx.body = errorPage({
+    title: 'This app could not connect',
+    message: explain(out),
+    code: out.error,
+    requestId: requestIdOf(ctx),
+  });
+}

@@ -1,0 +1,30 @@
+/**
+ * The forms the login and consent pages post, as zod schemas (checked by the `checkForm` step).
+ *
+ * Only the CSRF token can make a form fail: a missing or malformed one refuses the submission (403).
+ * A missing or malformed email or password reads as empty and gets the generic login error, like a
+ * wrong password, and overlong values are cut rather than refused, so no field tells an attacker
+ * more than a wrong password does.
+ */
+import { z } from 'zod';
+
+/** Text as sent, cut to `max` characters; empty when it is missing or not a single value. */
+const text = (max: number) =>
+  z
+    .string()
+    .catch('')
+    .transform((s) => s.slice(0, max));
+
+/** The interaction's CSRF token (csrf.ts), in every form. */
+const csrf = z.string();
+
+/** The sign-in form (`POST /oauth/interaction/<uid>/login`). */
+export const loginForm = z.object({ email: text(320), password: text(1024), csrf });
+export type LoginForm = z.infer<typeof loginForm>;
+
+/**
+ * The consent forms: the decision is the form's action (`…/confirm` allows, `…/abort` denies), so
+ * each carries only its CSRF token.
+ */
+export const consentForm = z.object({ csrf });
+export type ConsentForm = z.infer<typeof consentForm>;

@@ -1,0 +1,258 @@
+/**
+ * oidc-provider's storage in Redis, through ioredis. The key layout is redis-keys.ts, the scripts
+ * redis-scripts.ts, the in-process client cache client-cache.ts.
+ *
+ * A token whose client is gone does not exist. Every read of a grant-bound model (access and refresh
+ * tokens, codes) checks, in the same script, that the client it names is still stored, and finds
+ * nothing when it is not: introspection says `active: false`, userinfo 401 `invalid_token`, the token
+ * endpoint `invalid_grant`, revocation 200, whichever way the client went (deleted by an operator, the
+ * sweep, or straight from Redis), instead of oidc-provider failing on the missing client (a 500 on
+ * `client.subjectType` in introspection, issue 13 finding 13). Every client that can hold tokens is
+ * stored in Redis; the only configured (static) client, the resource API's introspector, has no grants.
+ * Reads and issues of access and refresh tokens are also reported to `recordUse` (client-usage.ts), which
+ * the client lifecycle sweep reads.
+ *
+ * Why not the upstream example adapter: it reads the grant list's TTL before every write (a second
+ * round trip), keeps consumed state in a way a racing second request can also pass, and lets the grant
+ * list outlive nothing. Here a lost consumption race (two requests redeeming one code or one rotated
+ * refresh token at once) is detected by HSETNX: the loser revokes the whole grant and gets
+ * `invalid_grant`, as RFC 6749 §4.1.2 and RFC 9700 §4.14 ask.
+ *
+ * A token and its grant are read in one round trip. oidc-provider reads a token, then its grant (the
+ * introspection, userinfo, code and refresh paths all do); `oidcFindWithGrant` returns both from one
+ * script and the grant is kept for the rest of that same request only (request-reads.ts), where the
+ * following `Grant.find` takes it: the grant as it was when the token was read, microseconds before
+ * a second GET would have seen it. A grant this request writes or deletes in between is dropped from
+ * the keep first. introspection-count.ts goes one step further on the introspection route.
+ *
+ * Every revocation is published for resource servers (revocations.ts).
+ *
+ * A client id that is a Client ID Metadata Document URL is resolved by `resolveCimdClient` (fetched,
+ * checked and cached by cimd/cimd-resolver.ts), so every endpoint sees that client the same way.
+ */
+import type { Redis } from 'ioredis';
+import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import { isCimdClientId } from '../cimd/client-id-url.js';
+import { ClientCache } from './client-cache.js';
+import { dropGrant, keepGrant, takeGrant, takeStartedRead, type FoundWithGrant } from './request-reads.js';
+import { clientGrantsKey, grantListPrefix, modelKey, modelPrefix, sessionUidKey } from './redis-keys.js';
+import { withScripts } from './redis-scripts.js';
+import { publishRevoked } from './revocations.js';
+
+/** Models that carry a `grantId` and are revoked with their grant. */
+const GRANT_BOUND = new Set([
+  'AccessToken',
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+]);
+/** Models whose issue or read counts as a use of their client. */
+const MARKS_USE = new Set(['AccessToken', 'RefreshToken']);
+/** Models whose `consumed` state must be atomic and durable. */
+const CONSUMABLE = new Set([
+  'AuthorizationCode',
+  'RefreshToken',
+  'DeviceCode',
+  'BackchannelAuthenticationRequest',
+]);
+
+/** Options for {@link createRedisAdapter}. */
+export interface RedisAdapterOptions {
+  /** Key prefix, e.g. `oidc:`. */
+  prefix: string;
+  /** Seconds added to every TTL: oidc-provider still accepts a token that long past `exp`. */
+  clockToleranceSeconds?: number;
+  /** How long a stored client's metadata is reused in process, ms; 0 turns the cache off. Default 5000. */
+  clientCacheMs?: number;
+  /** At most this many clients are cached (the least recently used goes first). Default 1000. */
+  clientCacheSize?: number;
+  /** Told the client id whenever an access or refresh token is issued or read (client-usage.ts). */
+  recordUse?: (clientId: string) => void;
+  /**
+   * Finds a client whose id is a Client ID Metadata Document URL (cimd/cimd-resolver.ts); without it
+   * such ids are looked up as stored clients.
+   */
+  resolveCimdClient?: (clientId: string) => Promise<AdapterPayload>;
+  /**
+   * Seconds after its rotation during which a refresh token presented again is a concurrent refresh,
+   * not a replay (provider/refresh-grace.ts): `find` does not call it consumed, and losing the
+   * consumption race throws {@link ConcurrentRefresh} instead of revoking the grant. 0: off.
+   */
+  refreshGraceSeconds?: number;
+}
+
+/**
+ * A refresh token consumed by another request less than the grace period ago: the caller may answer
+ * with that request's result (provider/refresh-grace.ts). The grant is left alone.
+ */
+export class ConcurrentRefresh extends errors.InvalidGrant {
+  constructor(
+    readonly tokenId: string,
+    readonly grantId: string | undefined,
+  ) {
+    super('refresh token already used');
+  }
+}
+
+const parsed = (json: string | null): AdapterPayload | undefined =>
+  json ? (JSON.parse(json) as AdapterPayload) : undefined;
+
+/** The adapter class's constructor, as oidc-provider's `adapter` option expects it. */
+export type AdapterConstructor = new (name: string) => Adapter;
+
+/**
+ * Builds an oidc-provider adapter class bound to one ioredis connection (with auto-pipelining on,
+ * each model read is one round trip batched with its neighbours).
+ */
+export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): AdapterConstructor {
+  const r = withScripts(redis);
+  const { prefix, recordUse, resolveCimdClient } = options;
+  const grace = options.refreshGraceSeconds ?? 0;
+  /** Consumed less than `grace` seconds ago (a refresh token's consumption time, in seconds). */
+  const inGrace = (consumedAt: number) => grace > 0 && Math.floor(Date.now() / 1000) - consumedAt <= grace;
+  const tolerance = options.clockToleranceSeconds ?? 15;
+  const clientCacheMs = options.clientCacheMs ?? 5_000;
+  const clients =
+    clientCacheMs > 0 ? new ClientCache(clientCacheMs, options.clientCacheSize ?? 1_000) : undefined;
+  const grantPrefix = modelPrefix(prefix, 'Grant');
+  const clientPrefix = modelPrefix(prefix, 'Client');
+  const grantListKey = (grantId: string) => grantListPrefix(prefix) + grantId;
+  const currentRequest = () => Provider.ctx as object | undefined;
+
+  /** A grant-bound model's payload from `oidcFindWithGrant`; its grant goes to the request's keep. */
+  const withGrant = (
+    found: FoundWithGrant | null,
+    ctx: object | undefined,
+    isUse: boolean,
+    isRefresh: boolean,
+  ): AdapterPayload | undefined => {
+    if (!found) return undefined;
+    const [p, c, grantId, grant] = found;
+    if (grantId && grant) keepGrant(ctx, grantPrefix + grantId, grant);
+    const payload = JSON.parse(p) as AdapterPayload;
+    if (isUse && recordUse && payload.clientId) recordUse(payload.clientId);
+    // A refresh token rotated within the grace period reads as unconsumed: its next consumption
+    // decides, atomically, whether this is a concurrent refresh (see `consume`).
+    if (!c || (isRefresh && inGrace(Number(c)))) return payload;
+    return { ...payload, consumed: Number(c) };
+  };
+
+  const revokeGrantTokens = async (grantId: string) => {
+    const keys = await r.oidcRevokeGrant(grantListKey(grantId));
+    await publishRevoked(r, prefix, keys);
+  };
+
+  return class RedisAdapter implements Adapter {
+    readonly consumable: boolean;
+    readonly grantBound: boolean;
+    /** Issuing or reading one is a use of its client (client-usage.ts). */
+    readonly marksUse: boolean;
+    constructor(readonly name: string) {
+      this.consumable = CONSUMABLE.has(name);
+      this.grantBound = GRANT_BOUND.has(name);
+      this.marksUse = MARKS_USE.has(name);
+    }
+
+    key(id: string): string {
+      return modelKey(prefix, this.name, id);
+    }
+
+    async upsert(id: string, payload: AdapterPayload, expiresIn?: number): Promise<void> {
+      const key = this.key(id);
+      const ttl =
+        typeof expiresIn === 'number' && expiresIn > 0 ? Math.ceil(expiresIn) + tolerance : undefined;
+      const keys = [key];
+      const grant = this.grantBound && payload.grantId && ttl;
+      if (grant) keys.push(grantListKey(payload.grantId!));
+      const uid = this.name === 'Session' && payload.uid && ttl;
+      if (uid) keys.push(sessionUidKey(prefix, payload.uid!));
+      const indexed = this.name === 'Grant' && payload.clientId;
+      if (indexed) keys.push(clientGrantsKey(prefix, payload.clientId!));
+      const consumed = this.consumable && payload.consumed ? String(payload.consumed) : '';
+      if (this.name === 'Client') clients?.forget(id);
+      if (this.name === 'Grant') dropGrant(currentRequest(), key);
+      await r.oidcUpsert(
+        keys.length,
+        ...keys,
+        JSON.stringify(payload),
+        String(ttl ?? 0),
+        this.consumable ? '1' : '0',
+        consumed,
+        id,
+        grant ? '1' : '0',
+        uid ? '1' : '0',
+        indexed ? '1' : '0',
+      );
+      if (this.name === 'Client') clients?.forget(id);
+      if (this.marksUse && recordUse && payload.clientId) recordUse(payload.clientId);
+    }
+
+    // Not `async`: the read paths return ioredis's promise with one `then`, since every extra
+    // promise costs on the introspection path (oidc-provider's AsyncLocalStorage hooks each one).
+    find(id: string): Promise<AdapterPayload | undefined> {
+      const key = this.key(id);
+      if (this.grantBound) {
+        const ctx = currentRequest();
+        const read =
+          takeStartedRead(ctx, key) ??
+          r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix, clientPrefix);
+        const isRefresh = this.name === 'RefreshToken';
+        return read.then((found) => withGrant(found, ctx, this.marksUse, isRefresh));
+      }
+      if (this.name === 'Grant') {
+        const kept = takeGrant(currentRequest(), key);
+        if (kept !== undefined) return Promise.resolve(JSON.parse(kept) as AdapterPayload);
+      }
+      if (this.name === 'Client' && resolveCimdClient && isCimdClientId(id)) return resolveCimdClient(id);
+      if (this.name === 'Client' && clients) {
+        const cached = clients.get(id);
+        if (cached) return Promise.resolve(cached);
+        const started = clients.readStarted();
+        return r.get(key).then((json) => clients.keep(id, json, started));
+      }
+      return r.get(key).then(parsed);
+    }
+
+    async findByUid(uid: string): Promise<AdapterPayload | undefined> {
+      const id = await r.get(sessionUidKey(prefix, uid));
+      return id ? this.find(id) : undefined;
+    }
+
+    async findByUserCode(): Promise<AdapterPayload | undefined> {
+      return undefined; // the device flow is not enabled
+    }
+
+    async consume(id: string): Promise<void> {
+      const key = this.key(id);
+      const outcome = await r.oidcConsume(key, Math.floor(Date.now() / 1000));
+      if (outcome === 1) return;
+      // Lost a race with another redemption of the same code or refresh token, or it expired meanwhile.
+      const [p, c] = await r.hmget(key, 'p', 'c');
+      const grantId = p ? (JSON.parse(p) as AdapterPayload).grantId : undefined;
+      if (this.name === 'RefreshToken' && c && inGrace(Number(c))) throw new ConcurrentRefresh(id, grantId);
+      if (grantId) {
+        // The winner may still be saving new tokens under this grant: deleting the Grant record makes
+        // them inactive too, since every token is checked against its grant.
+        await r.del(grantPrefix + grantId);
+        await revokeGrantTokens(grantId);
+      }
+      throw new errors.InvalidGrant(
+        `${this.name === 'RefreshToken' ? 'refresh token' : 'authorization code'} already used`,
+      );
+    }
+
+    async destroy(id: string): Promise<void> {
+      if (this.name === 'Client') clients?.forget(id);
+      if (this.name === 'Grant') dropGrant(currentRequest(), this.key(id));
+      await r.del(this.key(id));
+      if (this.name === 'Client') clients?.forget(id);
+      if (this.name === 'AccessToken') await publishRevoked(r, prefix, [this.key(id)]);
+    }
+
+    async revokeByGrantId(grantId: string): Promise<void> {
+      dropGrant(currentRequest(), grantPrefix + grantId);
+      await revokeGrantTokens(grantId);
+    }
+  };
+}

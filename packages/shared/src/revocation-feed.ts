@@ -1,0 +1,26 @@
+/**
+ * The revocation feed between the services: the auth server publishes on `<prefix>revocations` a
+ * JSON message `{"tokens": ["<sha256 hex>", ...]}` whenever access tokens end before their time; the
+ * resource API drops them from its introspection cache. Tokens are only ever named by their SHA-256
+ * hex outside the auth server's storage, in caches, messages and logs alike.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+
+/** The channel revocations are published on, for a Redis key prefix. */
+export function revocationChannel(prefix: string): string {
+  return `${prefix}revocations`;
+}
+
+/** SHA-256 hex of a token value. */
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** The message announcing that the tokens with these hashes ended, as the subscriber checks it. */
+export const revocationMessageSchema = z.object({ tokens: z.array(z.string().regex(/^[0-9a-f]{64}$/)) });
+
+/** The message to publish for these token hashes. */
+export function revocationMessage(hashes: readonly string[]): string {
+  return JSON.stringify({ tokens: hashes });
+}

@@ -1,0 +1,200 @@
+/**
+ * Client ID Metadata Documents end to end, through the edge, with the admin in a real browser
+ * (issue 15): a client whose client_id is an https URL (a real HTTPS server on loopback, with a test
+ * CA the stack trusts through its test-only settings) signs in with plain HTTP calls, and the MCP
+ * TypeScript client 2.x (`@modelcontextprotocol/client`, `auth()` with `clientMetadataUrl`), unmodified,
+ * completes the flow and calls the API. Neither registers: the server fetches the document itself.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHash, randomBytes } from 'node:crypto';
+import {
+  auth,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
+} from '@modelcontextprotocol/client';
+import type { Browser } from 'playwright-core';
+import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-support/https-documents.js';
+import { launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
+import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let browser: Browser;
+let docs: DocumentServer;
+
+beforeAll(async () => {
+  const pki = makeTestPki();
+  docs = await startDocumentServer(pki);
+  [stack, browser] = await Promise.all([
+    startStack({ CIMD_ALLOW_LOOPBACK: 'true', CIMD_EXTRA_CA_FILE: pki.caFile }),
+    launchBrowser(),
+  ]);
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+  await docs?.close();
+});
+
+/** Publishes a document at a fresh path; returns its URL, the client_id. */
+function publish(doc: Record<string, unknown>): string {
+  const path = `/agents/${randomBytes(6).toString('hex')}/client-metadata.json`;
+  const clientId = docs.url(path, '127.0.0.1');
+  docs.json(path, { client_id: clientId, ...doc }, { 'cache-control': 'max-age=300' });
+  return clientId;
+}
+
+/** The admin approves in Chromium; resolves with the consent page's text and the callback URL. */
+async function approveInBrowser(
+  url: string,
+  listener: LoopbackListener,
+): Promise<{ consent: string; callback: URL }> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.fill('input[name=email]', E2E_ADMIN.email);
+    await page.fill('input[name=password]', E2E_ADMIN.password);
+    await page.click('button[type=submit]');
+    const consent = await page.locator('main, body').first().innerText();
+    await page.click('button:has-text("Allow")');
+    return { consent, callback: await listener.received };
+  } finally {
+    await context.close();
+  }
+}
+
+const api = (path: string, token: string) =>
+  fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+
+describe('a metadata-document client in Chromium, through the edge', () => {
+  it('signs in with a portless loopback redirect URI from its document and calls the API', async () => {
+    const listener = await loopbackListener();
+    try {
+      const clientId = publish({ client_name: 'e2e CIMD CLI', redirect_uris: ['http://127.0.0.1/callback'] });
+      const verifier = randomBytes(32).toString('base64url');
+      const state = randomBytes(8).toString('hex');
+      const params = new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: listener.redirectUri, // the document's URI with the listener's port
+        scope: 'openid courses:read',
+        resource: stack.baseUrl,
+        state,
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+      });
+      const { consent, callback } = await approveInBrowser(
+        `${stack.baseUrl}/oauth/authorize?${params}`,
+        listener,
+      );
+      expect(consent).toContain('e2e CIMD CLI');
+      expect(consent).toContain(`from ${new URL(clientId).host}`);
+      expect(consent).toContain('verified address');
+      expect(callback.searchParams.get('state')).toBe(state);
+      expect(callback.searchParams.get('iss')).toBe(stack.baseUrl);
+
+      const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code: callback.searchParams.get('code')!,
+          redirect_uri: listener.redirectUri,
+          code_verifier: verifier,
+          client_id: clientId,
+          resource: stack.baseUrl,
+        }),
+      });
+      expect(res.status).toBe(200);
+      const tokens = (await res.json()) as { access_token: string };
+      expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
+    } finally {
+      await listener.close();
+    }
+  }, 60_000);
+});
+
+/** An unmodified MCP client 2.x provider that names its metadata document instead of registering. */
+class CimdAgent implements OAuthClientProvider {
+  authorizationUrl?: URL;
+  registered = false;
+  private info?: StoredOAuthClientInformation;
+  private saved?: StoredOAuthTokens;
+  private discovery?: OAuthDiscoveryState;
+  private verifier = '';
+  constructor(
+    private readonly listener: LoopbackListener,
+    readonly clientMetadataUrl: string,
+  ) {}
+  get redirectUrl() {
+    return this.listener.redirectUri;
+  }
+  get clientMetadata(): OAuthClientMetadata {
+    return {
+      client_name: 'e2e MCP 2.x agent',
+      redirect_uris: [this.listener.redirectUri],
+      token_endpoint_auth_method: 'none',
+    };
+  }
+  clientInformation() {
+    return this.info;
+  }
+  saveClientInformation(info: StoredOAuthClientInformation) {
+    this.registered ||= 'client_id_issued_at' in info;
+    this.info = info;
+  }
+  tokens() {
+    return this.saved;
+  }
+  saveTokens(tokens: StoredOAuthTokens) {
+    this.saved = tokens;
+  }
+  redirectToAuthorization(url: URL) {
+    this.authorizationUrl = url;
+  }
+  saveCodeVerifier(verifier: string) {
+    this.verifier = verifier;
+  }
+  codeVerifier() {
+    return this.verifier;
+  }
+  saveDiscoveryState(state: OAuthDiscoveryState) {
+    this.discovery = state;
+  }
+  discoveryState() {
+    return this.discovery;
+  }
+}
+
+describe('the MCP TypeScript client 2.x with clientMetadataUrl, unmodified', () => {
+  it('uses the document URL as its client_id, never registers, and ends with a token the API accepts', async () => {
+    const listener = await loopbackListener();
+    try {
+      const clientId = publish({
+        client_name: 'e2e MCP 2.x agent',
+        redirect_uris: [listener.redirectUri],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
+      });
+      const agent = new CimdAgent(listener, clientId);
+      const serverUrl = `${stack.baseUrl}/api/v1/courses`;
+      expect(await auth(agent, { serverUrl })).toBe('REDIRECT');
+      expect(agent.authorizationUrl!.searchParams.get('client_id')).toBe(clientId);
+      expect(agent.registered).toBe(false);
+
+      const { callback } = await approveInBrowser(agent.authorizationUrl!.href, listener);
+      const code = callback.searchParams.get('code')!;
+      const iss = callback.searchParams.get('iss')!;
+      expect(await auth(agent, { serverUrl, authorizationCode: code, iss })).toBe('AUTHORIZED');
+      const tokens = agent.tokens()!;
+      expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
+      expect(tokens.refresh_token).toEqual(expect.any(String));
+    } finally {
+      await listener.close();
+    }
+  }, 60_000);
+});
