@@ -2,7 +2,7 @@
 import type { Bench, Outcome } from '../lib/bench.js';
 import { formLine } from '../lib/bench.js';
 import type { LoadSpec } from '../lib/load.js';
-import { figuresText, int, type Figures } from '../lib/report.js';
+import { figuresText, int, summaryOf, type Figures } from '../lib/report.js';
 
 /** The bare `node:http` reference server as a load target. */
 export function bareRef(bench: Bench): LoadSpec {
@@ -30,6 +30,8 @@ export function perCoreOutcome(f: Figures, min: number, extra: string[] = []): O
   return {
     status: ok ? 'PASS' : 'FAIL',
     text: [figuresText(f), ...extra, `| goal ≥ ${int(min)}/s per core`].join('  '),
+    ...summaryOf(f),
+    ratio: `${int(f.perCore)}/s per core`,
   };
 }
 
@@ -43,6 +45,7 @@ export function figuresOnlyOutcome(f: Figures, goalId: string, extra: string[] =
   return {
     status: ok ? 'PASS' : 'FAIL',
     text: [figuresText(f), ...extra, `| goal: see ${goalId}`].join('  '),
+    ...summaryOf(f),
   };
 }
 

@@ -10,16 +10,18 @@ import { dcr } from './dcr.js';
 import { lg } from './lg.js';
 import { memAuth } from './mem-auth.js';
 import { memApi } from './mem-api.js';
-import { p1, p2, p3 } from '../peers/peer-measures.js';
+import { p1, p2, p3, p4 } from '../peers/peer-measures.js';
 import { rs1 } from './rs1-read.js';
 import { rs2 } from './rs2-miss.js';
 import { rs3 } from './rs3-hop.js';
 import { rv } from './rv-revocation.js';
+import { scale } from './scale.js';
 
 // MEM-AS right after AS1: it finishes AS1's pool, so "after 100,000 distinct introspections" means
 // exactly that (the run's end also logs the auth server's memory after every measure). The resource
 // API's measures share one walk through that pool (every token new to the API): RS2's and RS3's
-// misses first, then MEM-API presents the rest. P1–P3 (ours beside Ory Hydra and Keycloak) come last,
+// misses first, then MEM-API presents the rest. SCALE adds a second process of each service behind
+// the edge (RV's second API instance). P1–P4 (ours beside Ory Hydra and Keycloak) come last,
 // so the peers' processes run only then.
 export const MEASURES: Measure[] = [
   as1,
@@ -34,7 +36,9 @@ export const MEASURES: Measure[] = [
   rs3,
   rv,
   memApi,
+  scale,
   p1,
   p2,
   p3,
+  p4,
 ];

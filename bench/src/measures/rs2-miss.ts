@@ -13,7 +13,7 @@
  * RS2 loads with 50 connections and compares CPU per request.
  */
 import type { Measure } from '../lib/bench.js';
-import { figuresText, sandwich } from '../lib/report.js';
+import { figuresText, sandwich, summaryOf } from '../lib/report.js';
 import { afterMisses, courseRoute, hitSpec, missSpec, poolProblem } from './resource-api.js';
 
 const CPU_GOAL = 3;
@@ -35,6 +35,7 @@ export const rs2: Measure = {
     return {
       status: ok ? 'PASS' : 'FAIL',
       text: [figuresText(f), pool, `| goal ≤ ${CPU_GOAL}× cpu/req of a hit`].filter(Boolean).join('  '),
+      ...summaryOf(f),
     };
   },
 };

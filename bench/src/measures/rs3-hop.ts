@@ -88,6 +88,7 @@ export const rs3: Measure = {
     const worstMiss = ours.map((r) => r.miss).reduce((a, b) => (b.cpuUs > a.cpuUs ? b : a));
     return {
       status: ok ? 'PASS' : 'FAIL',
+      ratio: `ours over the floor ${sign(over)} ms p50 (our hop ${sign(oursP50)}, the floor's ${sign(floorP50)})`,
       text: [
         `ours over the floor ${sign(over)} ms p50 (median of ${ROUNDS} rounds)`,
         `| our hop ${sign(oursP50)} ms p50, ${sign(oursP99)} ms p99; the floor's ${sign(floorP50)} ms p50 (the API against a bare node:http introspection server, one Redis read)`,

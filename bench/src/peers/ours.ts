@@ -17,7 +17,7 @@ export async function ourTarget(bench: Bench, tokens: number): Promise<PeerTarge
   const url = bench.auth.url;
   return {
     name: 'ours',
-    label: 'our auth server (oidc-provider 9, Redis; production mode)',
+    label: `our auth server (oidc-provider 9, Redis; production mode; Node ${process.version})`,
     processes: bench.authProcesses(),
     shown: bench.authShown(),
     introspection: {

@@ -1,8 +1,8 @@
 /**
  * The servers of the side-by-side measures, started once per bench run (the first of P1–P3 to run
- * starts them, the last one stops the peers): ours, then each peer scripts/peers has built. A peer
- * that is not built is skipped with the reason; one that is built but does not come up fails the
- * measures (the run says why) rather than quietly dropping a column.
+ * starts them, the last one stops them): ours, ours again on Node 20 (node20.ts), then each peer
+ * scripts/peers has built. A peer that is not built is skipped with the reason; one that is built
+ * but does not come up fails the measures (the run says why) rather than quietly dropping a column.
  *
  * BENCH_PEER_TOKENS (default 500) is the number of distinct access tokens each server is
  * introspected with: Hydra revokes a grant's access tokens when its refresh token rotates, so each
@@ -12,6 +12,7 @@
 import type { Bench } from '../lib/bench.js';
 import { startHydra } from './hydra.js';
 import { startKeycloak } from './keycloak.js';
+import { node20Target } from './node20.js';
 import { ourTarget } from './ours.js';
 import { peersEnv, type PeerTarget } from './peer.js';
 
@@ -20,39 +21,39 @@ export const PEER_TOKENS = Number(process.env.BENCH_PEER_TOKENS ?? 500);
 
 /** What the side-by-side measures load, and what was left out and why. */
 export interface PeerSet {
+  /** Ours first. */
   targets: PeerTarget[];
   skipped: string[];
-  /** Stops the peers' processes (ours keeps running for the other measures). */
+  /** Stops every process started here (ours, `bench.auth`, keeps running for the other measures). */
   stop(): Promise<void>;
 }
 
-/** Ours and the built peers, started once (`bench.memo`). */
+/** Ours, ours on Node 20 and the built peers, started once (`bench.memo`). */
 export function peerSet(bench: Bench): Promise<PeerSet> {
   return bench.memo('peer-set', async () => {
     const env = peersEnv(bench.root);
     const skipped: string[] = [];
-    const stops: (() => Promise<void>)[] = [];
+    const ours = await ourTarget(bench, PEER_TOKENS);
+    const targets: PeerTarget[] = [ours];
+    const node20 = await node20Target(bench, ours);
+    if (typeof node20 === 'string') skipped.push(node20);
+    else targets.push(node20);
     if (!env.HYDRA_BIN && !env.KEYCLOAK_HOME) {
-      const none = 'no peer built (run scripts/peers; Keycloak needs Java 21+)';
-      return { targets: [], skipped: [none], stop: async () => {} };
+      skipped.push('no peer built (run scripts/peers; Keycloak needs Java 21+)');
     }
-    const targets: PeerTarget[] = [await ourTarget(bench, PEER_TOKENS)];
     if (env.HYDRA_BIN) {
       bench.log('starting Ory Hydra');
-      const hydra = await startHydra(bench, env.HYDRA_BIN, PEER_TOKENS);
-      targets.push(hydra);
-      stops.push(hydra.stop!);
-    } else {
+      targets.push(await startHydra(bench, env.HYDRA_BIN, PEER_TOKENS));
+    } else if (env.KEYCLOAK_HOME) {
       skipped.push('Ory Hydra not built (scripts/peers)');
     }
     if (env.KEYCLOAK_HOME && env.KEYCLOAK_JAVA_HOME) {
       bench.log('starting Keycloak');
-      const keycloak = await startKeycloak(bench, env.KEYCLOAK_HOME, env.KEYCLOAK_JAVA_HOME, PEER_TOKENS);
-      targets.push(keycloak);
-      stops.push(keycloak.stop!);
-    } else {
+      targets.push(await startKeycloak(bench, env.KEYCLOAK_HOME, env.KEYCLOAK_JAVA_HOME, PEER_TOKENS));
+    } else if (env.HYDRA_BIN) {
       skipped.push('Keycloak not built (scripts/peers; it needs Java 21+)');
     }
-    return { targets, skipped, stop: async () => void (await Promise.all(stops.map((s) => s()))) };
+    const stop = async () => void (await Promise.all(targets.map((t) => t.stop?.())));
+    return { targets, skipped, stop };
   });
 }
