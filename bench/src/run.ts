@@ -223,6 +223,7 @@ async function main(): Promise<number> {
   const width = Math.max(...measures.map((m) => m.title.length));
   for (const m of measures) {
     log(`${m.id}: ${m.title}`);
+    m.overlap?.(bench);
     let outcome: Outcome;
     try {
       outcome = await m.run(bench);

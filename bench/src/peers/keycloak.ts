@@ -28,14 +28,7 @@ import { FormBrowser } from '#test-support/form-browser.js';
 import { pkce } from '#test-support/oauth-flow.js';
 import { freePort, httpAnswers, startProcess, waitUntil } from '#test-support/processes.js';
 import { adminToken, createClient, REALM, setUpRealm, USER } from './keycloak-admin.js';
-import {
-  authorizeQuery,
-  callJson,
-  exchangeCode,
-  pooled,
-  type PeerClient,
-  type PeerTarget,
-} from './peer.js';
+import { authorizeQuery, callJson, exchangeCode, pooled, type PeerClient, type PeerTarget } from './peer.js';
 
 const TOKEN_PATH = `/realms/${REALM}/protocol/openid-connect/token`;
 

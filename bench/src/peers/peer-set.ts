@@ -41,18 +41,16 @@ export function peerSet(bench: Bench): Promise<PeerSet> {
     if (!env.HYDRA_BIN && !env.KEYCLOAK_HOME) {
       skipped.push('no peer built (run scripts/peers; Keycloak needs Java 21+)');
     }
-    if (env.HYDRA_BIN) {
-      bench.log('starting Ory Hydra');
-      targets.push(await startHydra(bench, env.HYDRA_BIN, PEER_TOKENS));
-    } else if (env.KEYCLOAK_HOME) {
-      skipped.push('Ory Hydra not built (scripts/peers)');
-    }
-    if (env.KEYCLOAK_HOME && env.KEYCLOAK_JAVA_HOME) {
-      bench.log('starting Keycloak');
-      targets.push(await startKeycloak(bench, env.KEYCLOAK_HOME, env.KEYCLOAK_JAVA_HOME, PEER_TOKENS));
-    } else if (env.HYDRA_BIN) {
-      skipped.push('Keycloak not built (scripts/peers; it needs Java 21+)');
-    }
+    // Both at once: Keycloak's start-up waits on its disk as much as on the CPU.
+    const kc = env.KEYCLOAK_HOME && env.KEYCLOAK_JAVA_HOME ? [env.KEYCLOAK_HOME, env.KEYCLOAK_JAVA_HOME] : [];
+    const [hydra, keycloak] = await Promise.all([
+      env.HYDRA_BIN ? startHydra(bench, env.HYDRA_BIN, PEER_TOKENS) : undefined,
+      kc.length ? startKeycloak(bench, kc[0]!, kc[1]!, PEER_TOKENS) : undefined,
+    ]);
+    if (hydra) targets.push(hydra);
+    else if (keycloak) skipped.push('Ory Hydra not built (scripts/peers)');
+    if (keycloak) targets.push(keycloak);
+    else if (hydra) skipped.push('Keycloak not built (scripts/peers; it needs Java 21+)');
     const stop = async () => void (await Promise.all(targets.map((t) => t.stop?.())));
     return { targets, skipped, stop };
   });
