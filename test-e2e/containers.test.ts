@@ -12,7 +12,7 @@ import { describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { SERVICES } from '../test-support/auth-server.js';
 import { freePort } from '../test-support/processes.js';
-import { EDGE_TEMPLATE_NAMES } from './support/edge.js';
+import { EDGE_TEMPLATE_NAMES } from '../test-support/edge.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');

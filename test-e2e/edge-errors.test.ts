@@ -14,7 +14,7 @@ import { createServer as createTcpServer, type Server as TcpServer, type Socket 
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { freePort } from '../test-support/processes.js';
 import { rawRequest } from '../test-support/raw-http.js';
-import { startEdge, type Edge } from './support/edge.js';
+import { startEdge, type Edge } from '../test-support/edge.js';
 import { expectEdgeJson, expectEdgePage, seen } from './support/edge-answers.js';
 
 const INGRESS = '127.0.0.9';

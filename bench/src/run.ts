@@ -13,6 +13,7 @@
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -20,16 +21,26 @@ import { bootstrap } from '@school/auth-server/dist/bootstrap.js';
 import { loadConfig } from '@school/auth-server/dist/config.js';
 import { createLogger } from '@school/auth-server/dist/logger.js';
 import { freePort, killAllNow, stopAll } from '#test-support/processes.js';
-import { writeRequests, type Bench, type ResourceApiServer, type Server, type Status } from './lib/bench.js';
+import {
+  writeRequests,
+  type Bench,
+  type Measure,
+  type Outcome,
+  type ResourceApiServer,
+  type Server,
+  type Status,
+} from './lib/bench.js';
 import { memoryAfterGc } from './lib/inspector.js';
 import { rssBytes } from './lib/proc.js';
 import { authEnvironment, freshDir, startMongo, startNodeServer, startRedis } from './lib/stack.js';
+import { summaryTable } from './lib/summary.js';
 import { MEASURES } from './measures/index.js';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const root = resolve(here, '../..');
 const dir = join(root, '.data', 'bench');
 const started = Date.now();
+const loadAtStart = loadavg();
 const log = (m: string) =>
   process.stderr.write(`[${((Date.now() - started) / 1000).toFixed(0).padStart(3)}s] ${m}\n`);
 const out = (line: string) => process.stdout.write(`${line}\n`);
@@ -208,17 +219,19 @@ async function main(): Promise<number> {
 
   const counts: Record<Status, number> = { PASS: 0, FAIL: 0, TODO: 0, SKIP: 0 };
   const failed: string[] = [];
+  const results: { measure: Measure; outcome: Outcome }[] = [];
   const width = Math.max(...measures.map((m) => m.title.length));
   for (const m of measures) {
     log(`${m.id}: ${m.title}`);
-    let status: Status;
-    let text: string;
+    m.overlap?.(bench);
+    let outcome: Outcome;
     try {
-      ({ status, text } = await m.run(bench));
+      outcome = await m.run(bench);
     } catch (err) {
-      status = 'FAIL';
-      text = `error: ${err instanceof Error ? err.message : String(err)}`;
+      outcome = { status: 'FAIL', text: `error: ${err instanceof Error ? err.message : String(err)}` };
     }
+    const { status, text } = outcome;
+    results.push({ measure: m, outcome });
     log(`${m.id}: ${status}; auth server rss ${(rssBytes(auth.pid) / 2 ** 20).toFixed(0)} MB`);
     counts[status]++;
     if (status === 'FAIL') failed.push(m.id);
@@ -240,9 +253,14 @@ async function main(): Promise<number> {
     log(`CPU profiles in .data/bench-profiles/: the auth server's file names carry pid ${auth.pid}`);
   }
   const secs = Math.round((Date.now() - started) / 1000);
+  out('');
+  for (const line of summaryTable(results)) out(line);
+  out('');
+  const load = (l: number[]) => l.map((n) => n.toFixed(2)).join(', ');
   out(
     `bench: ${counts.PASS} passed, ${counts.FAIL} failed${failed.length ? ` (${failed.join(', ')})` : ''}, ` +
-      `${counts.TODO} todo, in ${secs} s`,
+      `${counts.TODO} todo, ${counts.SKIP} skipped, in ${secs} s; ${new Date().toISOString().slice(0, 16)}Z, ` +
+      `load average ${load(loadAtStart)} at the start, ${load(loadavg())} at the end (${cpus().length} CPUs)`,
   );
   return counts.FAIL ? 1 : 0;
 }

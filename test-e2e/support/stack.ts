@@ -18,7 +18,7 @@ import {
   waitUntil,
   type Started,
 } from '../../test-support/processes.js';
-import { edgeConfig, nginxArgs } from './edge.js';
+import { edgeConfig, nginxArgs } from '../../test-support/edge.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 

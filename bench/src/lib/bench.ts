@@ -17,6 +17,20 @@ export type Status = 'PASS' | 'FAIL' | 'TODO' | 'SKIP';
 export interface Outcome {
   status: Status;
   text: string;
+  /** Its rows in the closing summary table, one per server loaded (absent: the status only). */
+  rows?: SummaryRow[];
+  /** The figure its goal is judged on, short, for the summary table (e.g. "0.65× Hydra's cpu/req"). */
+  ratio?: string;
+}
+
+/** One server's figures in the closing summary table (the worse run's, as on the measure's line). */
+export interface SummaryRow {
+  server: string;
+  rps: number;
+  p50ms: number;
+  p99ms: number;
+  /** CPU per request of the server and its store, µs. */
+  cpuUs: number;
 }
 
 /** One line of the benchmark. */
@@ -27,6 +41,12 @@ export interface Measure {
   /** The goal in words, printed on the line. */
   goal: string;
   run(bench: Bench): Promise<Outcome>;
+  /**
+   * Work started in the background when this measure starts, for a measure that judges no CPU: the
+   * peers' start-up overlaps MEM-API's presentation of the pool, which only a memory figure follows.
+   * Its failure surfaces in the measure that awaits the work, not here.
+   */
+  overlap?(bench: Bench): void;
 }
 
 /** A server started for the bench, with where it listens. */

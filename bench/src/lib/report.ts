@@ -5,6 +5,7 @@
  * either side of it, so slow drifts of a shared machine cancel out; of the two case runs the worse
  * value of every figure is reported (lowest throughput and ratio, highest latency and CPU).
  */
+import type { Outcome } from './bench.js';
 import { runLoad, type LoadSpec, type RunResult } from './load.js';
 
 /** Run lengths, seconds. */
@@ -132,6 +133,14 @@ export function figuresText(f: Figures): string {
     `| vs ${f.refName} (${int(f.refCpuUs)} µs/req): ${f.rpsRatio.toFixed(3)}× req/s, ${f.cpuRatio.toFixed(2)}× cpu/req`,
     ...(f.errors ? [`| ${f.errors} ERRORS`] : []),
   ].join('  ');
+}
+
+/** The summary-table part of an outcome measured against a reference (one row: ours). */
+export function summaryOf(f: Figures): Pick<Outcome, 'rows' | 'ratio'> {
+  return {
+    rows: [{ server: 'ours', rps: f.rps, p50ms: f.p50ms, p99ms: f.p99ms, cpuUs: f.cpuUs }],
+    ratio: `${f.cpuRatio.toFixed(2)}× cpu/req, ${f.rpsRatio.toFixed(2)}× req/s of ${f.refName}`,
+  };
 }
 
 export { int, ms };

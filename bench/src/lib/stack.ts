@@ -12,8 +12,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { privateMongo, privateRedis } from '#test-support/private-servers.js';
-import { httpAnswers, startProcess, waitUntil } from '#test-support/processes.js';
-import type { Server } from './bench.js';
+import { freePort, httpAnswers, startProcess, waitUntil } from '#test-support/processes.js';
+import type { Bench, Server } from './bench.js';
 
 /** Starts the dedicated Redis (append-only file fsynced every second, as scripts/services runs it). */
 export async function startRedis(dir: string): Promise<Server> {
@@ -75,7 +75,7 @@ export function nodeFlags(dir: string): string[] {
     : extra;
 }
 
-/** Starts a Node server `script` with `env` and waits for `healthPath`. */
+/** Starts a Node server `script` with `env` (run by `node`, default this process's) and waits for `healthPath`. */
 export async function startNodeServer(
   name: string,
   script: string,
@@ -85,8 +85,9 @@ export async function startNodeServer(
   url: string,
   healthPath: string,
   flags: string[] = [],
+  node = process.execPath,
 ): Promise<Server> {
-  const p = startProcess(name, process.execPath, [...nodeFlags(dir), ...flags, script, ...args], {
+  const p = startProcess(name, node, [...nodeFlags(dir), ...flags, script, ...args], {
     env: { ...process.env, ...env },
     log: join(dir, 'logs', `${name}.log`),
   });
@@ -98,4 +99,20 @@ export async function startNodeServer(
 export function freshDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true });
   for (const sub of ['logs', 'keys', 'requests']) mkdirSync(join(dir, sub), { recursive: true });
+}
+
+/**
+ * One more auth server process beside `bench.auth`: the same environment (issuer, keys, secrets,
+ * Redis and MongoDB), its own port, run by `node` (SCALE's second process; P1–P3's Node 20 run).
+ */
+export async function startAuthInstance(
+  bench: Bench,
+  name: string,
+  node = process.execPath,
+): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = { ...bench.authEnv, AUTH_PORT: String(port) };
+  const script = join(bench.root, 'packages/auth-server/dist/main.js');
+  return startNodeServer(name, script, [], env, bench.dir, url, '/healthz', [], node);
 }

@@ -2,11 +2,12 @@
  * AS1: the introspection endpoint, as the resource API calls it, over a pool of 100,000 distinct
  * access tokens of a dynamically registered client (each request: the token, its grant and its
  * client looked up in storage). Per core = requests per CPU-second of the auth server and Redis.
+ * Its goal is P1's (ours beside Hydra and Keycloak, same run); this line keeps the 100,000-token figures.
  */
 import type { Bench, Measure } from '../lib/bench.js';
 import { sandwich } from '../lib/report.js';
 import { introspectionPool } from '../lib/seed.js';
-import { bareRef, introspectLine, perCoreOutcome } from './common.js';
+import { bareRef, figuresOnlyOutcome, introspectLine } from './common.js';
 
 /** Distinct tokens in the pool (MEM-AS continues through it until every one was introspected). */
 export const POOL_SIZE = Number(process.env.BENCH_POOL ?? 100_000);
@@ -29,7 +30,7 @@ export function introspectionPoolFile(bench: Bench): Promise<string> {
 export const as1: Measure = {
   id: 'AS1',
   title: 'introspection (Redis adapter, 100k distinct tokens)',
-  goal: '≥ 3,500/s per core',
+  goal: 'none of its own: P1 (ratios to the peers)',
   async run(bench) {
     const file = await introspectionPoolFile(bench);
     const s = await sandwich({
@@ -48,6 +49,6 @@ export const as1: Measure = {
         poolCursor.rps = r.rps;
       },
     });
-    return perCoreOutcome(s.figures, 3500);
+    return figuresOnlyOutcome(s.figures, 'P1');
   },
 };

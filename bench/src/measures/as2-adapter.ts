@@ -6,7 +6,7 @@
  * rate limiter counts every request in Redis whichever adapter stores the tokens).
  */
 import type { Measure } from '../lib/bench.js';
-import { figuresText, sandwich } from '../lib/report.js';
+import { figuresText, sandwich, summaryOf } from '../lib/report.js';
 import { flowTokens } from '../lib/seed.js';
 import { introspect, introspectLine } from './common.js';
 
@@ -67,6 +67,7 @@ export const as2: Measure = {
     return {
       status: ok ? 'PASS' : 'FAIL',
       text: `${figuresText(f)}  | goal ≤ ${GOAL}× cpu/req of the memory adapter`,
+      ...summaryOf(f),
     };
   },
 };

@@ -2,7 +2,8 @@
  * AS4 and AS5: the refresh_token grant of confidential clients (client_secret_post), whose refresh
  * tokens do not rotate before 70 % of their life, so each of a pool of 10 (10 clients, 10 grants) is
  * presented again and again. AS4's grants lack `openid` (no id_token); AS5's include it (an ES256
- * id_token, the default, signed per request). Each request: client authentication, the refresh token,
+ * id_token, the default, signed per request). AS4's goal is P2's (ours beside Hydra and Keycloak);
+ * AS5 keeps its per-core goal. Each request: client authentication, the refresh token,
  * its grant and the account (MongoDB) read, a new access token written (and an id_token signed).
  */
 import { credentials, requestTokens } from '#test-support/oauth-flow.js';
@@ -10,9 +11,9 @@ import type { Bench, Measure, Outcome } from '../lib/bench.js';
 import { formLine } from '../lib/bench.js';
 import { sandwich } from '../lib/report.js';
 import { SCOPE, SCOPE_NO_OPENID, refreshTokens } from '../lib/seed.js';
-import { bareRef, perCoreOutcome } from './common.js';
+import { bareRef, figuresOnlyOutcome, perCoreOutcome } from './common.js';
 
-async function refreshMeasure(bench: Bench, withIdToken: boolean, min: number): Promise<Outcome> {
+async function refreshMeasure(bench: Bench, withIdToken: boolean, min?: number): Promise<Outcome> {
   const pool = await refreshTokens(bench, withIdToken ? SCOPE : SCOPE_NO_OPENID, 10);
   // Check the answer's shape once, outside the measured runs.
   const sample = await requestTokens({ issuer: bench.auth.url }, pool[0]!.client, {
@@ -52,14 +53,15 @@ async function refreshMeasure(bench: Bench, withIdToken: boolean, min: number): 
       shown: bench.authShown(),
     }),
   });
-  return perCoreOutcome(s.figures, min, checks.length ? [`| ${checks.join(', ')}`] : []);
+  const extra = checks.length ? [`| ${checks.join(', ')}`] : [];
+  return min ? perCoreOutcome(s.figures, min, extra) : figuresOnlyOutcome(s.figures, 'P2', extra);
 }
 
 export const as4: Measure = {
   id: 'AS4',
   title: 'refresh_token grant, confidential client, no id_token',
-  goal: '≥ 2,000/s per core',
-  run: (bench) => refreshMeasure(bench, false, 2000),
+  goal: 'none of its own: P2 (ratios to the peers)',
+  run: (bench) => refreshMeasure(bench, false),
 };
 
 export const as5: Measure = {

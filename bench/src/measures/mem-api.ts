@@ -45,6 +45,7 @@ export const memApi: Measure = {
     const memory = await memoryAfterFullGc(api.pid, api.inspectPort);
     return {
       status: memory.mb <= LIMIT_MB ? 'PASS' : 'FAIL',
+      ratio: `rss ${memory.mb.toFixed(0)} MB after a full GC`,
       text:
         `${memory.text}  | after ${int(POOL_SIZE)} distinct tokens, ` +
         `INTROSPECTION_CACHE_SIZE ${int(cacheSize)}  | goal ≤ ${LIMIT_MB} MB`,

@@ -35,6 +35,7 @@ export const memAuth: Measure = {
     const ok = memory.mb <= LIMIT_MB && poolCursor.next >= POOL_SIZE;
     return {
       status: ok ? 'PASS' : 'FAIL',
+      ratio: `rss ${memory.mb.toFixed(0)} MB after a full GC`,
       text:
         `${memory.text}  | after ${int(poolCursor.next)} introspections of ${int(POOL_SIZE)} distinct tokens` +
         `  | goal ≤ ${LIMIT_MB} MB`,

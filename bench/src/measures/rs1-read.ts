@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { freePort } from '#test-support/processes.js';
 import type { Bench, Measure, Server } from '../lib/bench.js';
-import { figuresText, sandwich } from '../lib/report.js';
+import { figuresText, sandwich, summaryOf } from '../lib/report.js';
 import { startNodeServer } from '../lib/stack.js';
 import { LIST_ROUTE, apiGet, hitSpec, hitToken } from './resource-api.js';
 
@@ -62,6 +62,7 @@ export const rs1: Measure = {
     return {
       status: ok ? 'PASS' : 'FAIL',
       text: `${figuresText(f)}  | goal ≥ ${GOAL.toFixed(2)}× req/s of bare Express`,
+      ...summaryOf(f),
     };
   },
 };

@@ -63,6 +63,7 @@ export const rv: Measure = {
     const ok = refused === ROUNDS;
     return {
       status: ok ? 'PASS' : 'FAIL',
+      ratio: `refused ${refused}/${ROUNDS}`,
       text:
         `refused ${refused}/${ROUNDS} on ${apis.length} instances right after the revocation answered, ` +
         `each having answered 200 with the token just before (so had it cached)` +

@@ -1,15 +1,17 @@
 /**
  * The nginx edge on its own: docker/edge.conf.template rendered exactly as scripts/start and the nginx
  * image render it (envsubst of the names in {@link EdgeVars}, nothing else), started as a real nginx
- * process. `startStack` puts it in front of the real services; the edge's own tests can also point it
- * at upstreams they control (a closed port, a server that never answers).
+ * process. `startStack` (test-e2e) puts it in front of the real services; the edge's own tests can also
+ * point it at upstreams they control (a closed port, a server that never answers); the bench puts it in
+ * front of one and of two processes of each service (SCALE).
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import { httpAnswers, startProcess, waitUntil } from '../../test-support/processes.js';
+import { basename, join, resolve } from 'node:path';
+import { httpAnswers, startProcess, waitUntil } from './processes.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
+// The repository's root, from the source (test-support/) or from its build (test-support/dist/).
+const ROOT = resolve(import.meta.dirname, basename(import.meta.dirname) === 'dist' ? '../..' : '..');
 
 /** The template's variables (the same list as scripts/lib.sh `write_edge_config` and compose). */
 export interface EdgeVars {

@@ -1,0 +1,55 @@
+/**
+ * Our auth server as one of the side-by-side targets (P1–P3), loaded exactly as the peers are: the
+ * same number of distinct access tokens for introspection (minted as AS1's pool is, lib/seed.ts), the
+ * refresh tokens of AS4 (10 confidential clients, client_secret_post, no id_token) and DCR's
+ * registration. CPU counted: the auth server and Redis, as in AS1 and AS4.
+ */
+import type { Bench } from '../lib/bench.js';
+import { formLine, requestLine } from '../lib/bench.js';
+import { SCOPE_NO_OPENID, introspectionPool, refreshTokens, registration } from '../lib/seed.js';
+import { introspectLine } from '../measures/common.js';
+import type { PeerTarget } from './peer.js';
+
+/** Our target with `tokens` distinct access tokens for introspection. */
+export async function ourTarget(bench: Bench, tokens: number): Promise<PeerTarget> {
+  const pool = await introspectionPool(bench, tokens);
+  const refresh = await refreshTokens(bench, SCOPE_NO_OPENID, 10);
+  const url = bench.auth.url;
+  return {
+    name: 'ours',
+    label: `our auth server (oidc-provider 9, Redis; production mode; Node ${process.version})`,
+    processes: bench.authProcesses(),
+    shown: bench.authShown(),
+    introspection: {
+      url,
+      requestsFile: bench.requests(
+        'ours-peer-introspection',
+        pool.map((t) => introspectLine(bench, t)),
+      ),
+    },
+    refresh: {
+      url,
+      requestsFile: bench.requests(
+        'ours-peer-refresh',
+        refresh.map(({ client, tokens: t }) =>
+          formLine('/api/oauth/token', {
+            grant_type: 'refresh_token',
+            refresh_token: t.refresh_token!,
+            client_id: client.clientId,
+            client_secret: client.clientSecret!,
+          }),
+        ),
+      ),
+    },
+    registration: {
+      url,
+      requestsFile: bench.requests('ours-peer-register', [
+        requestLine('POST', '/api/oauth/register', JSON.stringify(registration('bench agent', false)), [
+          'Content-Type: application/json',
+          'Accept: application/json',
+        ]),
+      ]),
+    },
+    notes: {},
+  };
+}

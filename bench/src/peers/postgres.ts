@@ -1,0 +1,86 @@
+/**
+ * A dedicated PostgreSQL for Ory Hydra (its production store), on 127.0.0.1, data in .data/bench,
+ * started fresh for each run like our Redis. Debian's PostgreSQL 15 binaries (`pg_config --bindir`);
+ * PostgreSQL refuses to run as root, so as root it runs as the `postgres` user (runuser).
+ *
+ * Durability like our Redis's (append-only file, fsync every second): `synchronous_commit=off`, so
+ * a commit does not wait for its WAL flush (the WAL writer flushes within 200 ms).
+ *
+ * Its CPU is a process tree: the postmaster forks a backend per connection, and a backend that exits
+ * lands in the postmaster's cutime/cstime. `ticks()` reads the postmaster's own and its children's
+ * CPU plus every live child's, so the difference over a run counts every backend that ran in it.
+ */
+import { execFileSync } from 'node:child_process';
+import { chownSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Bench } from '../lib/bench.js';
+import { freePort, portAccepts, startProcess, waitUntil } from '#test-support/processes.js';
+
+/** A running PostgreSQL: its DSN for Hydra, and the CPU of its process tree. */
+export interface Postgres {
+  dsn: string;
+  pid: number;
+  /** CPU ticks (USER_HZ) of the postmaster, its exited children and its live children. */
+  ticks(): number;
+}
+
+function statFields(pid: number): string[] {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+function treeTicks(pid: number): number {
+  const f = statFields(pid);
+  // utime, stime, cutime, cstime are fields 14–17: indices 11–14 after the state field.
+  let ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+  for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean)) {
+    try {
+      const c = statFields(Number(child));
+      ticks += Number(c[11]) + Number(c[12]);
+    } catch {
+      // exited between the two reads: its CPU is in the postmaster's cutime by now
+    }
+  }
+  return ticks;
+}
+
+/** Initialises and starts PostgreSQL with user `hydra` (trust auth on loopback). */
+export async function startPostgres(bench: Bench): Promise<Postgres> {
+  const bin = execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim();
+  const data = join(bench.dir, 'hydra-pg');
+  mkdirSync(data, { recursive: true });
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const id = (flag: string) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(data, id('-u'), id('-g'));
+  }
+  const cmd = (name: string, args: string[]): [string, string[]] =>
+    asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, name), ...args]] : [join(bin, name), args];
+  execFileSync(...cmd('initdb', ['-D', data, '-U', 'hydra', '-A', 'trust', '-E', 'UTF8', '--no-sync']), {
+    stdio: 'ignore',
+  });
+  const port = await freePort();
+  const p = startProcess(
+    'postgres',
+    ...cmd('postgres', [
+      '-D',
+      data,
+      '-k',
+      data,
+      '-h',
+      '127.0.0.1',
+      '-p',
+      String(port),
+      '-c',
+      'synchronous_commit=off',
+    ]),
+    { log: join(bench.dir, 'logs', 'hydra-postgres.log') },
+  );
+  await waitUntil(p, () => portAccepts(port), `port ${port}`);
+  const pid = Number(readFileSync(join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  return {
+    dsn: `postgres://hydra@127.0.0.1:${port}/postgres?sslmode=disable`,
+    pid,
+    ticks: () => treeTicks(pid),
+  };
+}
