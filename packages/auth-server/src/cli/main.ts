@@ -16,6 +16,12 @@
  *   clients disallow-cimd <client_id URL>        back to loopback redirect URIs only
  *   clients cimd                                 every metadata-document client: fetch status, last error,
  *                                                cache deadlines, whether https redirects are allowed
+ *   accounts list                                every account: email, name, role, created, lock state
+ *   accounts create-staff --email E --name N [--password-stdin]
+ *                                                a staff account (password from stdin, else generated and
+ *                                                printed once; cli/accounts-command.ts)
+ *   accounts unlock <email>                      clear what the login throttle holds against an account
+ *   accounts reset-password <email>              a generated password, printed once; its sessions end
  *   audit [--type T] [--client ID] [--account ID] [--since ISO] [--until ISO] [--limit N]
  *                                                the newest security events, as JSON lines
  *
@@ -35,6 +41,8 @@ import {
   listOperatorClients,
 } from '../provider/operator-clients.js';
 import { sweepClients } from '../provider/client-sweep.js';
+import { accountsCommand } from './accounts-command.js';
+import { loginGuardFor } from '../interactions/login-guard.js';
 import { allowCimdClient, disallowCimdClient, listCimdClients } from '../cimd/cimd-operator.js';
 
 const USAGE = `usage:
@@ -47,6 +55,10 @@ const USAGE = `usage:
   school-auth clients allow-cimd <client_id URL>
   school-auth clients disallow-cimd <client_id URL>
   school-auth clients cimd
+  school-auth accounts list
+  school-auth accounts create-staff --email <email> --name <name> [--password-stdin]
+  school-auth accounts unlock <email>
+  school-auth accounts reset-password <email>
   school-auth audit [--type <event type>] [--client <id>] [--account <id>] [--since <ISO date>] [--until <ISO date>] [--limit <n>]`;
 
 async function main(argv: string[]): Promise<number> {
@@ -62,6 +74,8 @@ async function main(argv: string[]): Promise<number> {
       since: { type: 'string' },
       until: { type: 'string' },
       limit: { type: 'string' },
+      email: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
     },
   });
   const [command, sub, arg] = positionals;
@@ -73,6 +87,29 @@ async function main(argv: string[]): Promise<number> {
     const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
     if (command === 'seed-admin' && seed) {
       print(await seedAdmin(runtime.accounts, seed));
+    } else if (command === 'accounts') {
+      const deps = {
+        ...runtime,
+        loginGuard: loginGuardFor(runtime.redis, config),
+        prefix: config.REDIS_KEY_PREFIX,
+      };
+      const args = {
+        sub,
+        arg,
+        email: values.email,
+        name: values.name,
+        passwordStdin: values['password-stdin'],
+      };
+      const outcome = await accountsCommand(deps, args);
+      if (!outcome) {
+        console.error(USAGE);
+        return 2;
+      }
+      if ('error' in outcome) {
+        console.error(outcome.error);
+        return outcome.code;
+      }
+      print(outcome.print);
     } else if (command === 'audit') {
       const date = (v: string | undefined) => (v ? new Date(v) : undefined);
       const type = values.type as AuditEventType | undefined;

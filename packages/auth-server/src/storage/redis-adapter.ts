@@ -26,6 +26,8 @@
  * a second GET would have seen it. A grant this request writes or deletes in between is dropped from
  * the keep first. introspection-count.ts goes one step further on the introspection route.
  *
+ * A Session that names an account is indexed by it (account-sessions.ts), so its sessions can be ended.
+ *
  * Every revocation is published for resource servers (revocations.ts).
  *
  * A client id that is a Client ID Metadata Document URL is resolved by `resolveCimdClient` (fetched,
@@ -45,6 +47,7 @@ import {
   sessionUidKey,
 } from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
+import { indexAccountSession } from './account-sessions.js';
 import { publishRevoked } from './revocations.js';
 
 /** Models that carry a `grantId` and are revoked with their grant. */
@@ -185,7 +188,9 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
       const consumed = this.consumable && payload.consumed ? String(payload.consumed) : '';
       if (this.name === 'Client') clients?.forget(id);
       if (this.name === 'Grant') dropGrant(currentRequest(), key);
-      await r.oidcUpsert(
+      // A signed-in session is indexed by its account (account-sessions.ts), beside the script.
+      const sessionOf = this.name === 'Session' && ttl ? payload.accountId : undefined;
+      const stored = r.oidcUpsert(
         keys.length,
         ...keys,
         JSON.stringify(payload),
@@ -198,6 +203,8 @@ export function createRedisAdapter(redis: Redis, options: RedisAdapterOptions): 
         indexed ? '1' : '0',
         byAccount ? '1' : '0',
       );
+      if (sessionOf) await Promise.all([stored, indexAccountSession(r, prefix, sessionOf, id, ttl!)]);
+      else await stored;
       if (this.name === 'Client') clients?.forget(id);
       if (this.marksUse && recordUse && payload.clientId) recordUse(payload.clientId, payload.grantId);
     }
