@@ -121,6 +121,23 @@ export class FormBrowser {
 }
 
 /**
+ * Opens `path` (an account page, e.g. `/oauth/account/apps`) in `browser`, signing in as `account` on
+ * the way when the login page comes; returns that page (or, when the sign-in is refused, the login page
+ * with its status).
+ */
+export async function openSignedIn(
+  browser: FormBrowser,
+  path: string,
+  account: { email: string; password: string },
+): Promise<Page> {
+  const page = await browser.follow(path);
+  if (!formAction(page.body, '/login')) return page;
+  const after = await browser.submit(page, '/login', { email: account.email, password: account.password });
+  // Signed in, the pages land on Connected apps: go on to `path`.
+  return formAction(after.body, '/login') ? after : browser.follow(path);
+}
+
+/**
  * Signs in and answers the consent page for an authorization URL; returns where the browser was
  * finally sent (the client's redirect URI with `code`/`error`, `state` and `iss`).
  */

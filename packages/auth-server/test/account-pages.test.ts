@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
-import { FormBrowser, formAction, inputValue, type Page } from '../../../test-support/form-browser.js';
+import { FormBrowser, formAction, inputValue, openSignedIn, type Page } from '../../../test-support/form-browser.js';
 import { isActive, registerClient, signIn, tokenRequest, type TestClient } from './oauth-http.js';
 
 let auth: TestAuthServer;
@@ -17,10 +17,7 @@ afterAll(() => auth.stop());
 
 /** Opens `/oauth/account/apps` in `browser`, signing in on the way when asked. */
 async function openApps(browser: FormBrowser): Promise<Page> {
-  let page = await browser.follow('/oauth/account/apps');
-  if (formAction(page.body, '/login')) {
-    page = await browser.submit(page, '/login', { email: ADMIN.email, password: ADMIN.password });
-  }
+  const page = await openSignedIn(browser, '/oauth/account/apps', ADMIN);
   expect(page.status).toBe(200);
   return page;
 }
