@@ -87,12 +87,17 @@ export interface OperatorRun {
 
 /**
  * Runs the built `school-auth` (packages/auth-server/dist: build first) on the storage of the server
- * of `config`, with `input` on its stdin.
+ * of `config`, with `input` on its stdin and `env` added to its environment (settings the server was
+ * started with that the command must share, e.g. the login limits).
  */
-export function runSchoolAuth(config: AuthConfig, args: string[], input?: string): OperatorRun {
+export function runSchoolAuth(
+  config: AuthConfig,
+  args: string[],
+  { input, env = {} }: { input?: string; env?: Record<string, string> } = {},
+): OperatorRun {
   const main = resolve(import.meta.dirname, '../packages/auth-server/dist/cli/main.js');
   const run = spawnSync(process.execPath, [main, ...args], {
-    env: { ...process.env, ...operatorCommandEnv(config) },
+    env: { ...process.env, ...operatorCommandEnv(config), ...env },
     encoding: 'utf8',
     input,
   });

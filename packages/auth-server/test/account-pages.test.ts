@@ -5,7 +5,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
-import { FormBrowser, formAction, inputValue, openSignedIn, type Page } from '../../../test-support/form-browser.js';
+import {
+  FormBrowser,
+  formAction,
+  inputValue,
+  openSignedIn,
+  type Page,
+} from '../../../test-support/form-browser.js';
 import { isActive, registerClient, signIn, tokenRequest, type TestClient } from './oauth-http.js';
 
 let auth: TestAuthServer;

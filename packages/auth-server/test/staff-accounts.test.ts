@@ -8,7 +8,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
-import { FormBrowser, formAction, inputValue, openSignedIn, type Page } from '../../../test-support/form-browser.js';
+import {
+  FormBrowser,
+  formAction,
+  inputValue,
+  openSignedIn,
+  type Page,
+} from '../../../test-support/form-browser.js';
 
 const STAFF_PAGE = '/oauth/account/staff';
 let auth: TestAuthServer;
@@ -51,7 +57,8 @@ const shownPassword = (page: Page) => /<code class="secret">([^<]+)<\/code>/.exe
 
 /** The status of a fresh sign-in (200: signed in; 401: refused; 429: locked). */
 async function trySignIn(email: string, password: string): Promise<number> {
-  return (await openSignedIn(new FormBrowser(auth.issuer), '/oauth/account/apps', { email, password })).status;
+  return (await openSignedIn(new FormBrowser(auth.issuer), '/oauth/account/apps', { email, password }))
+    .status;
 }
 
 describe('listing the accounts', () => {
@@ -196,14 +203,22 @@ describe('refusals', () => {
     const foreign = { origin: 'http://evil.example' };
     const create = formAction(page.body, '/staff/create')!;
     expect((await browser.request(create, { form: { email, name: 'M' } })).status).toBe(403);
-    expect((await browser.request(create, { form: { email, name: 'M', csrf }, headers: foreign })).status).toBe(403);
+    expect(
+      (await browser.request(create, { form: { email, name: 'M', csrf }, headers: foreign })).status,
+    ).toBe(403);
     await expect(auth.running.accounts.idOf(email)).resolves.toBeUndefined();
 
-    const { _id } = await auth.running.accounts.create({ email, password: 'the kept password', name: 'Kept' });
+    const { _id } = await auth.running.accounts.create({
+      email,
+      password: 'the kept password',
+      name: 'Kept',
+    });
     for (const action of ['unlock', 'reset-password']) {
       const url = `${STAFF_PAGE}/${action}`;
       expect((await browser.request(url, { form: { account_id: _id } })).status).toBe(403);
-      expect((await browser.request(url, { form: { account_id: _id, csrf }, headers: foreign })).status).toBe(403);
+      expect((await browser.request(url, { form: { account_id: _id, csrf }, headers: foreign })).status).toBe(
+        403,
+      );
     }
     expect(await trySignIn(email, 'the kept password')).toBe(200);
     await expect(auth.running.audit.query({ type: 'password_reset', accountId: _id })).resolves.toEqual([]);

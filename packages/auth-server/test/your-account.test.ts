@@ -7,7 +7,13 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
-import { FormBrowser, formAction, inputValue, openSignedIn, type Page } from '../../../test-support/form-browser.js';
+import {
+  FormBrowser,
+  formAction,
+  inputValue,
+  openSignedIn,
+  type Page,
+} from '../../../test-support/form-browser.js';
 import { signIn as flowSignIn } from '../../../test-support/oauth-flow.js';
 import { isActive, registerClient } from './oauth-http.js';
 
@@ -68,8 +74,13 @@ describe('changing the password', () => {
   it('throttles wrong current passwords like sign-ins: after three, even the right one is refused for a while', async () => {
     const person = await newPerson();
     const [browser, page] = await signedIn(person);
-    const wrong = { current: 'wrong password!!', password: 'a brand new password', confirm: 'a brand new password' };
-    for (let i = 0; i < 3; i++) expect((await browser.submit(page, '/account/password', wrong)).status).toBe(401);
+    const wrong = {
+      current: 'wrong password!!',
+      password: 'a brand new password',
+      confirm: 'a brand new password',
+    };
+    for (let i = 0; i < 3; i++)
+      expect((await browser.submit(page, '/account/password', wrong)).status).toBe(401);
     const locked = await browser.submit(page, '/account/password', { ...wrong, current: person.password });
     expect(locked.status).toBe(429);
     expect(locked.headers.get('retry-after')).toMatch(/^\d+$/);
@@ -143,7 +154,11 @@ describe('the forms’ refusals', () => {
     const [browser, page] = await signedIn(person);
     const change = formAction(page.body, '/account/password')!;
     const everywhere = formAction(page.body, '/account/sign-out-everywhere')!;
-    const fields = { current: person.password, password: 'hijacked password!', confirm: 'hijacked password!' };
+    const fields = {
+      current: person.password,
+      password: 'hijacked password!',
+      confirm: 'hijacked password!',
+    };
     expect((await browser.request(change, { form: fields })).status).toBe(403);
     const csrf = inputValue(page.body, 'csrf')!;
     const foreign = { origin: 'http://evil.example' };
