@@ -42,7 +42,11 @@ function row(a: ListedAccount, self: AccountProfile, csrf: SafeHtml): SafeHtml {
     <td data-label="Actions">
       <div class="actions">
         ${held ? action('unlock', 'Unlock') : ''}
-        ${a._id === self._id ? '' : action('reset-password', 'Reset password', true)}
+        ${
+          a._id === self._id
+            ? html`<a href="${ACCOUNT_PATH}/account">Your account</a>`
+            : action('reset-password', 'Reset password', true)
+        }
       </div>
     </td>
   </tr>`;

@@ -71,13 +71,12 @@ export function yourAccountPage(p: {
 }
 
 /** After signing out everywhere. */
-export function signedOutEverywherePage(sessions: number): string {
+export function signedOutEverywherePage(): string {
   return layout(
     'Signed out everywhere',
     html`<h1>You are signed out everywhere</h1>
       <p role="status">
-        ${sessions === 1 ? 'One session' : `${sessions} sessions`} of your account ended, this one included.
-        Nobody can use them any more.
+        Every session of your account has ended, this one included: nobody can use them any more.
       </p>
       <p>
         Apps you allowed keep their access. To take it back, sign in again and open

@@ -108,8 +108,8 @@ export function yourAccountSteps(deps: AccountAdminDeps): {
       },
     ],
     signOutEverywhere: async function signOutEverywhereStep(ctx) {
-      const sessions = await signOutEverywhere(deps, ctx.state.account._id, actorOf(ctx));
-      sendPage(ctx, 200, signedOutEverywherePage(sessions));
+      await signOutEverywhere(deps, ctx.state.account._id, actorOf(ctx));
+      sendPage(ctx, 200, signedOutEverywherePage());
     },
   };
 }
