@@ -8,7 +8,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext } from 'playwright-core';
 import { inspectPage, launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
 import { E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
 

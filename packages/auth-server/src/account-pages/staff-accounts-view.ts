@@ -36,8 +36,8 @@ function row(a: ListedAccount, self: AccountProfile, csrf: SafeHtml): SafeHtml {
   return html`<tr>
     <td data-label="Email"><bdi>${a.email}</bdi>${a._id === self._id ? ' (you)' : ''}</td>
     <td data-label="Name"><bdi>${a.name}</bdi></td>
-    <td data-label="Role">${a.role === 'admin' ? 'Admin' : 'Staff'}</td>
-    <td data-label="Created">${when(a.createdAt)}</td>
+    <td data-label="Role" class="nowrap">${a.role === 'admin' ? 'Admin' : 'Staff'}</td>
+    <td data-label="Created" class="nowrap">${when(a.createdAt)}</td>
     <td data-label="Sign-in">${lockText(a.lock)}</td>
     <td data-label="Actions">
       <div class="actions">
