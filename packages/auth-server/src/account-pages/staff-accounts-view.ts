@@ -9,7 +9,7 @@ import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import type { AccountLockState } from '../interactions/login-guard.js';
 import { html, type SafeHtml } from '../interactions/html.js';
-import { accountPage, when } from './views.js';
+import { accountPage, formNotice, newPasswordField, when } from './views.js';
 
 /** A message at the top of the page; `password` is a password to show this once. */
 export interface StaffNotice {
@@ -65,8 +65,7 @@ export function staffAccountsPage(p: {
     'Staff accounts',
     p.account,
     'staff',
-    html`${n.error ? html`<p class="error" role="alert">${n.error}</p>` : ''}
-      ${n.done ? html`<p class="ok" role="status">${n.done}</p>` : ''}
+    html`${formNotice(n)}
       ${
         n.password
           ? html`<div class="ok" role="status">
@@ -107,18 +106,12 @@ export function staffAccountsPage(p: {
           <input id="email" type="email" name="email" autocomplete="off" required />
           <label for="name">Name</label>
           <input id="name" type="text" name="name" autocomplete="off" required />
-          <label for="password">Password</label>
-          <input
-            id="password"
-            type="password"
-            name="password"
-            autocomplete="new-password"
-            minlength="${PASSWORD_MIN_LENGTH}"
-            aria-describedby="password-hint"
-          />
-          <p id="password-hint" class="note">
-            At least ${PASSWORD_MIN_LENGTH} characters. Leave it empty and one is made for you, shown once.
-          </p>
+          ${newPasswordField({
+            name: 'password',
+            label: 'Password',
+            hint: `At least ${PASSWORD_MIN_LENGTH} characters. Leave it empty and one is made for you, shown once.`,
+            optional: true,
+          })}
           <button type="submit">Add staff account</button>
         </form>
       </section>`,

@@ -6,7 +6,7 @@ import { ACCOUNT_PATH } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import { html, layout } from '../interactions/html.js';
-import { accountPage } from './views.js';
+import { accountPage, formNotice, newPasswordField } from './views.js';
 
 /** The page: a message at the top (`error` or `done`), then the two forms. */
 export function yourAccountPage(p: {
@@ -20,8 +20,7 @@ export function yourAccountPage(p: {
     'Your account',
     p.account,
     'account',
-    html`${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
-      ${p.done ? html`<p class="ok" role="status">${p.done}</p>` : ''}
+    html`${formNotice(p)}
       <section class="card" aria-labelledby="change-password">
         <h2 id="change-password">Change your password</h2>
         <p>
@@ -33,26 +32,12 @@ export function yourAccountPage(p: {
           <input type="text" name="username" value="${p.account.email}" autocomplete="username" hidden />
           <label for="current">Current password</label>
           <input id="current" type="password" name="current" autocomplete="current-password" required />
-          <label for="password">New password</label>
-          <input
-            id="password"
-            type="password"
-            name="password"
-            autocomplete="new-password"
-            minlength="${PASSWORD_MIN_LENGTH}"
-            aria-describedby="password-rule"
-            required
-          />
-          <p id="password-rule" class="note">At least ${PASSWORD_MIN_LENGTH} characters.</p>
-          <label for="confirm">New password again</label>
-          <input
-            id="confirm"
-            type="password"
-            name="confirm"
-            autocomplete="new-password"
-            minlength="${PASSWORD_MIN_LENGTH}"
-            required
-          />
+          ${newPasswordField({
+            name: 'password',
+            label: 'New password',
+            hint: `At least ${PASSWORD_MIN_LENGTH} characters.`,
+          })}
+          ${newPasswordField({ name: 'confirm', label: 'New password again' })}
           <button type="submit">Change password</button>
         </form>
       </section>

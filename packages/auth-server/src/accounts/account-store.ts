@@ -33,6 +33,12 @@ export class AccountExists extends Error {
 
 const PROFILE = { email: 1, name: 1, role: 1, createdAt: 1 } as const;
 
+/** What is stored of a new account besides its id, email and password hash. */
+function stored(input: NewAccount) {
+  const { name, givenName, familyName } = input;
+  return { name, givenName, familyName, role: input.role ?? 'staff', emailVerified: true };
+}
+
 /** Options of {@link AccountStore}. */
 export interface AccountStoreOptions {
   /** At most this many recently read accounts are kept (the oldest entry goes first). Default 1000. */
@@ -90,14 +96,7 @@ export class AccountStore {
       .findOneAndUpdate(
         { email },
         {
-          $set: {
-            passwordHash,
-            name: input.name,
-            givenName: input.givenName,
-            familyName: input.familyName,
-            role: input.role ?? 'staff',
-            emailVerified: true,
-          },
+          $set: { passwordHash, ...stored(input) },
           $setOnInsert: { _id: randomUUID(), email },
         },
         { upsert: true, returnDocument: 'after', lean: true },
@@ -117,16 +116,7 @@ export class AccountStore {
     if (await this.idOf(email)) throw new AccountExists(email);
     const passwordHash = await hashPassword(input.password);
     try {
-      const doc = await this.model.create({
-        _id: randomUUID(),
-        email,
-        passwordHash,
-        name: input.name,
-        givenName: input.givenName,
-        familyName: input.familyName,
-        role: input.role ?? 'staff',
-        emailVerified: true,
-      });
+      const doc = await this.model.create({ _id: randomUUID(), email, passwordHash, ...stored(input) });
       return { _id: doc._id, email, name: doc.name, role: doc.role, createdAt: doc.createdAt };
     } catch (err) {
       if ((err as { code?: number }).code === 11000) throw new AccountExists(email); // a race: the index decides
