@@ -4,19 +4,15 @@
  * scopes, revokes one, and its token is refused by the API at once while the other still works; then
  * lists, filters and deletes clients on All clients and reads the audit trail on Activity.
  * Every page is photographed at 1280 and 390 px into test-results/, checked for sideways scrolling at
- * 390 px, and checked with axe-core (injected into the page) for serious or critical violations.
+ * 390 px, and checked with axe-core (injected into the page) for serious or critical violations
+ * (support/browser.ts `inspectPage`).
  */
-import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { ARTIFACTS, launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
-import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { inspectPage, launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
+import { E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
 
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const INTEGRATION_CALLBACK = 'https://timetable.example/oauth/callback';
 const SCOPE = 'openid email courses:read coupons:write';
 
@@ -30,17 +26,6 @@ afterAll(async () => {
   await browser?.close();
   await stack?.stop();
 });
-
-/** Runs `school-auth` against the stack, as an operator would; returns its JSON. */
-function schoolAuth(...args: string[]): Record<string, string> {
-  const run = spawnSync(process.execPath, ['packages/auth-server/dist/cli/main.js', ...args], {
-    cwd: resolve(import.meta.dirname, '..'),
-    env: { ...process.env, ...stack.env },
-    encoding: 'utf8',
-  });
-  if (run.status !== 0) throw new Error(`school-auth ${args.join(' ')} failed:\n${run.stderr}`);
-  return JSON.parse(run.stdout) as Record<string, string>;
-}
 
 /** An authorization URL and the PKCE verifier that redeems its code. */
 function authorization(clientId: string, redirectUri: string): { url: string; verifier: string } {
@@ -77,28 +62,6 @@ async function apiStatus(token: string): Promise<number> {
   return res.status;
 }
 
-/**
- * Photographs `page` at 1280 and 390 px as `<name>-1280.png` and `<name>-390.png`, asserts that
- * nothing scrolls sideways at 390 px and that axe-core finds no serious or critical violation.
- */
-async function inspect(page: Page, name: string): Promise<void> {
-  for (const width of [1280, 390]) {
-    await page.setViewportSize({ width, height: 900 });
-    await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
-  }
-  const scrollWidth = await page.evaluate('document.documentElement.scrollWidth');
-  expect(scrollWidth).toBeLessThanOrEqual(390);
-  await page.evaluate(AXE_SOURCE); // evaluated by the browser's debugger: the page's CSP forbids scripts
-  const violations = await page.evaluate(async () => {
-    const axe = (
-      globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }
-    ).axe;
-    return (await axe.run()).violations.map((v) => `${v.impact}: ${v.id}`);
-  });
-  expect(violations.filter((v) => /^(serious|critical)/.test(v))).toEqual([]);
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
 describe('the school admin’s side, in a browser', () => {
   let listener: LoopbackListener;
   let context: BrowserContext;
@@ -120,14 +83,14 @@ describe('the school admin’s side, in a browser', () => {
       body: JSON.stringify({ client_name: 'Lesson Planner CLI', redirect_uris: [listener.redirectUri] }),
     });
     const open = ((await registered.json()) as { client_id: string }).client_id;
-    const integration = schoolAuth(
+    const integration = schoolAuth(stack, [
       'clients',
       'create-integration',
       '--name',
       'Timetable Integration',
       '--redirect-uri',
       INTEGRATION_CALLBACK,
-    );
+    ]);
     // The integration's web server, played by the browser's request routing.
     let integrationCallback!: (u: URL) => void;
     const integrationReceived = new Promise<URL>((r) => (integrationCallback = r));
@@ -145,11 +108,11 @@ describe('the school admin’s side, in a browser', () => {
     await page.goto(first.url);
     await page.fill('input[name=email]', E2E_ADMIN.email);
     await page.fill('input[name=password]', E2E_ADMIN.password);
-    await inspect(page, 'login');
+    await inspectPage(page, 'login');
     await page.click('button[type=submit]');
     await page.waitForSelector('text=Allow access to your school?');
     expect(await page.innerText('main')).toContain('Self-declared name: the app chose this name itself');
-    await inspect(page, 'consent-open');
+    await inspectPage(page, 'consent-open');
     await page.click('button:has-text("Allow")');
     const openCode = (await listener.received).searchParams.get('code')!;
     const openToken = await redeem({
@@ -165,7 +128,7 @@ describe('the school admin’s side, in a browser', () => {
     const consent = await page.innerText('main');
     expect(consent).toContain('Registered integration');
     expect(consent).toContain('Not you?');
-    await inspect(page, 'consent-integration');
+    await inspectPage(page, 'consent-integration');
     await page.click('button:has-text("Allow")');
     const integrationToken = await redeem({
       code: (await integrationReceived).searchParams.get('code')!,
@@ -185,14 +148,14 @@ describe('the school admin’s side, in a browser', () => {
     await expect(openCard.innerText()).resolves.toContain('Self-declared name');
     await expect(integrationCard.innerText()).resolves.toContain('Registered integration');
     await expect(integrationCard.innerText()).resolves.toContain('timetable.example (port 443)');
-    await inspect(page, 'connected-apps');
+    await inspectPage(page, 'connected-apps');
 
     await openCard.locator('button:has-text("Revoke access")').click();
     await page.waitForSelector('text=has ended');
     expect(await apiStatus(openToken)).toBe(401);
     expect(await apiStatus(integrationToken)).toBe(200);
     await expect(page.locator('section.card', { hasText: 'Lesson Planner CLI' }).count()).resolves.toBe(0);
-    await inspect(page, 'connected-apps-after-revoke');
+    await inspectPage(page, 'connected-apps-after-revoke');
   });
 
   it('says on its own page that nothing was shared after Deny, then hands the browser back', async () => {
@@ -208,7 +171,7 @@ describe('the school admin’s side, in a browser', () => {
       await page.goto(authorization(clientId, deniedListener.redirectUri).url);
       await page.click('button:has-text("Deny")');
       await page.waitForSelector('text=Nothing was shared');
-      await inspect(page, 'denied');
+      await inspectPage(page, 'denied');
       await page.click('text=Return to the app');
       expect((await deniedListener.received).searchParams.get('error')).toBe('access_denied');
     } finally {
@@ -233,7 +196,7 @@ describe('the school admin’s side, in a browser', () => {
     expect(list).toContain('Timetable Integration');
     expect(list).toContain('Registered integration');
     expect(list).toContain(longNamed);
-    await inspect(page, 'all-clients');
+    await inspectPage(page, 'all-clients');
 
     await page.selectOption('select[name=kind]', 'integration');
     await page.click('form.filters button');
@@ -243,7 +206,7 @@ describe('the school admin’s side, in a browser', () => {
     await page.goto(`${stack.baseUrl}/oauth/account/clients`);
     await page.locator('tr', { hasText: longNamed }).locator('a:has-text("Delete")').click();
     await page.waitForSelector('h1:has-text("Delete this app?")');
-    await inspect(page, 'delete-client');
+    await inspectPage(page, 'delete-client');
     await page.click('button:has-text("Delete this app")');
     await page.waitForSelector('text=was deleted');
     expect(await page.locator('tr', { hasText: longNamed }).count()).toBe(0);
@@ -257,7 +220,7 @@ describe('the school admin’s side, in a browser', () => {
     expect(all).toContain('An app was deleted');
     expect(all).toContain('Access allowed to an app');
     expect(all).toContain(E2E_ADMIN.email);
-    await inspect(page, 'activity');
+    await inspectPage(page, 'activity');
     await page.selectOption('select[name=event]', 'consent_granted');
     await page.click('form.filters button');
     await page.waitForURL(/event=consent_granted/);
@@ -271,10 +234,10 @@ describe('the school admin’s side, in a browser', () => {
     await page.goto(`${stack.baseUrl}/oauth/account/apps`);
     await page.click('nav >> text=Sign out');
     await page.waitForSelector('text=Sign out?');
-    await inspect(page, 'sign-out');
+    await inspectPage(page, 'sign-out');
     await page.click('button:has-text("Sign out")');
     await page.waitForSelector('text=You are signed out');
-    await inspect(page, 'signed-out');
+    await inspectPage(page, 'signed-out');
     await page.goto(`${stack.baseUrl}/oauth/account/apps`);
     await expect(page.title()).resolves.toBe('Sign in');
   });

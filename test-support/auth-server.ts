@@ -3,10 +3,11 @@
  * own Redis key prefix, its own MongoDB database, its own signing-key file, its own port. Redis and
  * the MongoDB-protocol server are the real ones `scripts/services` started (REDIS_URL, MONGODB_URI).
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createRedisClient, scanKeys, type RedisSettings } from '@school/shared';
 import mongoose from 'mongoose';
 import { loadConfig, type AuthConfig } from '../packages/auth-server/src/config.js';
@@ -78,6 +79,32 @@ export function operatorCommandEnv(config: AuthConfig): Record<string, string> {
     INTROSPECTION_CLIENT_SECRET: config.INTROSPECTION_CLIENT_SECRET,
     LOG_LEVEL: 'silent',
   };
+}
+
+/** What one run of `school-auth` did: its exit status, and its output (JSON when it succeeded). */
+export interface OperatorRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the built `school-auth` (packages/auth-server/dist: build first) on the storage of the server
+ * of `config`, with `input` on its stdin and `env` added to its environment (settings the server was
+ * started with that the command must share, e.g. the login limits).
+ */
+export function runSchoolAuth(
+  config: AuthConfig,
+  args: string[],
+  { input, env = {} }: { input?: string; env?: Record<string, string> } = {},
+): OperatorRun {
+  const main = resolve(import.meta.dirname, '../packages/auth-server/dist/cli/main.js');
+  const run = spawnSync(process.execPath, [main, ...args], {
+    env: { ...process.env, ...operatorCommandEnv(config), ...env },
+    encoding: 'utf8',
+    input,
+  });
+  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
 /** Deletes what an auth server stored under `config` (its Redis keys and its database). */

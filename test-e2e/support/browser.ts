@@ -1,12 +1,15 @@
 /**
- * Debian's Chromium driven by playwright-core (no browser download), plus the loopback listener a
- * native app or CLI opens to catch the authorization redirect.
+ * Debian's Chromium driven by playwright-core (no browser download), the check every page of ours
+ * gets in it ({@link inspectPage}), plus the loopback listener a native app or CLI opens to catch the
+ * authorization redirect.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { expect } from '@jest/globals';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Where screenshots are saved as test artifacts. */
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-results');
@@ -27,6 +30,31 @@ export async function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ], // playwright gives every launch a new, empty profile directory
   });
+}
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * Photographs `page` at 1280 and 390 px as `<name>-1280.png` and `<name>-390.png` in {@link ARTIFACTS},
+ * asserts that nothing scrolls sideways at 390 px and that axe-core finds no serious or critical
+ * violation; leaves the page at 1280 px.
+ */
+export async function inspectPage(page: Page, name: string): Promise<void> {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: join(ARTIFACTS, `${name}-${width}.png`), fullPage: true });
+  }
+  const scrollWidth = await page.evaluate('document.documentElement.scrollWidth');
+  expect(scrollWidth).toBeLessThanOrEqual(390);
+  await page.evaluate(AXE_SOURCE); // evaluated by the browser's debugger: the page's CSP forbids scripts
+  const violations = await page.evaluate(async () => {
+    const axe = (
+      globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }
+    ).axe;
+    return (await axe.run()).violations.map((v) => `${v.impact}: ${v.id}`);
+  });
+  expect(violations.filter((v) => /^(serious|critical)/.test(v))).toEqual([]);
+  await page.setViewportSize({ width: 1280, height: 900 });
 }
 
 /** A loopback HTTP listener on a random port that records the first redirect it receives. */

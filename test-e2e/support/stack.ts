@@ -186,3 +186,15 @@ export async function startStack(
   }
   return stack;
 }
+
+/** Runs `school-auth` against `stack`, as an operator would, with `input` on stdin; returns its JSON. */
+export function schoolAuth(stack: Stack, args: string[], input?: string): Record<string, string> {
+  const run = spawnSync(process.execPath, ['packages/auth-server/dist/cli/main.js', ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...stack.env },
+    encoding: 'utf8',
+    input,
+  });
+  if (run.status !== 0) throw new Error(`school-auth ${args.join(' ')} failed:\n${run.stderr}`);
+  return JSON.parse(run.stdout) as Record<string, string>;
+}

@@ -18,7 +18,7 @@ import { methodGuard } from './http/method-guard.js';
 import { cors } from './http/cors.js';
 import { strictClientAuthentication } from './http/strict-client-authentication.js';
 import { rateLimit } from './http/rate-limit.js';
-import { LoginGuard } from './interactions/login-guard.js';
+import { loginGuardFor } from './interactions/login-guard.js';
 import { METRICS_PATH, NotFoundError, OAUTH_ROUTES } from '@school/shared';
 import type { RedisClient } from '@school/shared';
 import type { AuditLog } from './audit/audit-log.js';
@@ -137,13 +137,7 @@ export function createApp({
     ),
   );
   app.use(strictClientAuthentication(OAUTH_ROUTES, config.BASE_URL));
-  const loginGuard = new LoginGuard(redis, config.REDIS_KEY_PREFIX, {
-    maxFailuresPerAccountAndAddress: config.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS,
-    maxFailuresPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
-    accountDelayAfter: config.LOGIN_ACCOUNT_DELAY_AFTER,
-    accountDelayMs: config.LOGIN_ACCOUNT_DELAY_MS,
-    windowSeconds: config.LOGIN_WINDOW,
-  });
+  const loginGuard = loginGuardFor(redis, config);
   const interactions = interactionRouter({
     audit,
     loginGuard,
@@ -157,6 +151,7 @@ export function createApp({
     accounts,
     audit,
     redis,
+    loginGuard,
     prefix: config.REDIS_KEY_PREFIX,
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,

@@ -1,7 +1,7 @@
 /**
- * The account pages under `/oauth/account` (issue 16): Connected apps for everyone signed in; All
- * clients, Activity and staff accounts for the school's admins (`role: admin` on the account; the
- * seeded admin is one); Your account. Built like the interaction pages (interactions/router.ts):
+ * The account pages under `/oauth/account` (issue 16): Connected apps and Your account for everyone
+ * signed in; All clients, Activity and Staff accounts for the school's admins (`role: admin` on the
+ * account; the seeded admin is one). Built like the interaction pages (interactions/router.ts):
  * never cached (`noStore`), the signed-in person loaded first (`requireSignIn`), every form checked
  * against its zod schema, its CSRF token and its Origin before it acts, then one named step.
  */
@@ -10,15 +10,19 @@ import { bodyParser } from '@koa/bodyparser';
 import { ACCOUNT_PATH } from '@school/shared';
 import type { RedisClient } from '@school/shared';
 import type { Provider } from 'oidc-provider';
+import type { z } from 'zod';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { CsrfTokens } from '../interactions/csrf.js';
 import { noStore } from '../interactions/error-page.js';
 import { activitySteps } from './activity.js';
 import { allClientsSteps, deleteClientForm } from './all-clients.js';
+import type { LoginGuard } from '../interactions/login-guard.js';
 import { connectedAppsSteps, revokeForm } from './connected-apps.js';
 import { requireAdmin } from './require-admin.js';
 import { accountPath, checkAccountForm, requireSignIn, type AccountState } from './signed-in.js';
+import { accountActionForm, createStaffForm, staffAccountsSteps } from './staff-accounts.js';
+import { changePasswordForm, signOutEverywhereForm, yourAccountSteps } from './your-account.js';
 
 /** What the account pages need. */
 export interface AccountPagesDeps {
@@ -26,6 +30,8 @@ export interface AccountPagesDeps {
   accounts: AccountStore;
   audit: AuditLog;
   redis: RedisClient;
+  /** The sign-in throttle: a wrong current password counts as a failed sign-in; Unlock clears it. */
+  loginGuard: LoginGuard;
   /** REDIS_KEY_PREFIX. */
   prefix: string;
   /** The public origin, for the Origin check and the sign-in request. */
@@ -43,6 +49,9 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   const apps = connectedAppsSteps(deps, csrf);
   const clients = allClientsSteps(deps);
   const activity = activitySteps(deps);
+  const own = yourAccountSteps(deps);
+  const staff = staffAccountsSteps(deps);
+  const check = <T extends { csrf: string }>(schema: z.ZodType<T>) => checkAccountForm(schema, formCheck);
 
   const router = new Router<AccountState>({ prefix: ACCOUNT_PATH });
   router.use(noStore);
@@ -54,11 +63,24 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   // Back from signing in (provider/account-console.ts): the login session is set; the code is unused.
   router.get('/signed-in', home);
   router.get('/apps', signedIn, apps.show);
-  router.post('/apps/revoke', forms, signedIn, checkAccountForm(revokeForm, formCheck), apps.revoke);
+  router.post('/apps/revoke', forms, signedIn, check(revokeForm), apps.revoke);
   router.get('/clients', signedIn, requireAdmin, clients.show);
   router.get('/clients/delete', signedIn, requireAdmin, clients.confirm);
   const deleteCheck = checkAccountForm(deleteClientForm, formCheck);
   router.post('/clients/delete', forms, signedIn, requireAdmin, deleteCheck, clients.remove);
   router.get('/activity', signedIn, requireAdmin, activity.show);
+  router.get('/account', signedIn, own.show);
+  router.post('/account/password', forms, signedIn, check(changePasswordForm), ...own.changePassword);
+  router.post(
+    '/account/sign-out-everywhere',
+    forms,
+    signedIn,
+    check(signOutEverywhereForm),
+    own.signOutEverywhere,
+  );
+  router.get('/staff', signedIn, requireAdmin, staff.show);
+  router.post('/staff/create', forms, signedIn, requireAdmin, check(createStaffForm), staff.create);
+  router.post('/staff/unlock', forms, signedIn, requireAdmin, check(accountActionForm), staff.unlock);
+  router.post('/staff/reset-password', forms, signedIn, requireAdmin, check(accountActionForm), staff.reset);
   return router;
 }

@@ -26,6 +26,8 @@ export interface AccountState {
   account: AccountProfile;
   /** The login session's uid, which the forms' CSRF tokens are bound to. */
   sessionUid: string;
+  /** The login session's id (its record in Redis; storage/account-sessions.ts). */
+  sessionId: string;
   /** The CSRF token of this session's forms. */
   csrf: string;
 }
@@ -70,6 +72,7 @@ export function requireSignIn(
     }
     ctx.state.account = account;
     ctx.state.sessionUid = session.uid;
+    ctx.state.sessionId = session.jti;
     ctx.state.csrf = csrf.issue(`account:${session.uid}`);
     await next();
   };

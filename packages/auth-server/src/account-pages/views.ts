@@ -4,6 +4,7 @@
  */
 import { ACCOUNT_PATH, OAUTH_ROUTES } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
+import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import { html, layout, type SafeHtml } from '../interactions/html.js';
 import { appLabel, destinationText, scopeGroups } from '../interactions/page-parts.js';
 import type { ConnectedApp } from './connected-apps.js';
@@ -47,6 +48,36 @@ function signedInAs(account: AccountProfile): SafeHtml {
     Signed in as <bdi>${account.email}</bdi>. Not you?
     <a href="${OAUTH_ROUTES.end_session}">Sign out</a>
   </p>`;
+}
+
+/** The message at the top of a page after a form: what went wrong, or what was done. */
+export function formNotice(n: { error?: string; done?: string }): SafeHtml {
+  if (n.error) return html`<p class="error" role="alert">${n.error}</p>`;
+  return n.done ? html`<p class="ok" role="status">${n.done}</p>` : html``;
+}
+
+/**
+ * A labelled new-password input under the one password rule (accounts/password-rule.ts), its hint
+ * under it: `name` is also its id; `optional` for a password that may be left empty.
+ */
+export function newPasswordField(p: {
+  name: string;
+  label: string;
+  hint?: string;
+  optional?: boolean;
+}): SafeHtml {
+  const hintId = p.hint ? `${p.name}-hint` : undefined;
+  return html`<label for="${p.name}">${p.label}</label>
+    <input
+      id="${p.name}"
+      type="password"
+      name="${p.name}"
+      autocomplete="new-password"
+      minlength="${PASSWORD_MIN_LENGTH}"
+      ${hintId ? html`aria-describedby="${hintId}"` : ''}
+      ${p.optional ? '' : html`required`}
+    />
+    ${hintId ? html`<p id="${hintId}" class="note">${p.hint}</p>` : ''}`;
 }
 
 /** A page of the account pages. */

@@ -24,6 +24,21 @@ export interface AccountProfile {
   createdAt: Date;
 }
 
+/** An account with this email exists already ({@link AccountStore.create}). */
+export class AccountExists extends Error {
+  constructor(readonly email: string) {
+    super(`an account with the email ${email} exists already`);
+  }
+}
+
+const PROFILE = { email: 1, name: 1, role: 1, createdAt: 1 } as const;
+
+/** What is stored of a new account besides its id, email and password hash. */
+function stored(input: NewAccount) {
+  const { name, givenName, familyName } = input;
+  return { name, givenName, familyName, role: input.role ?? 'staff', emailVerified: true };
+}
+
 /** Options of {@link AccountStore}. */
 export interface AccountStoreOptions {
   /** At most this many recently read accounts are kept (the oldest entry goes first). Default 1000. */
@@ -81,14 +96,7 @@ export class AccountStore {
       .findOneAndUpdate(
         { email },
         {
-          $set: {
-            passwordHash,
-            name: input.name,
-            givenName: input.givenName,
-            familyName: input.familyName,
-            role: input.role ?? 'staff',
-            emailVerified: true,
-          },
+          $set: { passwordHash, ...stored(input) },
           $setOnInsert: { _id: randomUUID(), email },
         },
         { upsert: true, returnDocument: 'after', lean: true },
@@ -99,12 +107,56 @@ export class AccountStore {
     return doc!._id;
   }
 
+  /**
+   * Creates an account with a new email (staff by default); throws {@link AccountExists} when the
+   * email has one, whose password is never touched (unlike {@link upsert}).
+   */
+  async create(input: NewAccount): Promise<AccountProfile> {
+    const email = input.email.trim().toLowerCase();
+    if (await this.idOf(email)) throw new AccountExists(email);
+    const passwordHash = await hashPassword(input.password);
+    try {
+      const doc = await this.model.create({ _id: randomUUID(), email, passwordHash, ...stored(input) });
+      return { _id: doc._id, email, name: doc.name, role: doc.role, createdAt: doc.createdAt };
+    } catch (err) {
+      if ((err as { code?: number }).code === 11000) throw new AccountExists(email); // a race: the index decides
+      throw err;
+    }
+  }
+
+  /** True when `password` is the password of `accountId` (same time when the account is gone). */
+  async checkPassword(accountId: string, password: string): Promise<boolean> {
+    const account = await this.model.findById(accountId, { passwordHash: 1 }).lean();
+    return (await verifyPassword(account?.passwordHash, password)) && account !== null;
+  }
+
+  /** Sets the password of `accountId` (hashed as every password is); false when there is no such account. */
+  async setPassword(accountId: string, password: string): Promise<boolean> {
+    const passwordHash = await hashPassword(password);
+    this.writes++;
+    const { matchedCount } = await this.model.updateOne({ _id: accountId }, { $set: { passwordHash } });
+    this.writes++;
+    this.recent.delete(accountId);
+    return matchedCount === 1;
+  }
+
   /** Who `accountId` is, for the account pages (never the password hash); undefined when gone. */
   async profile(accountId: string): Promise<AccountProfile | undefined> {
+    const doc = await this.model.findById(accountId, PROFILE).lean<AccountProfile>();
+    return doc ?? undefined;
+  }
+
+  /** The account with this email, as {@link profile} shows it. */
+  async profileByEmail(email: string): Promise<AccountProfile | undefined> {
     const doc = await this.model
-      .findById(accountId, { email: 1, name: 1, role: 1, createdAt: 1 })
+      .findOne({ email: email.trim().toLowerCase() }, PROFILE)
       .lean<AccountProfile>();
     return doc ?? undefined;
+  }
+
+  /** Every account, oldest first (one school has few), as {@link profile} shows them. */
+  async list(): Promise<AccountProfile[]> {
+    return this.model.find({}, PROFILE).sort({ createdAt: 1, _id: 1 }).lean<AccountProfile[]>();
   }
 
   /**

@@ -20,6 +20,12 @@
  *                                                cache deadlines, whether https redirects are allowed
  *   apps list <account email>                    the apps that account allowed (the Connected apps page)
  *   apps revoke <account email> <client_id>      end that app's access for that account (cli/apps-command.ts)
+ *   accounts list                                every account: email, name, role, created, lock state
+ *   accounts create-staff --email E --name N [--password-stdin]
+ *                                                a staff account (password from stdin, else generated and
+ *                                                printed once; cli/accounts-command.ts)
+ *   accounts unlock <email>                      clear what the login throttle holds against an account
+ *   accounts reset-password <email>              a generated password, printed once; its sessions end
  *   audit [--type T] [--client ID] [--account ID] [--since ISO] [--until ISO] [--limit N]
  *                                                the newest security events, as JSON lines
  *   activity [--event E] [--client ID] [--account EMAIL|ID] [--limit N] [--before CURSOR] [--json]
@@ -41,6 +47,8 @@ import { sweepClients } from '../provider/client-sweep.js';
 import { appsCommand } from './apps-command.js';
 import { runClientsList } from './clients-list-command.js';
 import { runActivity } from './activity-command.js';
+import { accountsCommand } from './accounts-command.js';
+import { loginGuardFor } from '../interactions/login-guard.js';
 import { allowCimdClient, disallowCimdClient, listCimdClients } from '../cimd/cimd-operator.js';
 
 const USAGE = `usage:
@@ -55,6 +63,10 @@ const USAGE = `usage:
   school-auth clients cimd
   school-auth apps list <account email>
   school-auth apps revoke <account email> <client_id>
+  school-auth accounts list
+  school-auth accounts create-staff --email <email> --name <name> [--password-stdin]
+  school-auth accounts unlock <email>
+  school-auth accounts reset-password <email>
   school-auth audit [--type <event type>] [--client <id>] [--account <id>] [--since <ISO date>] [--until <ISO date>] [--limit <n>]
   school-auth activity [--event <event type>] [--client <id>] [--account <email or id>] [--limit <n>] [--before <cursor>] [--json]`;
 
@@ -78,6 +90,8 @@ async function main(argv: string[]): Promise<number> {
       json: { type: 'boolean' },
       event: { type: 'string' },
       before: { type: 'string' },
+      email: { type: 'string' },
+      'password-stdin': { type: 'boolean' },
     },
   });
   const [command, sub, arg] = positionals;
@@ -99,6 +113,29 @@ async function main(argv: string[]): Promise<number> {
         return 1;
       }
       print(apps.print);
+    } else if (command === 'accounts') {
+      const deps = {
+        ...runtime,
+        loginGuard: loginGuardFor(runtime.redis, config),
+        prefix: config.REDIS_KEY_PREFIX,
+      };
+      const args = {
+        sub,
+        arg,
+        email: values.email,
+        name: values.name,
+        passwordStdin: values['password-stdin'],
+      };
+      const outcome = await accountsCommand(deps, args);
+      if (!outcome) {
+        console.error(USAGE);
+        return 2;
+      }
+      if ('error' in outcome) {
+        console.error(outcome.error);
+        return outcome.code;
+      }
+      print(outcome.print);
     } else if (command === 'audit') {
       const date = (v: string | undefined) => (v ? new Date(v) : undefined);
       const type = values.type as AuditEventType | undefined;

@@ -9,14 +9,18 @@
  */
 import { PUBLISHED_ADMIN_PASSWORDS, nodeEnv, parseEnvironment, type Environment } from '@school/shared';
 import { z } from 'zod';
+import { passwordSchema } from '../accounts/password-rule.js';
 
 const schema = z
   .object({
     NODE_ENV: nodeEnv,
     /** The admin's email (the sign-in name). */
     SEED_ADMIN_EMAIL: z.string().email().default('admin@school.test'),
-    /** The admin's password, 12+ characters; absent outside production: generated for a new admin. */
-    SEED_ADMIN_PASSWORD: z.string().min(12, 'needs 12+ characters').optional(),
+    /**
+     * The admin's password (the rule of every password: accounts/password-rule.ts); absent outside
+     * production: generated for a new admin.
+     */
+    SEED_ADMIN_PASSWORD: passwordSchema.optional(),
     /** The admin's display name. */
     SEED_ADMIN_NAME: z.string().min(1).default('Ada Admin'),
   })

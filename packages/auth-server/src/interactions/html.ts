@@ -64,6 +64,10 @@ ul.scopes{padding-left:1.2rem;margin:.25rem 0}
 ul.scopes li{margin:.3rem 0}
 ul.writes li{color:#991b1b}
 code{background:#f3f4f6;padding:.05rem .3rem;border-radius:4px}
+code.secret{display:inline-block;font-size:1.15rem;padding:.3rem .6rem;user-select:all}
+.card>h2:first-child{margin-top:.25rem}
+td .actions button{margin:0}
+td.nowrap{white-space:nowrap}
 nav{display:flex;flex-wrap:wrap;gap:.5rem 1rem;margin:0 0 1rem;font-size:.95rem}
 nav form{margin:0}
 .card{border:1px solid #d1d5db;border-radius:8px;padding:.75rem 1rem;margin:.75rem 0}

@@ -18,10 +18,16 @@
  * Every count is kept per normalised email whether or not such an account exists, so neither answers
  * nor timings reveal which emails are real. A successful sign-in clears its pair's count only: the
  * owner signing in does not reset an attacker's account-wide or address counts.
+ *
+ * An admin (Staff accounts, `school-auth accounts unlock`) can {@link LoginGuard.unlock} an email:
+ * that clears everything held for it — its pair counts from every address its failures came from,
+ * its account-wide count (the delay) and that list of addresses — but not an address's own count,
+ * which is about everyone signing in from there.
  */
 import type { RedisClient } from '@school/shared';
 import { RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
 import { addressKey } from '../http/client-address.js';
+import type { AuthConfig } from '../config.js';
 
 /** Login limits. */
 export interface LoginGuardSettings {
@@ -50,6 +56,16 @@ export interface SuspectedAttack {
   windowSeconds: number;
   /** The addresses the failures came from, most failures first (at most REPORTED_ADDRESSES). */
   addresses: Array<{ address: string; failures: number }>;
+}
+
+/** What the guard holds against one email now (Staff accounts shows it; unlock clears it). */
+export interface AccountLockState {
+  /** The addresses this email is refused from now. */
+  lockedFrom: string[];
+  /** Failed sign-ins for this email within the window, from all addresses. */
+  failures: number;
+  /** True when every attempt for this email waits the account-wide delay. */
+  delayed: boolean;
 }
 
 /** How many addresses an attack report names, and how many per account are remembered. */
@@ -142,8 +158,46 @@ export class LoginGuard {
     };
   }
 
+  /** What is held against `email` now. */
+  async lockState(email: string): Promise<AccountLockState> {
+    const addresses = await this.redis.zrange(this.addressesKey(email), '0', '-1');
+    const [pairs, account] = await Promise.all([
+      Promise.all(addresses.map((a) => this.byPair.get(LoginGuard.pair(email, a)))),
+      this.byAccount.get(LoginGuard.account(email)),
+    ]);
+    const failures = account?.consumedPoints ?? 0;
+    return {
+      lockedFrom: addresses.filter((_, i) => (pairs[i]?.remainingPoints ?? 1) <= 0),
+      failures,
+      delayed: failures >= this.settings.accountDelayAfter,
+    };
+  }
+
+  /** Clears everything held against `email` (see the module comment); returns what was held. */
+  async unlock(email: string): Promise<AccountLockState> {
+    const held = await this.lockState(email);
+    const addresses = await this.redis.zrange(this.addressesKey(email), '0', '-1');
+    await Promise.all([
+      ...addresses.map((a) => this.byPair.delete(LoginGuard.pair(email, a))),
+      this.byAccount.delete(LoginGuard.account(email)),
+      this.redis.del(this.addressesKey(email)),
+    ]);
+    return held;
+  }
+
   /** Clears this email's failures from this address after a successful sign-in. */
   async succeeded(email: string, ip: string): Promise<void> {
     await this.byPair.delete(LoginGuard.pair(email, addressKey(ip)));
   }
+}
+
+/** The login guard of a server configured by `config` (the server and `school-auth` share it). */
+export function loginGuardFor(redis: RedisClient, config: AuthConfig): LoginGuard {
+  return new LoginGuard(redis, config.REDIS_KEY_PREFIX, {
+    maxFailuresPerAccountAndAddress: config.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS,
+    maxFailuresPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,
+    accountDelayAfter: config.LOGIN_ACCOUNT_DELAY_AFTER,
+    accountDelayMs: config.LOGIN_ACCOUNT_DELAY_MS,
+    windowSeconds: config.LOGIN_WINDOW,
+  });
 }

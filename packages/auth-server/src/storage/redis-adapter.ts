@@ -29,6 +29,8 @@
  * a second GET would have seen it. A grant this request writes or deletes in between is dropped from
  * the keep first. introspection-count.ts goes one step further on the introspection route.
  *
+ * A Session that names an account is indexed by it (account-sessions.ts), so its sessions can be ended.
+ *
  * Every revocation is published for resource servers (revocations.ts).
  *
  * A client id that is a Client ID Metadata Document URL is resolved by `resolveCimdClient` (fetched,
@@ -49,6 +51,7 @@ import {
   sessionUidKey,
 } from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
+import { indexAccountSession } from './account-sessions.js';
 import { publishRevoked } from './revocations.js';
 
 /** Models that carry a `grantId` and are revoked with their grant. */
@@ -218,7 +221,9 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
           payload.accountId && r.oidcIndexGrant(accountGrantsKey(prefix, payload.accountId), id, expiry),
         ]);
       }
-      await r.oidcUpsert(
+      // A signed-in session is indexed by its account (account-sessions.ts), beside the script.
+      const sessionOf = this.name === 'Session' && ttl ? payload.accountId : undefined;
+      const stored = r.oidcUpsert(
         key,
         list,
         JSON.stringify(payload),
@@ -227,6 +232,8 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
         consumed,
         grant ? '1' : '0',
       );
+      if (sessionOf) await Promise.all([stored, indexAccountSession(r, prefix, sessionOf, id, ttl!)]);
+      else await stored;
       // The uid's key is in a slot of its own: written after the Session it points to.
       if (this.name === 'Session' && payload.uid && ttl)
         await r.set(sessionUidKey(prefix, payload.uid), id, 'EX', ttl);

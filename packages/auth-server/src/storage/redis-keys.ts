@@ -43,6 +43,10 @@
  *   `accountGrants:<accountId>`  the ids of every Grant of that account, expiring with the longest of
  *                        them: what Connected apps lists (account-grants.ts); ids of grants since gone
  *                        are dropped when read; written apart from the Grant (another slot);
+ *   `accountSessions:<accountId>`  a sorted set of the ids of that account's login Sessions, scored by
+ *                        their expiry (Unix seconds), expiring with the last of them: what "sign out
+ *                        everywhere" and a password change end (account-sessions.ts); written beside the
+ *                        Session, not in its script, so each script keeps to one key's slot;
  *   `grantUsedAt:{tag}<rest>`  when that grant's tokens were last used, Unix seconds, expiring with the
  *                        grant's longest life (grant-usage.ts), in the grant's slot;
  *   `clientUsedAt`       a hash, client id → when its tokens were last used, Unix seconds (client-usage.ts);
@@ -170,4 +174,9 @@ export function accountGrantsKey(prefix: string, accountId: string): string {
 /** The key of a grant's last-use time (Unix seconds), in the grant's slot. */
 export function grantUsageKey(prefix: string, grantId: string): string {
   return grantScopedKey(prefix, 'grantUsedAt', grantId);
+}
+
+/** The key of the sorted set of an account's login session ids. */
+export function accountSessionsKey(prefix: string, accountId: string): string {
+  return `${prefix}accountSessions:${accountId}`;
 }

@@ -1,0 +1,72 @@
+/**
+ * Your account (account-pages/your-account.ts): change password, sign out everywhere; and the page
+ * after signing out everywhere. In the look of the other account pages (views.ts).
+ */
+import { ACCOUNT_PATH } from '@school/shared';
+import type { AccountProfile } from '../accounts/account-store.js';
+import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
+import { html, layout } from '../interactions/html.js';
+import { accountPage, formNotice, newPasswordField } from './views.js';
+
+/** The page: a message at the top (`error` or `done`), then the two forms. */
+export function yourAccountPage(p: {
+  account: AccountProfile;
+  csrf: string;
+  error?: string;
+  done?: string;
+}): string {
+  const csrf = html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
+  return accountPage(
+    'Your account',
+    p.account,
+    'account',
+    html`${formNotice(p)}
+      <section class="card" aria-labelledby="change-password">
+        <h2 id="change-password">Change your password</h2>
+        <p>
+          You will stay signed in here; everywhere else you are signed in (other browsers, other computers) is
+          signed out.
+        </p>
+        <form method="post" action="${ACCOUNT_PATH}/account/password">
+          ${csrf}
+          <input type="text" name="username" value="${p.account.email}" autocomplete="username" hidden />
+          <label for="current">Current password</label>
+          <input id="current" type="password" name="current" autocomplete="current-password" required />
+          ${newPasswordField({
+            name: 'password',
+            label: 'New password',
+            hint: `At least ${PASSWORD_MIN_LENGTH} characters.`,
+          })}
+          ${newPasswordField({ name: 'confirm', label: 'New password again' })}
+          <button type="submit">Change password</button>
+        </form>
+      </section>
+      <section class="card" aria-labelledby="everywhere">
+        <h2 id="everywhere">Sign out everywhere</h2>
+        <p>
+          Ends every session of your account, in this browser and on every other computer. Apps you allowed
+          keep their access; take it back on <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
+        </p>
+        <form method="post" action="${ACCOUNT_PATH}/account/sign-out-everywhere">
+          ${csrf}
+          <button type="submit" class="danger">Sign out everywhere</button>
+        </form>
+      </section>`,
+  );
+}
+
+/** After signing out everywhere. */
+export function signedOutEverywherePage(): string {
+  return layout(
+    'Signed out everywhere',
+    html`<h1>You are signed out everywhere</h1>
+      <p role="status">
+        Every session of your account has ended, this one included: nobody can use them any more.
+      </p>
+      <p>
+        Apps you allowed keep their access. To take it back, sign in again and open
+        <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
+      </p>
+      <p><a href="${ACCOUNT_PATH}/account">Sign in again</a></p>`,
+  );
+}

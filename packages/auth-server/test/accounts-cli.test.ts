@@ -1,0 +1,128 @@
+/**
+ * `school-auth accounts …` (issue 16: everything the Staff accounts page does, for operators and
+ * scripts), run as a separate process on a test server's storage: list, create-staff (generated or
+ * from stdin), unlock, reset-password; each audited with the actor `operator`, and each visible to the
+ * running server at once (the new person signs in, the unlocked one too, the reset one's session ends).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  ADMIN,
+  runSchoolAuth,
+  startTestAuthServer,
+  type TestAuthServer,
+} from '../../../test-support/auth-server.js';
+import { FormBrowser, openAccountPage } from '../../../test-support/form-browser.js';
+
+/** Three wrong passwords of one account from one address lock that pair (the server and the command). */
+const LIMITS = { LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '3' };
+let auth: TestAuthServer;
+
+beforeAll(async () => {
+  auth = await startTestAuthServer(LIMITS);
+});
+
+afterAll(() => auth.stop());
+
+/** Runs `school-auth accounts …` with the server's limits. */
+const run = (args: string[], input?: string) =>
+  runSchoolAuth(auth.config, ['accounts', ...args], { input, env: LIMITS });
+
+/** Runs `school-auth accounts …`; returns its JSON, failing the test when it exits non-zero. */
+function accounts(args: string[], input?: string): Record<string, unknown> {
+  const done = run(args, input);
+  if (done.status !== 0)
+    throw new Error(`school-auth accounts ${args.join(' ')} exited ${done.status}: ${done.stderr}`);
+  return JSON.parse(done.stdout) as Record<string, unknown>;
+}
+
+const newEmail = () => `staff-${randomBytes(4).toString('hex')}@school.test`;
+
+/** The status of a fresh sign-in to the account pages (200: signed in; 401: refused; 429: locked). */
+async function trySignIn(
+  email: string,
+  password: string,
+  browser = new FormBrowser(auth.issuer),
+): Promise<number> {
+  return (await openAccountPage(browser, '/oauth/account/apps', { email, password })).status;
+}
+
+describe('school-auth accounts', () => {
+  it('create-staff makes a staff account with a generated password printed once, who can sign in at once', async () => {
+    const email = newEmail();
+    const out = accounts(['create-staff', '--email', email, '--name', 'Sam Staff']);
+    expect(out).toMatchObject({ email, role: 'staff', password_generated: true });
+    expect(await trySignIn(email, out.password as string)).toBe(200);
+    const [event] = await auth.running.audit.query({
+      type: 'account_created',
+      accountId: out.account_id as string,
+    });
+    expect(event?.details).toMatchObject({ actor: 'operator', email, passwordGenerated: true });
+  });
+
+  it('create-staff --password-stdin takes the password from stdin under the one password rule', async () => {
+    const email = newEmail();
+    const short = run(['create-staff', '--email', email, '--name', 'S', '--password-stdin'], 'short\n');
+    expect(short.status).toBe(1);
+    expect(short.stderr).toContain('12+ characters');
+    const out = accounts(
+      ['create-staff', '--email', email, '--name', 'S', '--password-stdin'],
+      'a stdin password\n',
+    );
+    expect(out.password).toBeUndefined();
+    expect(await trySignIn(email, 'a stdin password')).toBe(200);
+    const again = run(['create-staff', '--email', email, '--name', 'S']);
+    expect(again.status).toBe(1);
+    expect(again.stderr).toContain('exists already');
+  });
+
+  it('list shows every account with its role and lock state', async () => {
+    const list = accounts(['list']) as unknown as Array<Record<string, unknown>>;
+    expect(list.find((a) => a.email === ADMIN.email)).toMatchObject({
+      role: 'admin',
+      name: ADMIN.name,
+      locked_from: [],
+      created_at: expect.any(String),
+    });
+  });
+
+  it('unlock lets a locked account sign in again at once', async () => {
+    const email = newEmail();
+    const password = 'the right password';
+    const { _id } = await auth.running.accounts.create({ email, password, name: 'Locked Out' });
+    for (let i = 0; i < 3; i++) expect(await trySignIn(email, 'a wrong password')).toBe(401);
+    expect(await trySignIn(email, password)).toBe(429);
+    const listed = (accounts(['list']) as unknown as Array<Record<string, unknown>>).find(
+      (a) => a.email === email,
+    );
+    expect(listed?.locked_from).toHaveLength(1);
+    expect(accounts(['unlock', email])).toMatchObject({ account_id: _id, unlocked: { failures: 3 } });
+    expect(await trySignIn(email, password)).toBe(200);
+    const [event] = await auth.running.audit.query({ type: 'account_unlocked', accountId: _id });
+    expect(event?.details).toMatchObject({ actor: 'operator' });
+  });
+
+  it('reset-password prints a new password once and ends the account’s sessions', async () => {
+    const email = newEmail();
+    const old = 'the old password';
+    const { _id } = await auth.running.accounts.create({ email, password: old, name: 'Forgetful' });
+    const theirs = new FormBrowser(auth.issuer);
+    expect(await trySignIn(email, old, theirs)).toBe(200);
+    const out = accounts(['reset-password', email]);
+    expect(out).toMatchObject({ account_id: _id, sessions_ended: 1 });
+    expect((await theirs.request('/oauth/account/apps')).status).toBe(303);
+    expect(await trySignIn(email, old)).toBe(401);
+    expect(await trySignIn(email, out.password as string)).toBe(200);
+    const [event] = await auth.running.audit.query({ type: 'password_reset', accountId: _id });
+    expect(event?.details).toEqual({ actor: 'operator', sessionsEnded: 1 });
+  });
+
+  it('says so, exiting 1, for an email without an account, and prints the usage for a missing argument', async () => {
+    const none = run(['unlock', 'nobody@school.test']);
+    expect(none.status).toBe(1);
+    expect(none.stderr).toContain('no account nobody@school.test');
+    const usage = run(['create-staff', '--email', newEmail()]);
+    expect(usage.status).toBe(2);
+    expect(usage.stderr).toContain('school-auth accounts create-staff');
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * Your account and Staff accounts (issue 16) in headless Chromium through the edge: the admin unlocks
+ * a staff account locked by wrong passwords (which then signs in at once), adds a staff account on
+ * Staff accounts (its generated password shown once), that person signs in with it, changes their
+ * password on Your account, and signs out everywhere. Each page is photographed at 1280
+ * and 390 px into test-results/, with no sideways scrolling at 390 px and no serious or critical axe-core
+ * violation (support/browser.ts `inspectPage`).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, Page } from 'playwright-core';
+import { inspectPage, launchBrowser } from './support/browser.js';
+import { E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let browser: Browser;
+
+beforeAll(async () => {
+  // Two wrong passwords of one account from one address lock that pair, so a lock is quick to make.
+  const limits = { LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '2' };
+  [stack, browser] = await Promise.all([startStack(limits), launchBrowser()]);
+}, 90_000);
+afterAll(async () => {
+  await browser?.close();
+  await stack?.stop();
+});
+
+/** Opens the account page `path` in `page`, signing in as `who` on the way. */
+async function openAccountPage(
+  page: Page,
+  path: string,
+  who: { email: string; password: string },
+): Promise<void> {
+  await page.goto(`${stack.baseUrl}/oauth/account/${path}`);
+  await page.fill('input[name=email]', who.email);
+  await page.fill('input[name=password]', who.password);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('h1:has-text("Connected apps")');
+  await page.goto(`${stack.baseUrl}/oauth/account/${path}`);
+}
+
+describe('Staff accounts and Your account, in a browser', () => {
+  it('unlocks a locked account, adds a staff account who signs in, changes their password and signs out everywhere', async () => {
+    // Lee, made with the command, mistypes their password until the sign-in page refuses them.
+    const other = schoolAuth(stack, [
+      'accounts',
+      'create-staff',
+      '--email',
+      `lee-${randomBytes(3).toString('hex')}@e2e.test`,
+      '--name',
+      'Lee Other',
+    ]);
+    const lee = { email: other.email!, password: other.password! };
+    const leePage = await (await browser.newContext()).newPage();
+    await leePage.goto(`${stack.baseUrl}/oauth/account/apps`);
+    for (let i = 0; i < 3; i++) {
+      await leePage.fill('input[name=email]', lee.email);
+      await leePage.fill('input[name=password]', i < 2 ? 'a wrong password' : lee.password);
+      await leePage.click('button[type=submit]');
+      await leePage.waitForSelector(i < 2 ? 'text=is not right' : 'text=Too many failed sign-ins');
+    }
+
+    const admin = await (await browser.newContext()).newPage();
+    await openAccountPage(admin, 'staff', E2E_ADMIN);
+    await admin.waitForSelector('h1:has-text("Staff accounts")');
+    const leeRow = admin.locator('tr', { hasText: lee.email });
+    await expect(leeRow.innerText()).resolves.toContain('Locked from one address');
+    await inspectPage(admin, 'staff-accounts');
+    await leeRow.locator('button:has-text("Unlock")').click();
+    await admin.waitForSelector('text=Unlocked');
+    await openAccountPage(leePage, 'account', lee); // at once
+    await leePage.waitForSelector('h1:has-text("Your account")');
+
+    const email = `sam-${randomBytes(3).toString('hex')}@e2e.test`;
+    await admin.fill('input[name=email]', email);
+    await admin.fill('input[name=name]', 'Sam Staff');
+    await admin.click('button:has-text("Add staff account")');
+    await admin.waitForSelector('text=Staff account created');
+    const password = await admin.innerText('code.secret');
+    expect(password).toMatch(/^[\w-]{24}$/);
+    await inspectPage(admin, 'staff-accounts-created');
+
+    const staff = await (await browser.newContext()).newPage();
+    await openAccountPage(staff, 'account', { email, password });
+    await staff.waitForSelector('h1:has-text("Your account")');
+    await expect(staff.locator('nav >> text=Staff accounts').count()).resolves.toBe(0);
+    await inspectPage(staff, 'your-account');
+
+    await staff.fill('#current', password);
+    await staff.fill('#password', 'my own new password');
+    await staff.fill('#confirm', 'my own new password');
+    await staff.click('button:has-text("Change password")');
+    await staff.waitForSelector('text=Your password is changed');
+    await inspectPage(staff, 'your-account-changed');
+
+    await staff.click('button:has-text("Sign out everywhere")');
+    await staff.waitForSelector('text=You are signed out everywhere');
+    await inspectPage(staff, 'signed-out-everywhere');
+    await staff.goto(`${stack.baseUrl}/oauth/account/account`);
+    await expect(staff.title()).resolves.toBe('Sign in');
+
+    // The new password works, from a fresh browser.
+    const again = await (await browser.newContext()).newPage();
+    await openAccountPage(again, 'account', { email, password: 'my own new password' });
+    await again.waitForSelector('h1:has-text("Your account")');
+  });
+});
