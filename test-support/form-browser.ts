@@ -156,6 +156,7 @@ export async function openAccountPage(
 ): Promise<Page> {
   const page = await browser.follow(path);
   if (!formAction(page.body, '/login')) return page;
-  await browser.submit(page, '/login', { email: account.email, password: account.password });
-  return browser.follow(path);
+  const after = await browser.submit(page, '/login', { email: account.email, password: account.password });
+  // Refused (wrong password, throttled): that answer. Signed in: go on to `path`.
+  return formAction(after.body, '/login') ? after : browser.follow(path);
 }
