@@ -78,6 +78,7 @@ describe('the compose file', () => {
       const env = compose.services[name]!.environment!;
       const readers = [
         `packages/${name}/src/config.ts`,
+        'packages/shared/src/config-fields.ts', // the fields both services share (REDIS_URL, …)
         ...(name === 'auth-server'
           ? ['packages/auth-server/src/cli/main.ts', 'packages/auth-server/src/cli/seed-config.ts']
           : []),
