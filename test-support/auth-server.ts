@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createRedisClient, scanKeys, type RedisSettings } from '@school/shared';
+import { closeRedis, createRedisClient, scanKeys, type RedisSettings } from '@school/shared';
 import mongoose from 'mongoose';
 import { loadConfig, type AuthConfig } from '../packages/auth-server/src/config.js';
 import { createLogger } from '../packages/auth-server/src/logger.js';
@@ -116,7 +116,7 @@ export async function dropAuthStorage(
   for await (const keys of scanKeys(redis, config.REDIS_KEY_PREFIX)) {
     await Promise.all(keys.map((k) => redis.del(k))); // one by one: a cluster's DEL cannot span slots
   }
-  await redis.quit();
+  await closeRedis(redis);
   const conn = await mongoose.createConnection(config.MONGODB_URI).asPromise();
   await conn.dropDatabase();
   await conn.close();

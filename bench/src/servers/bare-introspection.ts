@@ -11,6 +11,7 @@
  */
 import { createServer } from 'node:http';
 import { Redis } from 'ioredis';
+import { modelKey } from '@school/auth-server/dist/storage/redis-keys.js';
 
 const port = Number(process.argv[2]);
 const prefix = process.env.REDIS_KEY_PREFIX ?? '';
@@ -27,7 +28,8 @@ interface StoredAccessToken {
 
 async function answer(form: URLSearchParams): Promise<object> {
   const token = form.get('token');
-  const json = token ? await redis.get(`${prefix}AccessToken:${token}`) : null;
+  // The key the adapter writes (a grant-bound token's key carries its grant's hash tag).
+  const json = token ? await redis.get(modelKey(prefix, 'AccessToken', token)) : null;
   if (!json) return { active: false };
   const t = JSON.parse(json) as StoredAccessToken;
   return {

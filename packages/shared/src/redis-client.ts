@@ -119,14 +119,17 @@ export async function checkRedis(redis: RedisClient): Promise<void> {
 
 /**
  * Closes a client: QUIT when it is connected (pending replies arrive first), else drops it at once
- * (a client still trying to reach a cluster would otherwise wait for it).
+ * (a client still trying to reach a cluster would otherwise wait for it). Behind Sentinel, the
+ * failover detector's subscriptions to the Sentinels survive QUIT (ioredis issue #1362) and kept a
+ * stopping process alive until SIGKILL: `disconnect()` after it ends them.
  */
 export async function closeRedis(redis: RedisClient): Promise<void> {
   if (redis.status !== 'ready') {
     redis.disconnect();
     return;
   }
-  await redis.quit().catch(() => redis.disconnect());
+  await redis.quit().catch(() => undefined);
+  redis.disconnect();
 }
 
 /** The SCAN pattern of every key starting with `literal` (its glob characters escaped). */
