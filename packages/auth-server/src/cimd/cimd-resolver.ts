@@ -93,15 +93,9 @@ export class CimdResolver {
       this.redis.exists(recordKey),
     ]);
     const now = Date.now();
-    if (entry.doc && now < Number(entry.freshUntil)) {
-      return this.withRecord(
-        url,
-        JSON.parse(entry.doc) as MetadataDocument,
-        allowed === 1,
-        entry,
-        stored === 1,
-      );
-    }
+    const cached = (doc: string) =>
+      this.withRecord(url, JSON.parse(doc) as MetadataDocument, allowed === 1, entry, stored === 1);
+    if (entry.doc && now < Number(entry.freshUntil)) return cached(entry.doc);
     let fetched: FetchedDocument;
     try {
       fetched = await this.fetchDocument(url);
@@ -110,13 +104,7 @@ export class CimdResolver {
         err instanceof DocumentFetchError ? err : new DocumentFetchError('unreachable', String(err));
       if (failure.kind === 'unreachable' && entry.doc && now < Number(entry.staleUntil)) {
         await this.record(key, url, 'stale', failure.message, now);
-        return this.withRecord(
-          url,
-          JSON.parse(entry.doc) as MetadataDocument,
-          allowed === 1,
-          entry,
-          stored === 1,
-        );
+        return cached(entry.doc);
       }
       await this.record(key, url, 'failed', failure.message, now, true);
       throw new errors.InvalidClient(`client_id metadata document could not be fetched: ${failure.message}`);
