@@ -53,7 +53,12 @@ export function startProcess(
     stdio: [opts.stdin ? 'pipe' : 'ignore', fd ?? 'pipe', fd ?? 'pipe'],
   });
   if (fd !== undefined) closeSync(fd);
-  if (!child.pid) throw new Error(`could not start ${name} (${command})`);
+  // A command that cannot be spawned (ENOENT) has no pid, and Node then emits 'error' on the next
+  // tick: with no listener that crashed the whole run (a fresh machine without nginx took scripts/bench
+  // down) instead of failing the one step with the message below. Later errors (a failed kill) are
+  // the exit's business.
+  child.on('error', () => undefined);
+  if (!child.pid) throw new Error(`could not start ${name} (${command}: not found or not executable)`);
   children.add(child);
   child.once('exit', () => children.delete(child));
   const lines: string[] = [];
