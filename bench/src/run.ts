@@ -131,9 +131,14 @@ async function main(): Promise<number> {
   let seeded: Promise<unknown> | undefined;
   const apis = new Map<number, Promise<ResourceApiServer>>();
   let bareHop: Promise<{ api: ResourceApiServer; introspection: Server }> | undefined;
-  const startApi = async (name: string, authUrl = auth.url): Promise<ResourceApiServer> => {
+  let withoutMetrics: Promise<ResourceApiServer> | undefined;
+  const startApi = async (
+    name: string,
+    authUrl = auth.url,
+    extra: Record<string, string> = {},
+  ): Promise<ResourceApiServer> => {
     const [port, inspectPort] = [await freePort(), await freePort()];
-    const env = apiEnvironment(authEnv, authUrl, redis.url, mongo.uri, port);
+    const env = { ...apiEnvironment(authEnv, authUrl, redis.url, mongo.uri, port), ...extra };
     // The demo school (`npm run seed` of the resource API), so its lists answer real JSON.
     seeded ??= promisify(execFile)(process.execPath, [join(root, 'packages/resource-api/dist/seed.js')], {
       env: { ...process.env, ...env },
@@ -208,6 +213,10 @@ async function main(): Promise<number> {
         return { api: await startApi('resource-api-bare-hop', introspection.url), introspection };
       });
       return bareHop;
+    },
+    resourceApiWithoutMetrics() {
+      withoutMetrics ??= startApi('resource-api-no-metrics', auth.url, { METRICS: 'false' });
+      return withoutMetrics;
     },
     memo<T>(key: string, fn: () => Promise<T>): Promise<T> {
       if (!memos.has(key)) memos.set(key, fn());

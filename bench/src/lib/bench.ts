@@ -102,6 +102,8 @@ export interface Bench {
    * servers/bare-introspection.ts (one Redis read, nothing else), which it also starts.
    */
   bareHopApi(): Promise<{ api: ResourceApiServer; introspection: Server }>;
+  /** Starts (once) a resource API like instance 0 but with `METRICS=false` (MET's reference). */
+  resourceApiWithoutMetrics(): Promise<ResourceApiServer>;
   /** Runs `fn` once per key and shares its result (seeded clients, pools). */
   memo<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** Writes a request file for lua/bench.lua and returns its path. */

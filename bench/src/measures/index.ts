@@ -10,6 +10,7 @@ import { dcr } from './dcr.js';
 import { lg } from './lg.js';
 import { memAuth } from './mem-auth.js';
 import { memApi } from './mem-api.js';
+import { met } from './met-metrics.js';
 import { p1, p2, p3, p4 } from '../peers/peer-measures.js';
 import { peerSet } from '../peers/peer-set.js';
 import { rs1 } from './rs1-read.js';
@@ -35,6 +36,7 @@ export const MEASURES: Measure[] = [
   dcr,
   lg,
   rs1,
+  met,
   rs2,
   rs3,
   rv,

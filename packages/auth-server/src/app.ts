@@ -71,7 +71,8 @@ export function createApp({
   // with the same keys the provider verifies them with.
   app.keys = config.COOKIE_SECRETS;
 
-  const metrics = authMetrics({ provider, audit, readiness, cimd });
+  // METRICS=false (an operator who scrapes nothing, the bench's comparison): nothing collected, no route.
+  const metrics = config.METRICS ? authMetrics({ provider, audit, readiness, cimd }) : undefined;
   app.use(publicOrigin(config.BASE_URL));
   app.use(requestLog(logger, metrics));
   app.use(
@@ -98,7 +99,7 @@ export function createApp({
   // Health and metrics on the service's own port (the edge does not route these): liveness,
   // readiness that checks what every request needs, and the Prometheus metrics (http/metrics.ts).
   app.use(async (ctx, next) => {
-    if (ctx.path === METRICS_PATH) {
+    if (metrics && ctx.path === METRICS_PATH) {
       const { contentType, body } = await metrics.scrape();
       ctx.type = contentType;
       ctx.body = body;

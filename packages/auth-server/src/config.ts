@@ -79,6 +79,8 @@ const schema = z
     /** How long a login/consent page may stay open. */
     INTERACTION_TTL: seconds(30 * 60),
     LOG_LEVEL: logLevel,
+    /** Prometheus metrics at `/metrics` on this port (off: no collection, and `/metrics` is a 404). */
+    METRICS: flag(true),
     /** Authorization requests starting a flow, per minute from one address (each stores an interaction). */
     RATE_LIMIT_AUTHORIZATION: perMinute(300),
     /** Registrations per minute from one address. */

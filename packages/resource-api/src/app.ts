@@ -74,7 +74,10 @@ export function createApp({
   app.set('query parser', 'simple');
 
   const health = { connection, redis, introspection: introspectionReady };
-  const metrics = apiMetrics({ verifier, readiness: () => readinessChecks(health) });
+  // METRICS=false (an operator who scrapes nothing, the bench's comparison): nothing collected, no route.
+  const metrics = config.METRICS
+    ? apiMetrics({ verifier, readiness: () => readinessChecks(health) })
+    : undefined;
   app.use(securityHeaders(config));
   app.use(requestLog(logger, metrics));
   app.use(checkRequestTarget);
@@ -91,7 +94,7 @@ export function createApp({
     }),
   );
   app.use(healthRouter(health));
-  app.use(metricsRouter(metrics));
+  if (metrics) app.use(metricsRouter(metrics));
   app.use(docsRouter(config, registry));
 
   app.use(notFound);

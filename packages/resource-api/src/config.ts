@@ -71,6 +71,8 @@ const schema = z
     /** Longest a client may take to send a whole request (headers and body); past it: 408, closed. */
     REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(3_600_000).default(120_000),
     LOG_LEVEL: logLevel,
+    /** Prometheus metrics at `/metrics` on this port (off: no collection, and `/metrics` is a 404). */
+    METRICS: flag(true),
   })
   .superRefine((env, ctx) => {
     for (const { path, message } of redisTopologyProblems(env))
@@ -125,6 +127,8 @@ export const CONFIG_DOCS: Record<keyof ApiConfig, string> = {
   REQUEST_TIMEOUT_MS:
     'Longest a client may take to send a whole request (an upload included); past it 408 and the connection is closed.',
   LOG_LEVEL: '`debug`, `info`, `warn`, `error` or `silent`.',
+  METRICS:
+    'Prometheus metrics at `/metrics` on `API_PORT` (never through the edge); `false`: nothing is collected and `/metrics` is a 404.',
 };
 
 /** Names of every environment variable the service reads. */
@@ -155,6 +159,7 @@ export const CONFIG_DEFAULTS: Record<string, string> = {
   UPLOAD_LIMIT: '25mb',
   REQUEST_TIMEOUT_MS: '120000',
   LOG_LEVEL: 'info',
+  METRICS: 'true',
 };
 
 /** Parses the environment (default: `process.env`) into an {@link ApiConfig}, or throws {@link ConfigError}. */
