@@ -131,7 +131,7 @@ async function main(): Promise<number> {
   let seeded: Promise<unknown> | undefined;
   const apis = new Map<number, Promise<ResourceApiServer>>();
   let bareHop: Promise<{ api: ResourceApiServer; introspection: Server }> | undefined;
-  let withoutMetrics: Promise<ResourceApiServer> | undefined;
+  const variants = new Map<string, Promise<ResourceApiServer>>();
   const startApi = async (
     name: string,
     authUrl = auth.url,
@@ -214,9 +214,10 @@ async function main(): Promise<number> {
       });
       return bareHop;
     },
-    resourceApiWithoutMetrics() {
-      withoutMetrics ??= startApi('resource-api-no-metrics', auth.url, { METRICS: 'false' });
-      return withoutMetrics;
+    resourceApiWith(name, env) {
+      let api = variants.get(name);
+      if (!api) variants.set(name, (api = startApi(name, auth.url, env)));
+      return api;
     },
     memo<T>(key: string, fn: () => Promise<T>): Promise<T> {
       if (!memos.has(key)) memos.set(key, fn());

@@ -102,8 +102,11 @@ export interface Bench {
    * servers/bare-introspection.ts (one Redis read, nothing else), which it also starts.
    */
   bareHopApi(): Promise<{ api: ResourceApiServer; introspection: Server }>;
-  /** Starts (once) a resource API like instance 0 but with `METRICS=false` (MET's reference). */
-  resourceApiWithoutMetrics(): Promise<ResourceApiServer>;
+  /**
+   * Starts (once per `name`) another resource API like instance 0, its environment changed by `env`
+   * (MET's processes with and without metrics).
+   */
+  resourceApiWith(name: string, env: Record<string, string>): Promise<ResourceApiServer>;
   /** Runs `fn` once per key and shares its result (seeded clients, pools). */
   memo<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** Writes a request file for lua/bench.lua and returns its path. */
