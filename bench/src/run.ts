@@ -131,7 +131,6 @@ async function main(): Promise<number> {
   let seeded: Promise<unknown> | undefined;
   const apis = new Map<number, Promise<ResourceApiServer>>();
   let bareHop: Promise<{ api: ResourceApiServer; introspection: Server }> | undefined;
-  const variants = new Map<string, Promise<ResourceApiServer>>();
   const startApi = async (
     name: string,
     authUrl = auth.url,
@@ -215,9 +214,7 @@ async function main(): Promise<number> {
       return bareHop;
     },
     resourceApiWith(name, env) {
-      let api = variants.get(name);
-      if (!api) variants.set(name, (api = startApi(name, auth.url, env)));
-      return api;
+      return bench.memo(`resource-api-with:${name}`, () => startApi(name, auth.url, env));
     },
     memo<T>(key: string, fn: () => Promise<T>): Promise<T> {
       if (!memos.has(key)) memos.set(key, fn());

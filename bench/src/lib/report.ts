@@ -107,6 +107,8 @@ export function figures(runs: RunResult[], refs: RunResult[], refName: string): 
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+/** The middle value (the upper one of an even count): the figure of RS3's and MET's interleaved rounds. */
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** "cpu 262 µs/req (node 220 + redis 42; mongo 80 not counted)". */
 export function cpuText(f: Pick<Figures, 'cpuUs' | 'cpuParts' | 'shownParts'>): string {
@@ -143,4 +145,4 @@ export function summaryOf(f: Figures): Pick<Outcome, 'rows' | 'ratio'> {
   };
 }
 
-export { int, ms };
+export { int, median, ms };

@@ -16,14 +16,13 @@
  */
 import type { Measure } from '../lib/bench.js';
 import { runLoad, type LoadSpec, type RunResult } from '../lib/load.js';
+import { int, median } from '../lib/report.js';
 import { LIST_ROUTE, hitSpec } from './resource-api.js';
 
 const ROUNDS = 5;
 const RUN_S = Number(process.env.BENCH_MET_RUN ?? 3);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const pct = (x: number) => `${x >= 0 ? '+' : '−'}${(Math.abs(x) * 100).toFixed(1)} %`;
-const int = (n: number) => Math.round(n).toLocaleString('en-US');
 
 export const met: Measure = {
   id: 'MET',

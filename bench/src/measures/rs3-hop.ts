@@ -16,7 +16,7 @@
  */
 import type { Bench, Measure } from '../lib/bench.js';
 import { runLoad, type RunResult } from '../lib/load.js';
-import { cpuText, ms } from '../lib/report.js';
+import { cpuText, median, ms } from '../lib/report.js';
 import {
   afterMisses,
   apiGet,
@@ -33,7 +33,6 @@ const ROUNDS = 5;
 const RUN_S = Number(process.env.BENCH_RS3_RUN ?? 3);
 
 const sign = (n: number) => `${n < 0 ? '−' : '+'}${ms(Math.abs(n))}`;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** The floor's API process and what its path counts. */
 function floorTarget(bench: Bench): Promise<ApiTarget> {
