@@ -22,7 +22,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestAuthServer, type TestAuthServer } from '../test-support/auth-server.js';
 import type { Tokens } from '../test-support/oauth-flow.js';
 import { scrape, total } from '../test-support/metrics-scrape.js';
@@ -32,8 +32,9 @@ import { call, startTestResourceApi, type TestResourceApi } from '../test-suppor
 import { TokenSource } from '../test-support/tokens.js';
 
 const BASE_PORT = 7121;
+const PORTS = [0, 1, 2, 3, 4, 5].map((i) => BASE_PORT + i);
 const redisCli = (port: number, ...args: string[]) =>
-  execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8' });
+  execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8', stdio: 'pipe' });
 
 let cluster: LocalCluster;
 let auth: TestAuthServer;
@@ -41,58 +42,107 @@ let api: TestResourceApi;
 /** Tokens of nine clients (nine grants, spread over the three primaries), issued before any failover. */
 const issued: Array<{ source: TokenSource; tokens: Tokens }> = [];
 let revoked: string;
+/** Loops of load or scraping still running: a test that fails midway must not leave them behind. */
+const loops = new Set<{ stop(): Promise<void> }>();
 
 beforeAll(async () => {
   cluster = startRedisCluster(BASE_PORT);
   auth = await startTestAuthServer({ REDIS_CLUSTER_NODES: cluster.nodesVariable });
   api = await startTestResourceApi(auth);
 }, 60_000);
+afterEach(async () => {
+  await Promise.allSettled([...loops].map((loop) => loop.stop()));
+});
 afterAll(async () => {
   await api?.stop();
   await auth?.stop();
   cluster?.stop();
 }, 60_000);
 
-/** The primaries (port → the port of its replica), as the cluster says now. */
-function topology(): Map<number, number> {
-  const lines = redisCli(BASE_PORT + 1, 'cluster', 'nodes')
-    .trim()
-    .split('\n');
-  const byId = new Map(lines.map((l) => [l.split(' ')[0]!, l.split(' ')]));
-  const primaries = new Map<number, number>();
-  for (const f of byId.values()) {
-    if (!f[2]!.includes('slave') || f[7] !== 'connected') continue;
-    const primary = byId.get(f[3]!);
-    if (primary && !primary[2]!.includes('fail')) primaries.set(port(primary[1]!), port(f[1]!));
+/** `redis-cli` against the first node that answers (any node may be the one a test has killed). */
+function askAnyNode(...args: string[]): string {
+  for (const port of PORTS) {
+    try {
+      return redisCli(port, ...args);
+    } catch {
+      // that node is down: ask the next
+    }
   }
-  return primaries;
+  throw new Error('no node of the cluster answers');
+}
+
+/** A primary as `CLUSTER NODES` says now: its port, its slot ranges, its connected replica's port. */
+interface Primary {
+  port: number;
+  slots: Array<[number, number]>;
+  replica?: number;
+}
+
+/** The cluster's healthy primaries (flag `master`, not failing, link connected), with their replicas. */
+function primaries(): Primary[] {
+  const nodes = askAnyNode('cluster', 'nodes')
+    .trim()
+    .split('\n')
+    .map((line) => line.split(' '));
+  const healthy = (f: string[]) => !/fail|handshake|noaddr/.test(f[2]!) && f[7] === 'connected';
+  return nodes
+    .filter((f) => f[2]!.includes('master') && healthy(f))
+    .map((f) => ({
+      port: port(f[1]!),
+      slots: f.slice(8).map((range) => {
+        const [from, to] = range.split('-').map(Number);
+        return [from!, to ?? from!] as [number, number];
+      }),
+      replica: nodes
+        .filter((r) => r[2]!.includes('slave') && r[3] === f[0] && healthy(r))
+        .map((r) => port(r[1]!))[0],
+    }));
 }
 const port = (address: string) => Number(/:(\d+)@/.exec(address)![1]);
 
-/** The primary holding the slot of a token (its first 12 characters are its grant's tag). */
-function primaryOf(token: string): number {
-  const slot = redisCli(BASE_PORT, 'cluster', 'keyslot', `{${token.slice(0, 12)}}`).trim();
-  return [...topology().keys()].find((p) => redisCli(p, 'cluster', 'countkeysinslot', slot).trim() !== '0')!;
-}
-
-/** A primary holding the first issued token's grant, and its replica. */
-function targetPair(): [number, number] {
-  const primary = primaryOf(issued[0]!.tokens.access_token);
-  return [primary, topology().get(primary)!];
-}
-
-/** Waits until every replica has acknowledged its primary's whole replication stream. */
-async function replicated(): Promise<void> {
+/**
+ * Waits until the cluster has settled: three healthy primaries that cover all 16,384 slots, each
+ * with a replica online that has acknowledged its primary's whole replication stream. After a
+ * failover the demoted node rejoins in steps, and a test that picked its target before that could
+ * find a primary without a replica (CI's run of 2026-11-26 did, and failed on it).
+ */
+async function settled(): Promise<Primary[]> {
+  let now: Primary[] = [];
   await pollUntil(
-    () =>
-      [...topology().keys()].every((p) => {
-        const info = redisCli(p, 'info', 'replication');
-        const offset = /master_repl_offset:(\d+)/.exec(info)![1];
-        return new RegExp(`slave0:.*offset=${offset},`).test(info);
-      }),
-    'replicas caught up',
-    10_000,
+    () => {
+      try {
+        now = primaries();
+        const covered = now.flatMap((p) => p.slots).reduce((n, [from, to]) => n + to - from + 1, 0);
+        if (now.length !== 3 || covered !== 16_384) return false;
+        return now.every((p) => {
+          if (p.replica === undefined) return false;
+          const info = redisCli(p.port, 'info', 'replication');
+          const offset = /master_repl_offset:(\d+)/.exec(info)![1];
+          return new RegExp(`slave0:.*port=${p.replica},state=online,offset=${offset},`).test(info);
+        });
+      } catch {
+        return false; // a node is between states: ask again
+      }
+    },
+    'the cluster settled: three primaries, each with its replica online and caught up',
+    30_000,
   );
+  return now;
+}
+
+/** The primary holding the slot of a token (its first 12 characters are its grant's tag). */
+function primaryOf(token: string, among: Primary[] = primaries()): number {
+  const slot = Number(askAnyNode('cluster', 'keyslot', `{${token.slice(0, 12)}}`).trim());
+  const owner = among.find((p) => p.slots.some(([from, to]) => slot >= from && slot <= to));
+  if (!owner) throw new Error(`no healthy primary holds slot ${slot}`);
+  return owner.port;
+}
+
+/** After the cluster settled: the primary holding the first issued token's grant, and its replica. */
+async function targetPair(): Promise<[number, number]> {
+  const now = await settled();
+  const primary = primaryOf(issued[0]!.tokens.access_token, now);
+  return [primary, now.find((p) => p.port === primary)!.replica!];
 }
 
 /** Runs `round` over and over, `pauseMs` apart, until `stop()`, which waits for the round under way. */
@@ -104,12 +154,16 @@ function repeatUntilStopped(round: () => Promise<void>, pauseMs: number): { stop
       await new Promise((r) => setTimeout(r, pauseMs));
     }
   })();
-  return {
+  loop.catch(() => undefined); // a failed round ends the loop; stop() reports it
+  const handle = {
     async stop() {
       running = false;
+      loops.delete(handle);
       await loop;
     },
   };
+  loops.add(handle);
+  return handle;
 }
 
 /** Introspects every issued token and calls the API with it, over and over, recording every answer. */
@@ -258,10 +312,9 @@ describe('both services on a Redis Cluster', () => {
   });
 
   it('fail over a primary by CLUSTER FAILOVER under load: 503 at most, then everything back', async () => {
-    await replicated();
+    const [primary, replica] = await targetPair();
     const running = load();
     await new Promise((r) => setTimeout(r, 500));
-    const [primary, replica] = targetPair();
     redisCli(replica, 'cluster', 'failover');
     await pollUntil(
       () => /role:master/.test(redisCli(replica, 'info', 'replication')),
@@ -276,11 +329,10 @@ describe('both services on a Redis Cluster', () => {
   }, 60_000);
 
   it('lose a primary to SIGKILL under load: 503 while its replica is promoted, then everything back', async () => {
-    await replicated();
+    const [primary, replica] = await targetPair();
     const running = load();
     await new Promise((r) => setTimeout(r, 500));
     const metrics = scraping();
-    const [primary, replica] = targetPair();
     const pid = Number(readFileSync(join(cluster.dir, String(primary), 'redis.pid'), 'utf8'));
     process.kill(pid, 'SIGKILL');
     await pollUntil(
@@ -310,7 +362,7 @@ describe('both services on a Redis Cluster', () => {
   }, 90_000);
 
   it('say Redis is down in /readyz and the metrics while the cluster has a slot without a primary, and recover', async () => {
-    const [primary, replica] = targetPair();
+    const [primary, replica] = await targetPair();
     for (const node of [primary, replica])
       process.kill(Number(readFileSync(join(cluster.dir, String(node), 'redis.pid'), 'utf8')), 'SIGKILL');
     // After cluster-node-timeout (2 s here) the cluster marks the pair failed and refuses every key.
