@@ -26,6 +26,7 @@ import { errorGuard } from './http/error-guard.js';
 import { refuseContentCodings } from './http/content-coding.js';
 import type { CountWithRead } from './storage/introspection-count.js';
 import { authMetrics } from './http/metrics.js';
+import { directIntrospection } from './provider/direct-introspection.js';
 import type { CimdResolver } from './cimd/cimd-resolver.js';
 
 /** What the app is built from. */
@@ -158,6 +159,17 @@ export function createApp({
     csrfSecret: config.COOKIE_SECRETS[0]!,
   });
   app.use(methodGuard);
+  if (config.DIRECT_INTROSPECTION) {
+    app.use(
+      directIntrospection({
+        provider,
+        path: OAUTH_ROUTES.introspection,
+        clientId: config.INTROSPECTION_CLIENT_ID,
+        clientSecret: config.INTROSPECTION_CLIENT_SECRET,
+        onAnswered: metrics?.directIntrospection,
+      }),
+    );
+  }
   app.use(interactions.routes());
   app.use(accountPages.routes());
   app.use(mount(provider));

@@ -81,6 +81,11 @@ const schema = z
     LOG_LEVEL: logLevel,
     /** Prometheus metrics at `/metrics` on this port (off: no collection, and `/metrics` is a 404). */
     METRICS: flag(true),
+    /**
+     * The introspection client's requests for active access tokens answered without oidc-provider's
+     * request pipeline, with oidc-provider's models deciding (provider/direct-introspection.ts).
+     */
+    DIRECT_INTROSPECTION: flag(true),
     /** Authorization requests starting a flow, per minute from one address (each stores an interaction). */
     RATE_LIMIT_AUTHORIZATION: perMinute(300),
     /** Registrations per minute from one address. */

@@ -7,7 +7,9 @@
  *   login failures and locks, rate-limit refusals, revocations, refresh-token reuse, code replay,
  *   consents, registrations. One series per event type, all present from the start at 0;
  * - `auth_cimd_fetches_total{status}`: Client ID Metadata Document resolutions that fetched (or
- *   failed to), by outcome (`fresh`, `stale`, `failed`, `invalid`: cimd/cimd-resolver.ts), never by URL.
+ *   failed to), by outcome (`fresh`, `stale`, `failed`, `invalid`: cimd/cimd-resolver.ts), never by URL;
+ * - `auth_direct_introspections_total`: introspections answered by provider/direct-introspection.ts
+ *   (the rest of the introspection route's requests went through oidc-provider).
  *
  * The route label is the path only where it is one of the server's fixed endpoints, the login and
  * consent router's template where that router matched, oidc-provider's template for its two routes
@@ -52,6 +54,12 @@ export function routeOf(ctx: Context): string {
   return UNMATCHED_ROUTE;
 }
 
+/** The shared service metrics, and what only the auth server counts outside events. */
+export type AuthMetrics = ServiceMetrics & {
+  /** One introspection answered by provider/direct-introspection.ts. */
+  directIntrospection(): void;
+};
+
 /** Creates the auth server's metrics and subscribes them to the provider's and the audit log's events. */
 export function authMetrics(deps: {
   provider: Provider;
@@ -60,7 +68,7 @@ export function authMetrics(deps: {
   readiness: () => Promise<Record<string, string>>;
   /** The metadata-document resolver, when there is one. */
   cimd?: Pick<CimdResolver, 'observe'>;
-}): ServiceMetrics {
+}): AuthMetrics {
   const metrics = createServiceMetrics('auth', deps.readiness);
   const tokens = new Counter({
     name: 'auth_tokens_issued_total',
@@ -72,6 +80,11 @@ export function authMetrics(deps: {
   deps.provider.on('grant.success', (ctx: KoaContextWithOIDC) => {
     const given = ctx.oidc.params?.grant_type;
     tokens.inc({ grant_type: typeof given === 'string' && GRANT_TYPES.has(given) ? given : 'other' });
+  });
+  const direct = new Counter({
+    name: 'auth_direct_introspections_total',
+    help: "Introspections of active access tokens answered without oidc-provider's request pipeline (provider/direct-introspection.ts)",
+    registers: [metrics.registry],
   });
   const events = new Counter({
     name: 'auth_security_events_total',
@@ -89,5 +102,5 @@ export function authMetrics(deps: {
   });
   for (const status of CIMD_STATUSES) cimdFetches.inc({ status }, 0);
   deps.cimd?.observe((outcome) => cimdFetches.inc({ status: outcome.status }));
-  return metrics;
+  return { ...metrics, directIntrospection: () => direct.inc() };
 }

@@ -3,3 +3,10 @@ declare module 'oidc-provider/lib/helpers/weak_cache.js' {
   const instance: (provider: object) => unknown;
   export default instance;
 }
+
+/** oidc-provider's AsyncLocalStorage: `Provider.ctx` inside its routes, and what its models read. */
+declare module 'oidc-provider/lib/helpers/als.js' {
+  import type { AsyncLocalStorage } from 'node:async_hooks';
+  const als: AsyncLocalStorage<object>;
+  export default als;
+}

@@ -1,0 +1,156 @@
+/**
+ * The resource API's introspections of active access tokens, answered without oidc-provider's HTTP
+ * pipeline (issue 17, RS3).
+ *
+ * Introspection is the auth server's hottest call: every cache miss of every API instance. Through
+ * oidc-provider each one costs its whole request path around one Redis round trip: its Koa app and
+ * router, body and parameter assembly, client authentication, a JWT probe of the opaque token (two
+ * exceptions thrown and caught), a parallel refresh-token lookup, and its AsyncLocalStorage around all
+ * of it. At one connection that was ~0.75 ms of CPU against ~0.25 ms for the least any introspection
+ * server does here (bench/PERFORMANCE.md, "RS3").
+ *
+ * What stays oidc-provider's: whether a token is active. This step takes exactly one shape of
+ * request, and answers it only when oidc-provider's own models say the token is valid; everything
+ * else goes on to oidc-provider unchanged (`next()`), which then answers as it always did:
+ * - the request: a POST form to the introspection path with no query string, the parameters
+ *   `token`, `client_id`, `client_secret` and optionally `token_type_hint=access_token`, each once,
+ *   each a value that needs no decoding (so no two parsers can read it differently), and the
+ *   credentials of the configured introspection client (`INTROSPECTION_CLIENT_ID`, its secret
+ *   compared in constant time; that client is `client_secret_post` and may introspect every token);
+ * - the token: `AccessToken.find` (oidc-provider's model: the adapter's read, the token's format and
+ *   expiry checks, the client-gone rule of storage/redis-adapter.ts), `isValid`, then its grant as
+ *   oidc-provider's introspection checks it (`Grant.find` ignoring expiry, then not expired, same
+ *   client, same account), its client found (as oidc-provider looks it up for pairwise subjects;
+ *   none is pairwise here), no sender constraint and no authorization details (neither is enabled).
+ * The answer is built as oidc-provider's `renderTokenResponse` builds it, key for key and in the same
+ * order, with the headers its introspection route sets. A differential test
+ * (test/direct-introspection.test.ts) holds the two paths to the same bytes for every kind of token
+ * and request, and proves that anything not active is answered by oidc-provider.
+ *
+ * The token and grant come from the read the rate limiter's count started (storage/
+ * introspection-count.ts); the models reach it through oidc-provider's AsyncLocalStorage, run here
+ * around the two finds only. Each answer is reported to `onAnswered` (the metrics count them).
+ * DIRECT_INTROSPECTION=false turns this step off.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Middleware } from 'koa';
+import type { Provider } from 'oidc-provider';
+import als from 'oidc-provider/lib/helpers/als.js';
+
+/** Values taken as they are: nothing to decode, so every form parser reads the same string. */
+const PLAIN = /^[A-Za-z0-9._~:-]+$/;
+/** Opaque token values as oidc-provider mints them; a JWT-shaped one (with dots) is not taken. */
+const TOKEN_SHAPE = /^[\w-]{20,128}$/;
+const ACCESS_TOKEN_HINTS = new Set(['access_token', 'urn:ietf:params:oauth:token-type:access_token']);
+const PARAMETERS = new Set(['token', 'token_type_hint', 'client_id', 'client_secret']);
+
+type RequestWithBody = { body?: unknown };
+
+const digest = (value: string) => createHash('sha256').update(value).digest();
+
+/** The form's parameters when the body is one this step takes (see the top of this file). */
+function plainForm(body: Buffer): Map<string, string> | undefined {
+  const form = new Map<string, string>();
+  for (const pair of body.toString('latin1').split('&')) {
+    const at = pair.indexOf('=');
+    if (at <= 0) return undefined;
+    const key = pair.slice(0, at);
+    const value = pair.slice(at + 1);
+    if (!PARAMETERS.has(key) || form.has(key) || !PLAIN.test(value)) return undefined;
+    form.set(key, value);
+  }
+  return form;
+}
+
+/** What the step needs to know. */
+export interface DirectIntrospectionOptions {
+  provider: Provider;
+  /** The introspection endpoint's path. */
+  path: string;
+  /** The configured introspection client (oidc-provider's static client, `client_secret_post`). */
+  clientId: string;
+  clientSecret: string;
+  /** Told of every introspection this step answers. */
+  onAnswered?: () => void;
+}
+
+/** Koa middleware answering the introspection client's requests for active access tokens. */
+export function directIntrospection({
+  provider,
+  path,
+  clientId,
+  clientSecret,
+  onAnswered,
+}: DirectIntrospectionOptions): Middleware {
+  const secretDigest = digest(clientSecret);
+  return async (ctx, next) => {
+    if (ctx.path !== path || ctx.method !== 'POST' || ctx.querystring !== '') return next();
+    if (!ctx.is('application/x-www-form-urlencoded')) return next();
+    // The rate limiter has read the body (http/peek-body.ts); without it, this is not our request.
+    const body = (ctx.req as RequestWithBody).body;
+    if (!Buffer.isBuffer(body)) return next();
+    const form = plainForm(body);
+    const value = form?.get('token');
+    const hint = form?.get('token_type_hint');
+    const secret = form?.get('client_secret');
+    if (!form || !value || !TOKEN_SHAPE.test(value) || (hint !== undefined && !ACCESS_TOKEN_HINTS.has(hint)))
+      return next();
+    if (form.get('client_id') !== clientId || secret === undefined) return next();
+    if (!timingSafeEqual(digest(secret), secretDigest)) return next();
+
+    let answer: Record<string, unknown> | undefined;
+    try {
+      answer = await als.run(ctx, () => activeAnswer(provider, value, clientId));
+    } catch {
+      answer = undefined; // storage trouble: oidc-provider's path reports it the way it always has
+    }
+    if (!answer) return next();
+    ctx.set('cache-control', 'no-store');
+    ctx.vary('Origin'); // as oidc-provider's router marks every answer of its CORS-enabled routes
+    ctx.body = answer;
+    onAnswered?.();
+  };
+}
+
+/**
+ * oidc-provider's introspection answer for an access token it finds valid, or undefined for anything
+ * else (oidc-provider then answers).
+ */
+async function activeAnswer(
+  provider: Provider,
+  value: string,
+  introspector: string,
+): Promise<Record<string, unknown> | undefined> {
+  const token = await provider.AccessToken.find(value);
+  if (!token?.isValid) return undefined;
+  if (token.grantId) {
+    const grant = await provider.Grant.find(token.grantId, { ignoreExpiration: true });
+    if (!grant || grant.isExpired) return undefined;
+    if (grant.clientId !== token.clientId || grant.accountId !== token.accountId) return undefined;
+  }
+  if (token.isSenderConstrained() || (token as { rar?: unknown }).rar) return undefined;
+  const body: Record<string, unknown> = { active: false };
+  if (token.accountId) {
+    body.sub = token.accountId;
+    if (token.clientId !== introspector) {
+      const client = await provider.Client.find(token.clientId!);
+      if (!client || client.subjectType === 'pairwise') return undefined;
+    }
+  }
+  Object.assign(body, {
+    ...token.extra,
+    active: true,
+    client_id: token.clientId,
+    exp: token.exp,
+    iat: token.iat,
+    sid: token.sid,
+    iss: provider.issuer,
+    jti: token.jti !== value ? token.jti : undefined,
+    aud: token.aud,
+    authorization_details: undefined,
+    scope: token.scope || undefined,
+    cnf: undefined,
+    token_type: token.tokenType,
+  });
+  return body;
+}
