@@ -158,14 +158,19 @@ describe('two auth servers and two resource APIs behind the edge', () => {
       }
     };
     const workers = Array.from({ length: 8 }, (_, w) => worker(w));
-    await new Promise((r) => setTimeout(r, 1500));
-    const before = answers.length;
-    const inflightAtStop = inflight;
+    let before: number;
+    let inflightAtStop: number;
     const stopping = [instanceName('auth-server', 1), instanceName('resource-api', 1)];
-    await Promise.all(stopping.map((name) => stack.processes[name]!.stop('SIGTERM')));
-    await new Promise((r) => setTimeout(r, 2000));
-    running = false;
-    await Promise.all(workers);
+    try {
+      await new Promise((r) => setTimeout(r, 1500));
+      before = answers.length;
+      inflightAtStop = inflight;
+      await Promise.all(stopping.map((name) => stack.processes[name]!.stop('SIGTERM')));
+      await new Promise((r) => setTimeout(r, 2000));
+    } finally {
+      running = false; // also when a stop failed: workers left looping would keep jest alive
+      await Promise.all(workers);
+    }
 
     for (const name of stopping) expect(stack.exits[name]).toBe(0);
     const failed = answers.filter((a) => a.status === 0 || a.status >= 500);

@@ -102,6 +102,11 @@ describe('Redis stopped while the auth server is under load', () => {
         await new Promise((r) => setTimeout(r, 20));
       }
     })();
+    // Stopped here too when an assertion below fails first: a loop left running keeps jest alive.
+    cleanups.push(async () => {
+      running = false;
+      await load;
+    });
 
     await new Promise((r) => setTimeout(r, 300));
     await redis.stop('SIGTERM');
