@@ -83,7 +83,7 @@ process.on('exit', killAllNow);
 
 async function main(): Promise<number> {
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim().toUpperCase());
-  const measures = MEASURES.filter((m) => !only || only.includes(m.id));
+  const measures = MEASURES.filter((m) => (only ? only.includes(m.id) : !m.optIn));
   const durations = {
     run: Number(process.env.BENCH_RUN ?? 8),
     ref: Number(process.env.BENCH_REF ?? 4),

@@ -47,6 +47,8 @@ export interface Measure {
    * Its failure surfaces in the measure that awaits the work, not here.
    */
   overlap?(bench: Bench): void;
+  /** Run only when named in BENCH_ONLY (a diagnosis, not a goal of the full run). */
+  optIn?: boolean;
 }
 
 /** A server started for the bench, with where it listens. */

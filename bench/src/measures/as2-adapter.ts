@@ -31,10 +31,12 @@ export const as2: Measure = {
       bench.memo('as2-redis-server', () => startAuthInstance(bench, 'auth-as2')),
     ]);
     bench.log('AS2: signing in and exchanging codes on both servers');
-    const memTokens = await flowTokens(bench, memory.url, POOL);
     // Minted through the main server (the fresh one shares its Redis, and its pages redirect to the
-    // main server's BASE_URL), introspected at the fresh one.
-    const redisTokens = await flowTokens(bench, bench.auth.url, POOL);
+    // main server's BASE_URL), introspected at the fresh one. Both at once: two servers, two browsers.
+    const [memTokens, redisTokens] = await Promise.all([
+      flowTokens(bench, memory.url, POOL),
+      flowTokens(bench, bench.auth.url, POOL),
+    ]);
     // Both sides must do the same work: every token active, with the same claims in the answer.
     const [memAnswer, redisAnswer] = await Promise.all([
       introspect(bench, memory.url, memTokens[0]!),

@@ -1,6 +1,7 @@
 /**
  * Every measure of scripts/bench, in the order they run. Add a measure: write a module exporting a
- * `Measure` (see ../lib/bench.ts) and list it here. BENCH_ONLY=AS1,DCR runs a subset.
+ * `Measure` (see ../lib/bench.ts) and list it here. BENCH_ONLY=AS1,DCR runs a subset; an opt-in
+ * measure (DI) runs only when BENCH_ONLY names it.
  */
 import type { Measure } from '../lib/bench.js';
 import { as1 } from './as1-introspection.js';
@@ -18,6 +19,7 @@ import { rs2 } from './rs2-miss.js';
 import { rs3 } from './rs3-hop.js';
 import { rv } from './rv-revocation.js';
 import { scale } from './scale.js';
+import { di } from './di-direct-introspection.js';
 
 // MEM-AS right after AS1: it finishes AS1's pool, so "after 100,000 distinct introspections" means
 // exactly that (the run's end also logs the auth server's memory after every measure). The resource
@@ -46,4 +48,5 @@ export const MEASURES: Measure[] = [
   p2,
   p3,
   p4,
+  di,
 ];

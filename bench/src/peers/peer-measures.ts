@@ -4,7 +4,8 @@
  *
  * The servers are warmed up together (BENCH_PEER_WARM seconds, default 8: the JVM's JIT needs more
  * than our 3 s, and every server gets the same; at once, to keep the bench under 15 minutes), then
- * interleaved, ours, ours on Node 20, Hydra, Keycloak, twice, each run `BENCH_RUN` seconds. Of each
+ * interleaved, ours, ours on Node 20, Hydra, Keycloak, twice, each run BENCH_PEER_RUN seconds
+ * (default 6: eight runs per measure, three measures; 8 s each kept the bench over 15 minutes). Of each
  * server's two runs the worse figure is printed, and the ratio that decides the goal is the worse of
  * the two rounds' ratios (ours ÷ the peer's CPU per request, each round's runs side by side). One
  * line per server, then our ratio to each peer and to ours on Node 20 (printed, not judged).
@@ -19,6 +20,7 @@ import type { PeerLoad, PeerTarget } from './peer.js';
 type Kind = 'introspection' | 'refresh' | 'registration';
 
 const WARM = Number(process.env.BENCH_PEER_WARM ?? 8);
+const RUN = Number(process.env.BENCH_PEER_RUN ?? 6);
 const INDENT = ' '.repeat(8);
 
 /** The goal per peer: our CPU per request at most `factor` × the peer's. */
@@ -98,7 +100,7 @@ async function sideBySide(bench: Bench, kind: Kind, goals: Goals, last: boolean)
     // Warmed up together (each JIT counts its own calls; nothing of the warm-up is measured).
     await Promise.all(loaded.map((t) => measured(t, kind, WARM)));
     for (let round = 0; round < 2; round++) {
-      for (const t of loaded) runs.get(t)!.push(await measured(t, kind, bench.durations.run));
+      for (const t of loaded) runs.get(t)!.push(await measured(t, kind, RUN));
     }
     const ourRuns = runs.get(ours!)!;
     const lines = loaded.map((t) => serverLine(t, worse(runs.get(t)!)));
