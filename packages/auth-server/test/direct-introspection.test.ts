@@ -51,14 +51,16 @@ interface Answer {
   body: string;
 }
 
-async function send(
-  base: string,
-  body: string,
-  init: { type?: string; query?: string } = {},
-): Promise<Answer> {
+interface Sent {
+  type?: string;
+  query?: string;
+  headers?: Record<string, string>;
+}
+
+async function send(base: string, body: string, init: Sent = {}): Promise<Answer> {
   const res = await fetch(`${base}/api/oauth/introspect${init.query ?? ''}`, {
     method: 'POST',
-    headers: { 'content-type': init.type ?? 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': init.type ?? 'application/x-www-form-urlencoded', ...init.headers },
     body,
   });
   const headers = Object.fromEntries(res.headers);
@@ -73,7 +75,7 @@ const directAnswers = async () => total(await scrape(direct.issuer), 'auth_direc
  * Sends `body` to both servers and expects the same answer; returns it, and how many of the two
  * requests the direct path answered (the second server has none).
  */
-async function both(body: string, init: { type?: string; query?: string } = {}) {
+async function both(body: string, init: Sent = {}) {
   const before = await directAnswers();
   const ours = await send(direct.issuer, body, init);
   const taken = (await directAnswers()) - before;
@@ -178,6 +180,15 @@ describe('everything else: oidc-provider answers, as before', () => {
       query: '?token_type_hint=refresh_token',
     });
     expect(taken).toBe(0);
+  });
+
+  it('an Origin header (a browser; oidc-provider refuses it for this client)', async () => {
+    const token = await source.token(['courses:read']);
+    const { taken, answer } = await both(`token=${token}&${CREDENTIALS}`, {
+      headers: { origin: 'https://app.example' },
+    });
+    expect(taken).toBe(0);
+    expect(answer.status).toBe(400);
   });
 
   it('a JSON body', async () => {

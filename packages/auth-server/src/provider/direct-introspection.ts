@@ -12,7 +12,8 @@
  * What stays oidc-provider's: whether a token is active. This step takes exactly one shape of
  * request, and answers it only when oidc-provider's own models say the token is valid; everything
  * else goes on to oidc-provider unchanged (`next()`), which then answers as it always did:
- * - the request: a POST form to the introspection path with no query string, the parameters
+ * - the request: a POST form to the introspection path with no query string and no `Origin` (a
+ *   browser's request, which oidc-provider's client-based CORS check refuses), the parameters
  *   `token`, `client_id`, `client_secret` and optionally `token_type_hint=access_token`, each once,
  *   each a value that needs no decoding (so no two parsers can read it differently), and the
  *   credentials of the configured introspection client (`INTROSPECTION_CLIENT_ID`, its secret
@@ -85,6 +86,8 @@ export function directIntrospection({
   const secretDigest = digest(clientSecret);
   return async (ctx, next) => {
     if (ctx.path !== path || ctx.method !== 'POST' || ctx.querystring !== '') return next();
+    // A browser's request: oidc-provider's client-based CORS check refuses it for this client.
+    if (ctx.get('origin')) return next();
     if (!ctx.is('application/x-www-form-urlencoded')) return next();
     // The rate limiter has read the body (http/peek-body.ts); without it, this is not our request.
     const body = (ctx.req as RequestWithBody).body;
