@@ -1,7 +1,10 @@
 /**
  * The auth server's HTTP application: one Koa app with security headers and a last-resort error
- * guard, the login/consent router, then oidc-provider mounted at the root (it owns `/oauth/*`,
- * `/api/oauth/*` and both well-known documents). Unknown paths get a JSON 404.
+ * guard, rate limits and client-authentication checks, the direct introspection step (the
+ * introspection client's questions about active access tokens, answered with oidc-provider's models:
+ * provider/direct-introspection.ts), the login/consent and account routers, then oidc-provider
+ * mounted at the root (it owns `/oauth/*`, `/api/oauth/*` and both well-known documents). Unknown
+ * paths get a JSON 404.
  */
 import Koa from 'koa';
 import mount from 'koa-mount';
