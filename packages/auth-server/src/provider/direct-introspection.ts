@@ -37,12 +37,10 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import als from 'oidc-provider/lib/helpers/als.js';
+import { ACCESS_TOKEN_HINTS, TOKEN_SHAPE } from '../storage/introspection-count.js';
 
 /** Values taken as they are: nothing to decode, so every form parser reads the same string. */
 const PLAIN = /^[A-Za-z0-9._~:-]+$/;
-/** Opaque token values as oidc-provider mints them; a JWT-shaped one (with dots) is not taken. */
-const TOKEN_SHAPE = /^[\w-]{20,128}$/;
-const ACCESS_TOKEN_HINTS = new Set(['access_token', 'urn:ietf:params:oauth:token-type:access_token']);
 const PARAMETERS = new Set(['token', 'token_type_hint', 'client_id', 'client_secret']);
 
 type RequestWithBody = { body?: unknown };

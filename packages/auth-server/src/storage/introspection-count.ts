@@ -22,9 +22,16 @@ import { startRead } from './request-reads.js';
 import { modelKey, modelPrefix } from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
 
-/** Opaque token values as oidc-provider mints them (base64url); anything else is not read early. */
-const TOKEN_SHAPE = /^[\w-]{20,128}$/;
-const ACCESS_TOKEN_HINTS = new Set(['access_token', 'urn:ietf:params:oauth:token-type:access_token']);
+/**
+ * Opaque token values as oidc-provider mints them (base64url); anything else is not read early (nor
+ * answered by provider/direct-introspection.ts, whose requests are the ones read early).
+ */
+export const TOKEN_SHAPE = /^[\w-]{20,128}$/;
+/** The `token_type_hint` values under which oidc-provider looks the access token up first. */
+export const ACCESS_TOKEN_HINTS: ReadonlySet<string> = new Set([
+  'access_token',
+  'urn:ietf:params:oauth:token-type:access_token',
+]);
 
 /** A fixed-window count as the rate limiter needs it. */
 export interface Count {
