@@ -84,26 +84,24 @@ async function both(body: string, init: Sent = {}) {
   return { answer: ours, taken, json: JSON.parse(ours.body) as Record<string, unknown> };
 }
 
-/** The stored payload of a model, rewritten by `change` (its TTL kept). */
-async function rewrite(model: string, id: string, change: (payload: Record<string, unknown>) => void) {
+/** A model's key, and its stored payload (grant-bound models are hashes with the payload in `p`). */
+async function payloadOf(model: string, id: string) {
   const key = modelKey(prefix(), model, id);
-  const type = await redis.type(key);
-  if (type === 'hash') {
-    const payload = JSON.parse((await redis.hget(key, 'p'))!) as Record<string, unknown>;
-    change(payload);
-    await redis.hset(key, 'p', JSON.stringify(payload));
-  } else {
-    const payload = JSON.parse((await redis.get(key))!) as Record<string, unknown>;
-    change(payload);
-    await redis.set(key, JSON.stringify(payload), 'KEEPTTL');
-  }
+  const hash = (await redis.type(key)) === 'hash';
+  const json = hash ? await redis.hget(key, 'p') : await redis.get(key);
+  return { key, hash, payload: JSON.parse(json!) as Record<string, unknown> };
 }
 
-const stored = async (token: string) => {
-  const key = modelKey(prefix(), 'AccessToken', token);
-  const json = (await redis.type(key)) === 'hash' ? await redis.hget(key, 'p') : await redis.get(key);
-  return JSON.parse(json!) as { grantId: string; clientId: string; accountId: string };
-};
+/** The stored payload of a model, rewritten by `change` (its TTL kept). */
+async function rewrite(model: string, id: string, change: (payload: Record<string, unknown>) => void) {
+  const { key, hash, payload } = await payloadOf(model, id);
+  change(payload);
+  if (hash) await redis.hset(key, 'p', JSON.stringify(payload));
+  else await redis.set(key, JSON.stringify(payload), 'KEEPTTL');
+}
+
+const stored = async (token: string) =>
+  (await payloadOf('AccessToken', token)).payload as { grantId: string; clientId: string; accountId: string };
 
 describe('active access tokens: the direct path answers, with the same bytes as oidc-provider', () => {
   it.each([
