@@ -199,6 +199,28 @@ describe('the lifecycle with the MCP TypeScript SDK, unmodified, through the edg
         }),
       });
       expect(await introspected.json()).toMatchObject({ active: true, aud: stack.baseUrl });
+      // The same question through the edge with what a caller controls turned hostile: from a page
+      // on another origin (even holding the secret), with a secret one character short, with the
+      // token percent-encoded. The direct introspection path leaves each to oidc-provider, which
+      // answers as it always has.
+      const ask = (form: string, headers: Record<string, string> = {}) =>
+        fetch(`${stack.baseUrl}/api/oauth/introspect`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          body: form,
+        });
+      const secret = stack.env.INTROSPECTION_CLIENT_SECRET!;
+      const plain = `token=${tokens.access_token}&client_id=resource-api&client_secret=${secret}`;
+      const fromPage = await ask(plain, { origin: 'https://elsewhere.example' });
+      expect(fromPage.status).toBe(400);
+      expect(fromPage.headers.get('access-control-allow-origin')).toBeNull();
+      expect(await fromPage.json()).toMatchObject({ error: 'invalid_request' });
+      const short = await ask(plain.slice(0, -1));
+      expect(short.status).toBe(401);
+      expect(await short.json()).toMatchObject({ error: 'invalid_client' });
+      const encoded = `token=%${tokens.access_token.charCodeAt(0).toString(16)}${tokens.access_token.slice(1)}`;
+      const decoded = await ask(`${encoded}&client_id=resource-api&client_secret=${secret}`);
+      expect(await decoded.json()).toMatchObject({ active: true, aud: stack.baseUrl });
 
       const me = await api('/api/oauth/userinfo', tokens.access_token);
       expect([401, 403]).toContain(me.status);

@@ -118,6 +118,9 @@ describe('the metrics endpoints', () => {
     expect(apiMoved('api_token_checks_total', { result: 'miss' })).toBe(2);
     expect(apiMoved('api_token_checks_total', { result: 'hit' })).toBe(2);
     expect(apiMoved('api_introspections_total', { answer: 'active' })).toBe(2);
+    // The resource API's own introspection client (the real process and its undici pool) takes the
+    // direct path: its requests are the plain shape that path answers.
+    expect(authMoved('auth_direct_introspections_total')).toBe(2);
     expect(apiMoved('api_revocations_received_total')).toBeGreaterThanOrEqual(1);
     expect(total(apiAfter, 'api_token_cache_hit_ratio')).toBeGreaterThan(0);
   });
