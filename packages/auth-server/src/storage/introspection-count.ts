@@ -3,12 +3,14 @@
  *
  * Introspection is the auth server's hottest call (every cache miss of every resource server). Done
  * naively it costs three Redis commands in sequence: the rate limiter's count, the access token, its
- * grant. Here two scripts sent in the same tick (auto-pipelined into one write on one node; on a
- * cluster, sent to both nodes at once) do all three: one counts the request exactly as
- * rate-limiter-flexible's `RateLimiterRedis` counts (same key, a fixed window opened with SET NX EX,
- * INCR, PTTL); the other reads the presented access token and, by the grant id in it, the grant
- * (same slot, redis-keys.ts). They are two scripts because the counter and the token live in
- * different hash slots. The rate limiter decides from
+ * grant. Here one script does all three on one Redis node (or Sentinel's primary): it counts the
+ * request exactly as rate-limiter-flexible's `RateLimiterRedis` counts (same key, a fixed window
+ * opened with SET NX EX, INCR, PTTL), then reads the presented access token and, by the grant id in
+ * it, the grant (same slot, redis-keys.ts). On a cluster the counter and the token live in different
+ * hash slots, so there the count and the read are two scripts sent in the same tick, to both nodes
+ * at once. One script rather than two auto-pipelined ones saved about a fifth of what the Redis
+ * adapter adds to an introspection over the memory adapter (bench/PERFORMANCE.md, AS2): one command
+ * less to build, send, run and answer, and the promises that go with it. The rate limiter decides from
  * the count as usual; the token and grant are handed to the adapter for the rest of this request only
  * (request-reads.ts), where oidc-provider's `AccessToken.find` and `Grant.find` take them instead of
  * reading again. Nothing is reused across requests, so a revocation is seen by the very next request.
@@ -18,7 +20,8 @@
  * read by the adapter as usual.
  */
 import type { RedisClient } from '@school/shared';
-import { startRead } from './request-reads.js';
+import { Cluster } from 'ioredis';
+import { startRead, type FoundWithGrant } from './request-reads.js';
 import { modelKey, modelPrefix } from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
 
@@ -61,13 +64,33 @@ export function createIntrospectionCount(
 ): CountWithRead {
   const r = withScripts(redis);
   const grantPrefix = modelPrefix(options.prefix, 'Grant');
+  const oneNode = !(redis instanceof Cluster);
   return (ctx, form, counterKey, seconds) => {
     const token = form.get('token');
     const hint = form.get('token_type_hint');
     if (!token || !TOKEN_SHAPE.test(token) || (hint && !ACCESS_TOKEN_HINTS.has(hint))) return undefined;
     const tokenKey = modelKey(options.prefix, 'AccessToken', token);
-    const reply = r.oidcCount(counterKey, seconds);
-    if (!options.countOnly) startRead(ctx, tokenKey, r.oidcFindWithGrant(tokenKey, '0', grantPrefix));
-    return reply.then(([consumed, msBeforeNext]) => ({ consumed, msBeforeNext }));
+    if (options.countOnly || !oneNode) {
+      const reply = r.oidcCount(counterKey, seconds);
+      if (!options.countOnly) startRead(ctx, tokenKey, r.oidcFindWithGrant(tokenKey, '0', grantPrefix));
+      return reply.then(countOf);
+    }
+    const reply = r.oidcCountAndFind(counterKey, tokenKey, seconds, grantPrefix);
+    startRead(ctx, tokenKey, reply.then(foundOf));
+    return reply.then(countOf);
   };
 }
+
+const countOf = ([consumed, msBeforeNext]: [number, number, ...unknown[]]): Count => ({
+  consumed,
+  msBeforeNext,
+});
+
+/** The token read of a `oidcCountAndFind` reply, as `oidcFindWithGrant` answers for an access token. */
+const foundOf = ([, , payload, grantId, grant]: [
+  number,
+  number,
+  string?,
+  (string | null)?,
+  (string | null)?,
+]): FoundWithGrant | null => (payload ? [payload, null, grantId ?? null, grant ?? null] : null);

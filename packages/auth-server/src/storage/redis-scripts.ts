@@ -7,7 +7,10 @@
  * work on is redis-keys.ts, and every script keeps its slot rule: all keys a script touches share
  * one hash slot (one grant's keys, or one client's index), so each runs unchanged on a Redis Cluster.
  * A key a script computes itself (the grant named inside a token) is built in that same slot, by
- * the same rule as redis-keys.ts `grantScopedKey` ({@link LUA_GRANT_KEY}).
+ * the same rule as redis-keys.ts `grantScopedKey` ({@link LUA_GRANT_KEY}). One script breaks the
+ * rule on purpose and is never sent to a cluster: COUNT_AND_FIND, the introspection route's count and
+ * token read in one, for one node (or Sentinel's primary), where slots do not matter
+ * (introspection-count.ts sends the two halves as two scripts to a cluster).
  *
  * Every script has a fixed number of keys, so its first argument is a key: on a cluster, ioredis's
  * auto-pipelining groups a command with the others of the same tick by the node of its first
@@ -109,16 +112,30 @@ return {p, c or false, gid or false, g}`;
 
 // Counts exactly as rate-limiter-flexible's RateLimiterRedis does (a fixed window opened with
 // SET NX EX, INCR, PTTL), for introspection-count.ts. KEYS[1] = the rate-limit counter; ARGV[1] =
-// the window, seconds. Returns {count, ms left in the window}.
-const COUNT = `
+// the window, seconds. Sets `count` and `ttl` (ms left in the window).
+const COUNT_LINES = `
 redis.call('SET', KEYS[1], 0, 'EX', ARGV[1], 'NX')
 local count = redis.call('INCR', KEYS[1])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl == -1 then
   redis.call('EXPIRE', KEYS[1], ARGV[1])
   ttl = 1000 * ARGV[1]
-end
+end`;
+
+// The count alone (KEYS and ARGV as COUNT_LINES). Returns {count, ttl}.
+const COUNT = `${COUNT_LINES}
 return {count, ttl}`;
+
+// One node only, for introspection-count.ts: the count and an access token's read (FIND_WITH_GRANT's,
+// for a model that is not consumable) in one script, since the counter and the token are in
+// different hash slots, which a cluster refuses in one script. KEYS[1] = the counter, KEYS[2] = the
+// access token's key; ARGV[1] = the window, seconds; ARGV[2] = the grant key prefix. Returns
+// {count, ttl} when the token is gone, else {count, ttl, payload, grantId or false, grant JSON or false}.
+const COUNT_AND_FIND = `${COUNT_LINES}
+local p = redis.call('GET', KEYS[2])
+if not p then return {count, ttl} end
+${grantOfPayload('ARGV[2]')}
+return {count, ttl, p, gid or false, g}`;
 
 // KEYS[1] = a client's grant set. Deletes it when it is empty; returns 1 when it was (or is gone).
 const DROP_EMPTY_INDEX = `
@@ -142,6 +159,12 @@ export interface StorageScripts {
   oidcRevokeGrant(grantList: string, grantOrList: string): Promise<string[]>;
   oidcFindWithGrant(key: string, consumable: '0' | '1', grantPrefix: string): Promise<FoundWithGrant | null>;
   oidcCount(counterKey: string, seconds: number): Promise<[number, number]>;
+  oidcCountAndFind(
+    counterKey: string,
+    tokenKey: string,
+    seconds: number,
+    grantPrefix: string,
+  ): Promise<[number, number, string?, (string | null)?, (string | null)?]>;
   oidcDropEmptyIndex(clientGrants: string): Promise<number>;
 }
 
@@ -158,6 +181,7 @@ export function withScripts(redis: RedisClient): ScriptedRedis {
     redis.defineCommand('oidcRevokeGrant', { numberOfKeys: 2, lua: REVOKE_GRANT });
     redis.defineCommand('oidcFindWithGrant', { numberOfKeys: 1, lua: FIND_WITH_GRANT });
     redis.defineCommand('oidcCount', { numberOfKeys: 1, lua: COUNT });
+    redis.defineCommand('oidcCountAndFind', { numberOfKeys: 2, lua: COUNT_AND_FIND });
     redis.defineCommand('oidcDropEmptyIndex', { numberOfKeys: 1, lua: DROP_EMPTY_INDEX });
   }
   return r;
