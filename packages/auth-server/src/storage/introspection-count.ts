@@ -23,7 +23,7 @@ import type { RedisClient } from '@school/shared';
 import { Cluster } from 'ioredis';
 import { startRead, type FoundWithGrant } from './request-reads.js';
 import { modelKey, modelPrefix } from './redis-keys.js';
-import { withScripts } from './redis-scripts.js';
+import { withScripts, type CountAndFindReply } from './redis-scripts.js';
 
 /**
  * Opaque token values as oidc-provider mints them (base64url); anything else is not read early (nor
@@ -69,15 +69,16 @@ export function createIntrospectionCount(
     const token = form.get('token');
     const hint = form.get('token_type_hint');
     if (!token || !TOKEN_SHAPE.test(token) || (hint && !ACCESS_TOKEN_HINTS.has(hint))) return undefined;
+    if (options.countOnly) return r.oidcCount(counterKey, seconds).then(countOf);
     const tokenKey = modelKey(options.prefix, 'AccessToken', token);
-    if (options.countOnly || !oneNode) {
-      const reply = r.oidcCount(counterKey, seconds);
-      if (!options.countOnly) startRead(ctx, tokenKey, r.oidcFindWithGrant(tokenKey, '0', grantPrefix));
+    if (oneNode) {
+      const reply = r.oidcCountAndFind(counterKey, tokenKey, seconds, grantPrefix);
+      startRead(ctx, tokenKey, reply.then(foundOf));
       return reply.then(countOf);
     }
-    const reply = r.oidcCountAndFind(counterKey, tokenKey, seconds, grantPrefix);
-    startRead(ctx, tokenKey, reply.then(foundOf));
-    return reply.then(countOf);
+    const count = r.oidcCount(counterKey, seconds);
+    startRead(ctx, tokenKey, r.oidcFindWithGrant(tokenKey, '0', grantPrefix));
+    return count.then(countOf);
   };
 }
 
@@ -87,10 +88,5 @@ const countOf = ([consumed, msBeforeNext]: [number, number, ...unknown[]]): Coun
 });
 
 /** The token read of a `oidcCountAndFind` reply, as `oidcFindWithGrant` answers for an access token. */
-const foundOf = ([, , payload, grantId, grant]: [
-  number,
-  number,
-  string?,
-  (string | null)?,
-  (string | null)?,
-]): FoundWithGrant | null => (payload ? [payload, null, grantId ?? null, grant ?? null] : null);
+const foundOf = ([, , payload, grantId, grant]: CountAndFindReply): FoundWithGrant | null =>
+  payload ? [payload, null, grantId ?? null, grant ?? null] : null;

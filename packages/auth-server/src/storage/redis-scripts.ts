@@ -143,6 +143,12 @@ if redis.call('SCARD', KEYS[1]) > 0 then return 0 end
 redis.call('DEL', KEYS[1])
 return 1`;
 
+/**
+ * `oidcCountAndFind`'s reply: the count and the ms left in its window, then, when the token exists,
+ * its payload, its grant id and the grant's JSON (null when either is missing).
+ */
+export type CountAndFindReply = [number, number, string?, (string | null)?, (string | null)?];
+
 /** The scripts as commands of an ioredis connection (arguments as in the comments above). */
 export interface StorageScripts {
   oidcUpsert(
@@ -164,7 +170,7 @@ export interface StorageScripts {
     tokenKey: string,
     seconds: number,
     grantPrefix: string,
-  ): Promise<[number, number, string?, (string | null)?, (string | null)?]>;
+  ): Promise<CountAndFindReply>;
   oidcDropEmptyIndex(clientGrants: string): Promise<number>;
 }
 
