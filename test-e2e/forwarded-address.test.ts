@@ -94,6 +94,12 @@ const endpoints: Record<string, () => [string, string, Record<string, string>]> 
   ],
   revocation: () => ['POST', '/api/oauth/revoke', { ...form, body: `token=x&client_id=${clientId}` }],
   introspection: () => ['POST', '/api/oauth/introspect', { ...form, body: `token=x&client_id=${clientId}` }],
+  // Shaped like our tokens: counted by the script that also reads the token (storage/introspection-count.ts).
+  'introspection of a token-shaped value': () => [
+    'POST',
+    '/api/oauth/introspect',
+    { ...form, body: `token=${'A'.repeat(43)}&client_id=${clientId}` },
+  ],
   'a request naming no client': () => ['POST', '/api/oauth/introspect', { ...form, body: 'token=x' }],
 };
 
