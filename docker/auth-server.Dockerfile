@@ -31,4 +31,5 @@ VOLUME ["/var/lib/school-auth"]
 EXPOSE 8082
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.AUTH_PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "packages/auth-server/dist/main.js"]
+# Flags: packages/auth-server/src/node-flags.ts (oidc-provider's AsyncLocalStorage without async_hooks).
+CMD ["node", "--experimental-async-context-frame", "packages/auth-server/dist/main.js"]

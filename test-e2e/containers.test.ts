@@ -13,9 +13,13 @@ import { parse } from 'yaml';
 import { SERVICES } from '../test-support/auth-server.js';
 import { freePort } from '../test-support/processes.js';
 import { EDGE_TEMPLATE_NAMES } from '../test-support/edge.js';
+import { AUTH_SERVER_NODE_FLAGS } from '../packages/auth-server/dist/node-flags.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
+
+/** A Dockerfile's `CMD` in exec form: the program, then its arguments (the health check's is indented). */
+const commandOf = (dockerfile: string) => JSON.parse(/^CMD (\[.*\])$/m.exec(dockerfile)![1]!) as string[];
 
 interface ComposeService {
   image?: string;
@@ -175,9 +179,10 @@ describe.each([
       cpSync(join(ROOT, path), join(image, path), { recursive: true, verbatimSymlinks: true });
     }
     symlinkSync(join(ROOT, 'node_modules'), join(image, 'node_modules'));
-    const cmd = /^CMD \["node", "([^"]+)"\]/m.exec(dockerfile)![1]!;
+    const [program, ...args] = commandOf(dockerfile);
+    expect(program).toBe('node');
     const listen = await freePort();
-    const child = spawn(process.execPath, [cmd], {
+    const child = spawn(process.execPath, args, {
       cwd: image,
       env: {
         ...process.env,
@@ -209,6 +214,27 @@ describe.each([
         child.kill('SIGTERM');
         await new Promise((r) => child.once('exit', r));
       }
+    }
+  });
+});
+
+describe('the auth server’s Node flags (packages/auth-server/src/node-flags.ts)', () => {
+  // Every launcher outside TypeScript spells them out; the TypeScript ones import the list.
+  const launchers = {
+    'docker/auth-server.Dockerfile': commandOf(read('docker/auth-server.Dockerfile')).join(' '),
+    'scripts/start': read('scripts/start')
+      .split('\n')
+      .find((line) => line.includes('packages/auth-server/dist/main.js') && !line.trim().startsWith('#'))!,
+    'npm start': (JSON.parse(read('packages/auth-server/package.json')) as { scripts: { start: string } })
+      .scripts.start,
+  };
+
+  it.each(Object.entries(launchers))('%s passes them before the script', (_, command) => {
+    const words = command.split(/\s+/);
+    const script = words.findIndex((w) => /dist\/main\.js$/.test(w));
+    expect(script).toBeGreaterThan(0);
+    for (const flag of AUTH_SERVER_NODE_FLAGS) {
+      expect(words.slice(0, script)).toContain(flag);
     }
   });
 });

@@ -32,7 +32,14 @@ import {
 } from './lib/bench.js';
 import { memoryAfterGc } from './lib/inspector.js';
 import { rssBytes } from './lib/proc.js';
-import { authEnvironment, freshDir, startMongo, startNodeServer, startRedis } from './lib/stack.js';
+import {
+  authEnvironment,
+  authServerFlags,
+  freshDir,
+  startMongo,
+  startNodeServer,
+  startRedis,
+} from './lib/stack.js';
 import { summaryTable } from './lib/summary.js';
 import { MEASURES } from './measures/index.js';
 
@@ -113,7 +120,7 @@ async function main(): Promise<number> {
     dir,
     authEnv.BASE_URL,
     '/healthz',
-    [`--inspect=127.0.0.1:${authInspectPort}`],
+    [...authServerFlags(), `--inspect=127.0.0.1:${authInspectPort}`],
   );
   const barePort = await freePort();
   const bare = await startNodeServer(
@@ -184,6 +191,7 @@ async function main(): Promise<number> {
           dir,
           `http://127.0.0.1:${port}`,
           '/healthz',
+          authServerFlags(), // as the Redis side runs: AS2 compares the adapters, not the flags
         ),
       );
       return memory;

@@ -19,6 +19,7 @@ import {
   type Started,
 } from '../../test-support/processes.js';
 import { edgeConfig, nginxArgs } from '../../test-support/edge.js';
+import { AUTH_SERVER_NODE_FLAGS } from '../../packages/auth-server/dist/node-flags.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
@@ -147,7 +148,9 @@ export async function startStack(
     },
   };
   const start = async (name: string, script: string, portVar: string, port: number) => {
-    const p = run(name, [node, script], { ...env, [portVar]: String(port) }, logs, exits);
+    // The auth server with its Node flags, as every launcher starts it (src/node-flags.ts).
+    const flags = script.includes('auth-server') ? AUTH_SERVER_NODE_FLAGS : [];
+    const p = run(name, [node, ...flags, script], { ...env, [portVar]: String(port) }, logs, exits);
     processes[name] = p;
     // Generous: under the whole suite's load a process can take many seconds to load its modules.
     await waitUntil(p, () => httpAnswers(`http://127.0.0.1:${port}/healthz`), 'its /healthz', 45_000);

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { AUTH_SERVER_NODE_FLAGS } from '@school/auth-server/dist/node-flags.js';
 import { privateMongo, privateRedis } from '#test-support/private-servers.js';
 import { freePort, httpAnswers, startProcess, waitUntil } from '#test-support/processes.js';
 import type { Bench, Server } from './bench.js';
@@ -102,6 +103,15 @@ export function freshDir(dir: string): void {
 }
 
 /**
+ * The auth server's own Node flags (its src/node-flags.ts) for a server run by `node`: all of them on
+ * this Node, none on another (P1–P3's Node 20, which has no async context frames and would refuse the
+ * flag).
+ */
+export function authServerFlags(node = process.execPath): string[] {
+  return node === process.execPath ? [...AUTH_SERVER_NODE_FLAGS] : [];
+}
+
+/**
  * One more auth server process beside `bench.auth`: the same environment (issuer, keys, secrets,
  * Redis and MongoDB), its own port, run by `node` (SCALE's second process; P1–P3's Node 20 run).
  */
@@ -115,5 +125,5 @@ export async function startAuthInstance(
   const url = `http://127.0.0.1:${port}`;
   const env = { ...bench.authEnv, AUTH_PORT: String(port), ...extraEnv };
   const script = join(bench.root, 'packages/auth-server/dist/main.js');
-  return startNodeServer(name, script, [], env, bench.dir, url, '/healthz', [], node);
+  return startNodeServer(name, script, [], env, bench.dir, url, '/healthz', authServerFlags(node), node);
 }

@@ -5,6 +5,7 @@
 import { exitOnStartFailure, loadOrExit, stopOnSignals } from '@school/shared';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
+import { missingNodeFlags } from './node-flags.js';
 import { startAuthServer } from './server.js';
 
 async function main(): Promise<void> {
@@ -12,6 +13,13 @@ async function main(): Promise<void> {
   const logger = createLogger(config.LOG_LEVEL);
   const running = await startAuthServer(config, logger);
   logger.info({ url: running.url, issuer: config.BASE_URL }, 'auth server listening');
+  const missing = missingNodeFlags();
+  if (missing.length) {
+    logger.warn(
+      { missing },
+      'started without its Node.js flags: it works, but every request costs more CPU (see src/node-flags.ts)',
+    );
+  }
   logger.flush(); // log lines are written in batches; this one should show at once
   stopOnSignals(() => running.close(true), logger);
 }

@@ -16,6 +16,7 @@ import {
   startTestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { loadConfig } from '../src/config.js';
+import { AUTH_SERVER_NODE_FLAGS } from '../src/node-flags.js';
 import {
   authorizeInBrowser,
   FormBrowser,
@@ -197,7 +198,7 @@ describe('the auth server killed with SIGKILL mid-flow', () => {
     const issuer = config.BASE_URL;
     const main = resolve(import.meta.dirname, '../dist/main.js');
     const launch = async () => {
-      const server = startProcess('auth server', process.execPath, [main], {
+      const server = startProcess('auth server', process.execPath, [...AUTH_SERVER_NODE_FLAGS, main], {
         env: { ...process.env, ...env },
       });
       await waitUntil(server, () => httpAnswers(`${issuer}/healthz`, 200), 'its /healthz', 15_000);
