@@ -4,6 +4,7 @@
  * Sandwich: ref, case, ref, case, ref. Each case run is compared with the mean of the reference runs
  * either side of it, so slow drifts of a shared machine cancel out; of the two case runs the worse
  * value of every figure is reported (lowest throughput and ratio, highest latency and CPU).
+ * Paired rounds (AS2): the two sides in turn, each first as often, judged on the median ratio.
  */
 import type { Outcome } from './bench.js';
 import { runLoad, type LoadSpec, type RunResult } from './load.js';
@@ -79,6 +80,73 @@ export async function sandwich(opts: {
     refs.push(await runLoad(opts.ref, refSeconds));
   }
   return { runs, refs, figures: figures(runs, refs, opts.ref.name) };
+}
+
+/** A case and its reference loaded in turn, round after round (see {@link pairedRounds}). */
+export interface PairedRounds {
+  rounds: { ref: RunResult; case: RunResult }[];
+  /** Median over the rounds of case ÷ reference CPU per request. */
+  cpuRatio: number;
+  /** Median over the rounds of case ÷ reference throughput. */
+  rpsRatio: number;
+  /** The case runs' figures as printed (the worst of each, as {@link figures} gives), the ratios the medians. */
+  figures: Figures;
+}
+
+/**
+ * The case and its reference in `count` rounds of one run each, the reference first in odd rounds and
+ * the case first in even ones (after a warm-up of each), judged on the median of the rounds' ratios.
+ *
+ * Why not a {@link sandwich} (ref, case, ref, case, ref; the worse of two): on these shared vCPUs
+ * one run of a side varies by ±10-25 % from the next, and the worse of two such draws is biased
+ * against the case. An A/A run (BENCH_AS2_AA=1: both sides the same Redis-adapter server) read 1.17×
+ * and 1.22× CPU per request that way, more than AS2's 10 % goal allows; as seven paired rounds, 1.08×
+ * and 0.99× (PERFORMANCE.md, "Measuring a process against itself"). Each side runs as often and
+ * first as often, and one disturbed round does not decide.
+ */
+export async function pairedRounds(opts: {
+  ref: LoadSpec;
+  caseSpec: LoadSpec;
+  count: number;
+  seconds: number;
+  warmSeconds: number;
+}): Promise<PairedRounds> {
+  await runLoad(opts.ref, opts.warmSeconds);
+  await runLoad(opts.caseSpec, opts.warmSeconds);
+  const rounds: { ref: RunResult; case: RunResult }[] = [];
+  for (let i = 0; i < opts.count; i++) {
+    if (i % 2 === 0) {
+      const ref = await runLoad(opts.ref, opts.seconds);
+      rounds.push({ ref, case: await runLoad(opts.caseSpec, opts.seconds) });
+    } else {
+      const run = await runLoad(opts.caseSpec, opts.seconds);
+      rounds.push({ ref: await runLoad(opts.ref, opts.seconds), case: run });
+    }
+  }
+  const cases = rounds.map((r) => r.case);
+  const worstCpu = cases.reduce((a, b) => (b.cpuUs > a.cpuUs ? b : a));
+  const cpuRatio = median(rounds.map((r) => r.case.cpuUs / r.ref.cpuUs));
+  const rpsRatio = median(rounds.map((r) => r.case.rps / r.ref.rps));
+  return {
+    rounds,
+    cpuRatio,
+    rpsRatio,
+    figures: {
+      rps: Math.min(...cases.map((r) => r.rps)),
+      p50ms: Math.max(...cases.map((r) => r.p50ms)),
+      p99ms: Math.max(...cases.map((r) => r.p99ms)),
+      cpuUs: worstCpu.cpuUs,
+      cpuParts: worstCpu.cpuParts,
+      shownParts: worstCpu.shownParts,
+      perCore: 1e6 / worstCpu.cpuUs,
+      refName: opts.ref.name,
+      refCpuUs: median(rounds.map((r) => r.ref.cpuUs)),
+      cpuRatio,
+      rpsRatio,
+      errors: rounds.reduce((n, r) => n + r.case.errors + r.ref.errors, 0),
+      requests: cases.reduce((n, r) => n + r.requests, 0),
+    },
+  };
 }
 
 /** Worse-of-two figures of case runs against the reference runs either side of each. */
