@@ -100,8 +100,8 @@ export interface PairedRounds {
  * Why not a {@link sandwich} (ref, case, ref, case, ref; the worse of two): on these shared vCPUs
  * one run of a side varies by ±10-25 % from the next, and the worse of two such draws is biased
  * against the case. An A/A run (BENCH_AS2_AA=1: both sides the same Redis-adapter server) read 1.17×
- * and 1.22× CPU per request that way, more than AS2's 10 % goal allows; as seven paired rounds, 1.08×
- * and 0.99× (PERFORMANCE.md, "Measuring a process against itself"). Each side runs as often and
+ * and 1.22× CPU per request that way, more than AS2's 10 % goal allows; as five or seven paired
+ * rounds, 0.94–1.08× (PERFORMANCE.md, "Measuring a process against itself"). Each side runs as often and
  * first as often, and one disturbed round does not decide.
  */
 export async function pairedRounds(opts: {

@@ -11,7 +11,7 @@
  * a third more per request than a fresh one running the same code (PERFORMANCE.md, "Two full runs on
  * a quiet machine"), which AS2 would have charged to the Redis adapter.
  *
- * Judged on the median of seven paired rounds (lib/report.ts, `pairedRounds`; BENCH_AS2_RUN seconds a
+ * Judged on the median of five paired rounds (lib/report.ts, `pairedRounds`; BENCH_AS2_RUN seconds a
  * run, default 3), each side first in turn. BENCH_AS2_AA=1 (a diagnosis, not a goal) puts a second
  * Redis-adapter server in the reference's place, every token minted the same way for both: the ratio
  * it prints is what the method itself puts between two processes of the same code. The sandwich AS2
@@ -26,8 +26,9 @@ import { introspect, introspectLine } from './common.js';
 /** Tokens per pool: well inside the memory adapter's LRU (1,000 recent entries). */
 const POOL = 150;
 const GOAL = 1.1;
-const ROUNDS = 7;
+const ROUNDS = 5;
 const RUN_S = Number(process.env.BENCH_AS2_RUN ?? 3);
+const WARM_S = 12;
 
 export const as2: Measure = {
   id: 'AS2',
@@ -69,7 +70,7 @@ export const as2: Measure = {
       seconds: RUN_S,
       // Both servers keep getting faster for ~10 s of this load (V8 optimising the introspection
       // path): a short warm-up made the first rounds a JIT measurement.
-      warmSeconds: Math.max(bench.durations.warm, 2 * bench.durations.run),
+      warmSeconds: Math.max(bench.durations.warm, WARM_S),
       ref: {
         name: aa ? 'the same Redis adapter (A/A)' : 'memory adapter',
         url: memory.url,

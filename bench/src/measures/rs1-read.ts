@@ -8,7 +8,7 @@
  * process's (the auth server is idle on hits). The MongoDB-protocol server's CPU for the read, the
  * same on both sides, is printed, not counted (see PERFORMANCE.md, "Which CPU counts").
  *
- * Judged on the median of seven paired rounds (lib/report.ts, `pairedRounds`; BENCH_RS1_RUN seconds a
+ * Judged on the median of five paired rounds (lib/report.ts, `pairedRounds`; BENCH_RS1_RUN seconds a
  * run, default 3), each side first in turn, as AS2 is and for the same reason. BENCH_RS1_AA=1 (a
  * diagnosis, not a goal) loads a second bare Express process in the API's place: what the method
  * itself puts between two processes of the same code.
@@ -21,7 +21,7 @@ import { startNodeServer } from '../lib/stack.js';
 import { LIST_ROUTE, apiGet, hitSpec, hitToken } from './resource-api.js';
 
 const GOAL = 0.95;
-const ROUNDS = 7;
+const ROUNDS = 5;
 const RUN_S = Number(process.env.BENCH_RS1_RUN ?? 3);
 /**
  * Both processes start fresh here, and their CPU per read keeps falling for tens of seconds (V8 and the
