@@ -5,12 +5,28 @@
 --                 so request() is a table lookup and wrk spends as little CPU as possible.
 -- BENCH_START     0-based line to start at (so consecutive runs use fresh tokens or interactions).
 -- BENCH_ONCE      "1": stop when the file is used up instead of starting over (single-use requests).
+-- BENCH_EXPECT_STATUS  a status every answer must have (e.g. 404): answers with another status are
+--                 counted as "unexpected_status" (wrk still counts every status >= 400 in
+--                 "status_errors"). Unset: no response() hook, so wrk does not parse the answers.
 --
 -- done() prints one line "BENCHJSON {...}" with the counts and latency percentiles (microseconds).
 local requests = {}
 local n = 0
 local i = 0
 local once = os.getenv("BENCH_ONCE") == "1"
+local expect = tonumber(os.getenv("BENCH_EXPECT_STATUS") or "")
+local threads = {}
+unexpected = 0 -- per thread, read by done() through thread:get()
+
+function setup(thread)
+  table.insert(threads, thread)
+end
+
+if expect then
+  function response(status, _, _)
+    if status ~= expect then unexpected = unexpected + 1 end
+  end
+end
 
 local function split(line, sep)
   local out = {}
@@ -61,9 +77,12 @@ end
 
 function done(summary, latency, _)
   local e = summary.errors
+  local wrong = 0
+  for _, thread in ipairs(threads) do wrong = wrong + (thread:get("unexpected") or 0) end
   io.write(string.format(
     'BENCHJSON {"requests":%d,"duration_us":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,' ..
-    '"connect_errors":%d,"read_errors":%d,"write_errors":%d,"status_errors":%d,"timeouts":%d}\n',
+    '"connect_errors":%d,"read_errors":%d,"write_errors":%d,"status_errors":%d,"timeouts":%d,' ..
+    '"unexpected_status":%d}\n',
     summary.requests, summary.duration, latency:percentile(50), latency:percentile(90),
-    latency:percentile(99), latency.max, e.connect, e.read, e.write, e.status, e.timeout))
+    latency:percentile(99), latency.max, e.connect, e.read, e.write, e.status, e.timeout, wrong))
 end

@@ -21,6 +21,11 @@ export interface LoadSpec {
   start?: number;
   /** Single-use requests: stop when the file is used up. */
   once?: boolean;
+  /**
+   * The status every answer must have when it is not 2xx or 3xx (e.g. 404 for MEM-API's token
+   * checks that stop before any read); answers with another status are the errors then.
+   */
+  expectStatus?: number;
   connections?: number;
   /** The server processes whose CPU is counted (the goals' "per core"). */
   processes: ProcessSet;
@@ -55,6 +60,8 @@ interface WrkJson {
   write_errors: number;
   status_errors: number;
   timeouts: number;
+  /** Answers whose status was not `expectStatus` (0 without it). */
+  unexpected_status: number;
 }
 
 function wrk(spec: LoadSpec, seconds: number): Promise<WrkJson> {
@@ -73,6 +80,7 @@ function wrk(spec: LoadSpec, seconds: number): Promise<WrkJson> {
     BENCH_REQUESTS: spec.requestsFile ?? '',
     BENCH_START: String(spec.start ?? 0),
     BENCH_ONCE: spec.once ? '1' : '0',
+    BENCH_EXPECT_STATUS: spec.expectStatus === undefined ? '' : String(spec.expectStatus),
   };
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -117,7 +125,12 @@ export async function runLoad(spec: LoadSpec, seconds: number): Promise<RunResul
     rps: w.requests / secs,
     p50ms: w.p50_us / 1000,
     p99ms: w.p99_us / 1000,
-    errors: w.connect_errors + w.read_errors + w.write_errors + w.status_errors + w.timeouts,
+    errors:
+      w.connect_errors +
+      w.read_errors +
+      w.write_errors +
+      w.timeouts +
+      (spec.expectStatus === undefined ? w.status_errors : w.unexpected_status),
     cpuUs: cpu.total,
     cpuParts: cpu.parts,
     shownParts: shown.parts,

@@ -37,6 +37,8 @@ export async function presentRestOfPool(
     rateFloor: number;
     processes: ProcessSet;
     attempts: number;
+    /** The status every answer must have, when not 2xx (LoadSpec.expectStatus). */
+    expectStatus?: number;
   },
 ): Promise<RunResult[]> {
   const tokens = await introspectionPool(bench, POOL_SIZE);
@@ -56,6 +58,7 @@ export async function presentRestOfPool(
         url: opts.url,
         requestsFile: bench.requests(opts.file, rest.map(opts.line)),
         once: true,
+        expectStatus: opts.expectStatus,
         processes: opts.processes,
       },
       seconds,
