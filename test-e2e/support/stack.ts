@@ -22,6 +22,7 @@ import { edgeConfig, nginxArgs } from '../../test-support/edge.js';
 import { AUTH_SERVER_NODE_FLAGS } from '../../packages/auth-server/dist/node-flags.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
+const AUTH_MAIN = 'packages/auth-server/dist/main.js';
 
 /** The admin the stack is seeded with. */
 export const E2E_ADMIN = { email: 'admin@e2e.test', password: 'e2e admin password 123', name: 'Erin Admin' };
@@ -149,7 +150,7 @@ export async function startStack(
   };
   const start = async (name: string, script: string, portVar: string, port: number) => {
     // The auth server with its Node flags, as every launcher starts it (src/node-flags.ts).
-    const flags = script.includes('auth-server') ? AUTH_SERVER_NODE_FLAGS : [];
+    const flags = script === AUTH_MAIN ? AUTH_SERVER_NODE_FLAGS : [];
     const p = run(name, [node, ...flags, script], { ...env, [portVar]: String(port) }, logs, exits);
     processes[name] = p;
     // Generous: under the whole suite's load a process can take many seconds to load its modules.
@@ -158,7 +159,7 @@ export async function startStack(
   try {
     // The first auth server creates the signing keys; the other auth servers start once it has.
     const [firstAuth, ...apis] = [
-      start('auth-server', 'packages/auth-server/dist/main.js', 'AUTH_PORT', authPort),
+      start('auth-server', AUTH_MAIN, 'AUTH_PORT', authPort),
       ...apiPorts.map((port, i) =>
         start(instanceName('resource-api', i), 'packages/resource-api/dist/main.js', 'API_PORT', port),
       ),
@@ -167,9 +168,7 @@ export async function startStack(
       Promise.all(
         authPorts
           .slice(1)
-          .map((port, i) =>
-            start(instanceName('auth-server', i + 1), 'packages/auth-server/dist/main.js', 'AUTH_PORT', port),
-          ),
+          .map((port, i) => start(instanceName('auth-server', i + 1), AUTH_MAIN, 'AUTH_PORT', port)),
       ),
     );
     await Promise.all([firstAuth, ...apis, otherAuths]);

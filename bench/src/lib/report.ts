@@ -4,7 +4,7 @@
  * Sandwich: ref, case, ref, case, ref. Each case run is compared with the mean of the reference runs
  * either side of it, so slow drifts of a shared machine cancel out; of the two case runs the worse
  * value of every figure is reported (lowest throughput and ratio, highest latency and CPU).
- * Paired rounds (AS2): the two sides in turn, each first as often, judged on the median ratio.
+ * Paired rounds (AS2, RS1): the two sides in turn, each first as often, judged on the median ratio.
  */
 import type { Outcome } from './bench.js';
 import { runLoad, type LoadSpec, type RunResult } from './load.js';
@@ -53,31 +53,25 @@ export async function sandwich(opts: {
   after?: (result: RunResult, run: number) => void;
   ref: LoadSpec;
   durations: Durations;
-  /** Reference runs as long as case runs (when the reference is itself a heavy server). */
-  fullLengthRef?: boolean;
   /** Skip the case warm-up (single-use pools: warming would burn requests). */
   noWarm?: boolean;
-  /** Warm-up seconds of each side, when two heavy servers need longer than `durations.warm`. */
-  warmSeconds?: number;
 }): Promise<Sandwich> {
   const { durations: d } = opts;
-  const refSeconds = opts.fullLengthRef ? d.run : d.ref;
-  const warmSeconds = opts.warmSeconds ?? d.warm;
-  await runLoad(opts.ref, warmSeconds);
+  await runLoad(opts.ref, d.warm);
   if (!opts.noWarm) {
     // Not `opts.after?.(await runLoad(…))`: an optional call skips evaluating its arguments, which
     // silently dropped the case's warm-up from every measure without an `after`.
-    const warm = await runLoad(await opts.caseSpec(-1), warmSeconds);
+    const warm = await runLoad(await opts.caseSpec(-1), d.warm);
     opts.after?.(warm, -1);
   }
-  const refs: RunResult[] = [await runLoad(opts.ref, refSeconds)];
+  const refs: RunResult[] = [await runLoad(opts.ref, d.ref)];
   const runs: RunResult[] = [];
   for (let i = 0; i < 2; i++) {
     const spec = await opts.caseSpec(i);
     const result = await runLoad(spec, d.run);
     opts.after?.(result, i);
     runs.push(result);
-    refs.push(await runLoad(opts.ref, refSeconds));
+    refs.push(await runLoad(opts.ref, d.ref));
   }
   return { runs, refs, figures: figures(runs, refs, opts.ref.name) };
 }
@@ -85,11 +79,10 @@ export async function sandwich(opts: {
 /** A case and its reference loaded in turn, round after round (see {@link pairedRounds}). */
 export interface PairedRounds {
   rounds: { ref: RunResult; case: RunResult }[];
-  /** Median over the rounds of case ÷ reference CPU per request. */
-  cpuRatio: number;
-  /** Median over the rounds of case ÷ reference throughput. */
-  rpsRatio: number;
-  /** The case runs' figures as printed (the worst of each, as {@link figures} gives), the ratios the medians. */
+  /**
+   * The case runs' figures as printed (the worst of each, as {@link figures} gives); its `cpuRatio`
+   * and `rpsRatio` are the medians over the rounds of case ÷ reference.
+   */
   figures: Figures;
 }
 
@@ -115,13 +108,10 @@ export async function pairedRounds(opts: {
   await runLoad(opts.caseSpec, opts.warmSeconds);
   const rounds: { ref: RunResult; case: RunResult }[] = [];
   for (let i = 0; i < opts.count; i++) {
-    if (i % 2 === 0) {
-      const ref = await runLoad(opts.ref, opts.seconds);
-      rounds.push({ ref, case: await runLoad(opts.caseSpec, opts.seconds) });
-    } else {
-      const run = await runLoad(opts.caseSpec, opts.seconds);
-      rounds.push({ ref: await runLoad(opts.ref, opts.seconds), case: run });
-    }
+    const refFirst = i % 2 === 0;
+    const first = await runLoad(refFirst ? opts.ref : opts.caseSpec, opts.seconds);
+    const second = await runLoad(refFirst ? opts.caseSpec : opts.ref, opts.seconds);
+    rounds.push(refFirst ? { ref: first, case: second } : { ref: second, case: first });
   }
   const cases = rounds.map((r) => r.case);
   const worstCpu = cases.reduce((a, b) => (b.cpuUs > a.cpuUs ? b : a));
@@ -129,8 +119,6 @@ export async function pairedRounds(opts: {
   const rpsRatio = median(rounds.map((r) => r.case.rps / r.ref.rps));
   return {
     rounds,
-    cpuRatio,
-    rpsRatio,
     figures: {
       rps: Math.min(...cases.map((r) => r.rps)),
       p50ms: Math.max(...cases.map((r) => r.p50ms)),

@@ -15,7 +15,7 @@
  * run, default 3), each side first in turn. BENCH_AS2_AA=1 (a diagnosis, not a goal) puts a second
  * Redis-adapter server in the reference's place, every token minted the same way for both: the ratio
  * it prints is what the method itself puts between two processes of the same code. The sandwich AS2
- * used before read 1.17× and 1.22× that way; paired rounds: PERFORMANCE.md, "AS2 against itself".
+ * used before read 1.17× and 1.22× that way; paired rounds: PERFORMANCE.md, "Measuring a process against itself".
  */
 import type { Measure } from '../lib/bench.js';
 import { figuresText, pairedRounds, summaryOf } from '../lib/report.js';
