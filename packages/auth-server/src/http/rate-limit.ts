@@ -22,6 +22,7 @@
  * limiter must not turn a storage outage into a different error.
  */
 import { peekBody } from './peek-body.js';
+import { FORM_LIMIT, requestForm } from './request-form.js';
 import type { Context, Middleware } from 'koa';
 import type { RedisClient } from '@school/shared';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
@@ -46,8 +47,6 @@ export interface RateLimits {
   /** For requests that name no client. */
   perAddress: Limit;
 }
-
-const FORM_LIMIT = 56 * 1024; // oidc-provider's own body limit
 
 /** Koa middleware enforcing {@link RateLimits} on the auth server's public API routes. */
 export function rateLimit(
@@ -99,10 +98,10 @@ export function rateLimit(
           `registration bodies are limited to ${limit} bytes`,
         );
       }
-    } else if (byRoute.has(ctx.path) && ctx.is('application/x-www-form-urlencoded')) {
-      const body = await peekBody(ctx, FORM_LIMIT);
-      if (body === 'too_large') throw new RequestTooLargeError(FORM_LIMIT);
-      const form = new URLSearchParams(body.toString('utf8'));
+    } else if (byRoute.has(ctx.path)) {
+      const form = await requestForm(ctx);
+      if (form === 'too_large') throw new RequestTooLargeError(FORM_LIMIT);
+      if (form === 'not_a_form') return next();
       const clientId = form.get('client_id');
       chosen = clientId ? byRoute.get(ctx.path) : perAddress;
       key = clientId ? `client:${clientId}:ip:${address}` : `ip:${address}`;

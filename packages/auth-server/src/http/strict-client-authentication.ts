@@ -20,9 +20,7 @@
  */
 import { InvalidClientError } from '@school/shared';
 import type { Middleware } from 'koa';
-import { peekBody } from './peek-body.js';
-
-const FORM_LIMIT = 56 * 1024; // oidc-provider's own body limit; over it, oidc-provider answers 413
+import { requestForm } from './request-form.js';
 
 /** The endpoints that authenticate clients, by path. */
 export interface ClientAuthenticationRoutes {
@@ -44,10 +42,9 @@ export function strictClientAuthentication(routes: ClientAuthenticationRoutes, r
         { 'WWW-Authenticate': `${scheme} realm="${realm}", error="invalid_client"` },
       );
     }
-    if (!ctx.is('application/x-www-form-urlencoded')) return next();
-    const body = await peekBody(ctx, FORM_LIMIT);
-    if (body === 'too_large') return next();
-    const form = new URLSearchParams(body.toString('utf8'));
+    // Not a form, or over the limit: oidc-provider answers (400 or 413).
+    const form = await requestForm(ctx);
+    if (typeof form === 'string') return next();
     if (form.has('client_assertion') || form.has('client_assertion_type')) {
       throw new InvalidClientError('JWT client authentication (client_assertion) is not supported');
     }
