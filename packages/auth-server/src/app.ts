@@ -16,7 +16,7 @@ import { interactionRouter } from './interactions/router.js';
 import { accountRouter } from './account-pages/router.js';
 import type { Logger } from './logger.js';
 import { requestLog } from './http/request-log.js';
-import { publicOrigin } from './http/public-origin.js';
+import { pinPublicOrigin } from './http/public-origin.js';
 import { methodGuard } from './http/method-guard.js';
 import { cors } from './http/cors.js';
 import { strictClientAuthentication } from './http/strict-client-authentication.js';
@@ -30,6 +30,7 @@ import { refuseContentCodings } from './http/content-coding.js';
 import type { CountWithRead } from './storage/introspection-count.js';
 import { authMetrics } from './http/metrics.js';
 import { directIntrospection } from './provider/direct-introspection.js';
+import { SUBJECT_TYPES } from './provider/configuration.js';
 import type { CimdResolver } from './cimd/cimd-resolver.js';
 
 /** What the app is built from. */
@@ -74,10 +75,10 @@ export function createApp({
   // Mounted, oidc-provider sets its cookies through this app's context, so this app must sign them
   // with the same keys the provider verifies them with.
   app.keys = config.COOKIE_SECRETS;
+  pinPublicOrigin(app, config.BASE_URL);
 
   // METRICS=false (an operator who scrapes nothing, the bench's comparison): nothing collected, no route.
   const metrics = config.METRICS ? authMetrics({ provider, audit, readiness, cimd }) : undefined;
-  app.use(publicOrigin(config.BASE_URL));
   app.use(requestLog(logger, metrics));
   app.use(
     helmet({
@@ -169,6 +170,7 @@ export function createApp({
         path: OAUTH_ROUTES.introspection,
         clientId: config.INTROSPECTION_CLIENT_ID,
         clientSecret: config.INTROSPECTION_CLIENT_SECRET,
+        pairwiseSubjects: SUBJECT_TYPES.includes('pairwise'),
         onAnswered: metrics?.directIntrospection,
       }),
     );

@@ -15,7 +15,7 @@
  *   signs in like any app (account-console.ts).
  * - Anything else not in SPEC.md is off: PAR, DPoP, device flow, dev interactions.
  */
-import type { Configuration, KoaContextWithOIDC, Client } from 'oidc-provider';
+import type { Configuration, KoaContextWithOIDC, Client, SubjectTypes } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import {
   ALL_SCOPE_NAMES,
@@ -41,6 +41,14 @@ import { StorageUnavailable } from './storage-outage.js';
  * refresh, and a changed name or email may still show in new ID tokens.
  */
 export const TOKEN_ACCOUNT_MAX_AGE_MS = 5_000;
+
+/**
+ * The subject identifier types offered (`subject_types_supported`): public only, so every client sees
+ * an account by the same `sub` (the resource API and the admin pages rely on that). With no pairwise
+ * client possible, the direct introspection path skips oidc-provider's client lookup, which exists to
+ * compute pairwise subjects (direct-introspection.ts).
+ */
+export const SUBJECT_TYPES: readonly SubjectTypes[] = ['public'];
 
 /** Everything the configuration is built from. */
 export interface ProviderDeps {
@@ -133,6 +141,7 @@ export function buildConfiguration({
         }),
     routes: { ...OAUTH_ROUTES },
     responseTypes: ['code'],
+    subjectTypes: [...SUBJECT_TYPES],
     pkce: { required: () => true },
     clientAuthMethods: ['none', 'client_secret_post'],
     clientDefaults: {

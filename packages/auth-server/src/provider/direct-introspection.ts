@@ -21,8 +21,11 @@
  * - the token: `AccessToken.find` (oidc-provider's model: the adapter's read, the token's format and
  *   expiry checks, the client-gone rule of storage/redis-adapter.ts), `isValid`, then its grant as
  *   oidc-provider's introspection checks it (`Grant.find` ignoring expiry, then not expired, same
- *   client, same account), its client found (as oidc-provider looks it up for pairwise subjects;
- *   none is pairwise here), no sender constraint and no authorization details (neither is enabled).
+ *   client, same account), no sender constraint and no authorization details (neither is enabled).
+ *   oidc-provider also looks up the token's client, for one reason: a pairwise client's `sub` is
+ *   computed. This server offers public subjects only (`SUBJECT_TYPES`, configuration.ts), so no
+ *   client can be pairwise and that lookup is skipped; the client's existence is already the
+ *   adapter's rule (a token of a client that is gone is not found).
  * The answer is built as oidc-provider's `renderTokenResponse` builds it, key for key and in the same
  * order, with the headers its introspection route sets. A differential test
  * (test/direct-introspection.test.ts) holds the two paths to the same bytes for every kind of token
@@ -33,7 +36,7 @@
  * around the two finds only. Each answer is reported to `onAnswered` (the metrics count them).
  * DIRECT_INTROSPECTION=false turns this step off.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import als from 'oidc-provider/lib/helpers/als.js';
@@ -45,7 +48,7 @@ const PARAMETERS = new Set(['token', 'token_type_hint', 'client_id', 'client_sec
 
 type RequestWithBody = { body?: unknown };
 
-const digest = (value: string) => createHash('sha256').update(value).digest();
+const digest = (value: string) => hash('sha256', value, 'buffer');
 
 /** The form's parameters when the body is one this step takes (see the top of this file). */
 function plainForm(body: Buffer): Map<string, string> | undefined {
@@ -69,6 +72,8 @@ export interface DirectIntrospectionOptions {
   /** The configured introspection client (oidc-provider's static client, `client_secret_post`). */
   clientId: string;
   clientSecret: string;
+  /** Whether a client may have pairwise subjects (then its `sub` is oidc-provider's to compute). */
+  pairwiseSubjects: boolean;
   /** Told of every introspection this step answers. */
   onAnswered?: () => void;
 }
@@ -79,6 +84,7 @@ export function directIntrospection({
   path,
   clientId,
   clientSecret,
+  pairwiseSubjects,
   onAnswered,
 }: DirectIntrospectionOptions): Middleware {
   const secretDigest = digest(clientSecret);
@@ -101,7 +107,7 @@ export function directIntrospection({
 
     let answer: Record<string, unknown> | undefined;
     try {
-      answer = await als.run(ctx, () => activeAnswer(provider, value, clientId));
+      answer = await als.run(ctx, () => activeAnswer(provider, value, clientId, pairwiseSubjects));
     } catch {
       answer = undefined; // storage trouble: oidc-provider's path reports it the way it always has
     }
@@ -121,6 +127,7 @@ async function activeAnswer(
   provider: Provider,
   value: string,
   introspector: string,
+  pairwiseSubjects: boolean,
 ): Promise<Record<string, unknown> | undefined> {
   const token = await provider.AccessToken.find(value);
   if (!token?.isValid) return undefined;
@@ -133,7 +140,7 @@ async function activeAnswer(
   const body: Record<string, unknown> = { active: false };
   if (token.accountId) {
     body.sub = token.accountId;
-    if (token.clientId !== introspector) {
+    if (pairwiseSubjects && token.clientId !== introspector) {
       const client = await provider.Client.find(token.clientId!);
       if (!client || client.subjectType === 'pairwise') return undefined;
     }
