@@ -120,10 +120,10 @@ export async function startAuthInstance(
   name: string,
   node = process.execPath,
   extraEnv: Record<string, string> = {},
+  script = join(bench.root, 'packages/auth-server/dist/main.js'),
 ): Promise<Server> {
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
   const env = { ...bench.authEnv, AUTH_PORT: String(port), ...extraEnv };
-  const script = join(bench.root, 'packages/auth-server/dist/main.js');
   return startNodeServer(name, script, [], env, bench.dir, url, '/healthz', authServerFlags(node), node);
 }
