@@ -5,12 +5,12 @@
  * `DIRECT_INTROSPECTION=false`, and RS3's floor (servers/bare-introspection.ts), are loaded with
  * AS1's pool in turns: three rounds at 50 connections (CPU per request), then three at one
  * connection, back to back and 2 ms apart (p50, RS3's shape without the API). Printed, not judged;
- * the line ends with the direct-on process's `auth_direct_introspections_total`, which must have counted its requests.
+ * the line ends with the direct-on process's `auth_direct_introspections_total`, which must have
+ * counted its requests.
  *
  * BENCH_DI_BASELINE=<path to another build's main.js> (e.g. a copy of packages/auth-server/dist made
  * before a change, kept beside it so its modules resolve) puts that build, direct path on, in the
- * second process's place: an A/B of a change in one run, the line's "through oidc-provider" then
- * being the baseline.
+ * second process's place, named "baseline" in the line: an A/B of a change in one run.
  */
 import { resolve } from 'node:path';
 import type { Measure, Server } from '../lib/bench.js';
@@ -40,6 +40,7 @@ export const di: Measure = {
   async run(bench) {
     const file = await introspectionPoolFile(bench);
     const baseline = process.env.BENCH_DI_BASELINE;
+    const offName = baseline ? 'baseline' : 'through oidc-provider';
     const [on, off] = await Promise.all([
       startAuthInstance(bench, 'auth-direct-on'),
       baseline
@@ -68,7 +69,7 @@ export const di: Measure = {
       const fig = (s: Server) =>
         `${median(runs.get(s)!.map((r) => r.cpuUs)).toFixed(0)} µs/req, p50 ${ms(median(runs.get(s)!.map((r) => r.p50ms)))} ms`;
       parts.push(
-        `${connections} conn.${delayMs ? `, ${delayMs} ms apart` : ''}: direct ${fig(on)}; through oidc-provider ${fig(off)}; floor ${fig(floor)}`,
+        `${connections} conn.${delayMs ? `, ${delayMs} ms apart` : ''}: direct ${fig(on)}; ${offName} ${fig(off)}; floor ${fig(floor)}`,
       );
     }
     const metrics = await fetch(`${on.url}/metrics`).then((r) => r.text());

@@ -30,7 +30,6 @@ import { refuseContentCodings } from './http/content-coding.js';
 import type { CountWithRead } from './storage/introspection-count.js';
 import { authMetrics } from './http/metrics.js';
 import { directIntrospection } from './provider/direct-introspection.js';
-import { SUBJECT_TYPES } from './provider/configuration.js';
 import type { CimdResolver } from './cimd/cimd-resolver.js';
 
 /** What the app is built from. */
@@ -170,7 +169,6 @@ export function createApp({
         path: OAUTH_ROUTES.introspection,
         clientId: config.INTROSPECTION_CLIENT_ID,
         clientSecret: config.INTROSPECTION_CLIENT_SECRET,
-        pairwiseSubjects: SUBJECT_TYPES.includes('pairwise'),
         onAnswered: metrics?.directIntrospection,
       }),
     );

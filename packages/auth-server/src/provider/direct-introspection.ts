@@ -40,13 +40,19 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import als from 'oidc-provider/lib/helpers/als.js';
+import { requestForm } from '../http/request-form.js';
 import { ACCESS_TOKEN_HINTS, TOKEN_SHAPE } from '../storage/introspection-count.js';
+import { SUBJECT_TYPES } from './configuration.js';
+
+/** Whether a client can have pairwise subjects (then its `sub` is oidc-provider's to compute). */
+const PAIRWISE_SUBJECTS = SUBJECT_TYPES.includes('pairwise');
 
 /** Values taken as they are: nothing to decode, so every form parser reads the same string. */
 const PLAIN = /^[A-Za-z0-9._~:-]+$/;
 const PARAMETERS = new Set(['token', 'token_type_hint', 'client_id', 'client_secret']);
 
-type RequestWithBody = { body?: unknown };
+/** What http/peek-body.ts leaves once the body has been read. */
+type ReadBody = { body: Buffer };
 
 const digest = (value: string) => hash('sha256', value, 'buffer');
 
@@ -72,8 +78,6 @@ export interface DirectIntrospectionOptions {
   /** The configured introspection client (oidc-provider's static client, `client_secret_post`). */
   clientId: string;
   clientSecret: string;
-  /** Whether a client may have pairwise subjects (then its `sub` is oidc-provider's to compute). */
-  pairwiseSubjects: boolean;
   /** Told of every introspection this step answers. */
   onAnswered?: () => void;
 }
@@ -84,7 +88,6 @@ export function directIntrospection({
   path,
   clientId,
   clientSecret,
-  pairwiseSubjects,
   onAnswered,
 }: DirectIntrospectionOptions): Middleware {
   const secretDigest = digest(clientSecret);
@@ -92,11 +95,9 @@ export function directIntrospection({
     if (ctx.path !== path || ctx.method !== 'POST' || ctx.querystring !== '') return next();
     // A browser's request: oidc-provider's client-based CORS check refuses it for this client.
     if (ctx.get('origin')) return next();
-    if (!ctx.is('application/x-www-form-urlencoded')) return next();
-    // The rate limiter has read the body (http/peek-body.ts); without it, this is not our request.
-    const body = (ctx.req as RequestWithBody).body;
-    if (!Buffer.isBuffer(body)) return next();
-    const form = plainForm(body);
+    // Not a form, or over the limit (http/request-form.ts, already read by the steps before): not ours.
+    if (typeof (await requestForm(ctx)) === 'string') return next();
+    const form = plainForm((ctx.req as ReadBody).body);
     const value = form?.get('token');
     const hint = form?.get('token_type_hint');
     const secret = form?.get('client_secret');
@@ -107,7 +108,7 @@ export function directIntrospection({
 
     let answer: Record<string, unknown> | undefined;
     try {
-      answer = await als.run(ctx, () => activeAnswer(provider, value, clientId, pairwiseSubjects));
+      answer = await als.run(ctx, () => activeAnswer(provider, value, clientId));
     } catch {
       answer = undefined; // storage trouble: oidc-provider's path reports it the way it always has
     }
@@ -127,7 +128,6 @@ async function activeAnswer(
   provider: Provider,
   value: string,
   introspector: string,
-  pairwiseSubjects: boolean,
 ): Promise<Record<string, unknown> | undefined> {
   const token = await provider.AccessToken.find(value);
   if (!token?.isValid) return undefined;
@@ -140,7 +140,7 @@ async function activeAnswer(
   const body: Record<string, unknown> = { active: false };
   if (token.accountId) {
     body.sub = token.accountId;
-    if (pairwiseSubjects && token.clientId !== introspector) {
+    if (PAIRWISE_SUBJECTS && token.clientId !== introspector) {
       const client = await provider.Client.find(token.clientId!);
       if (!client || client.subjectType === 'pairwise') return undefined;
     }
