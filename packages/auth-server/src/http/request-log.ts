@@ -3,9 +3,16 @@
  * new one, which is also echoed on the response so a client report can be matched to the logs. Only
  * the path is logged, never the query string or body (they can hold codes, tokens and passwords).
  * Every request, probes included, is also counted in the metrics (http/metrics.ts) by route template.
+ *
+ * Both happen once the answer has gone out (on-finished, which also sees a connection closed before
+ * the answer did), as the resource API's do, not in this step's `finally`: that ran before Koa wrote
+ * the answer, so it logged 404 for an error Koa then answered with its own status, and a request
+ * whose client had gone was logged only when its handler finished. Now the client never waits for
+ * the line, and its time is the whole answer's, its writing included.
  */
 import { METRICS_PATH, requestIdFrom, type ServiceMetrics } from '@school/shared';
 import type { Middleware } from 'koa';
+import onFinished from 'on-finished';
 import { routeOf } from './metrics.js';
 import type { Logger } from '../logger.js';
 
@@ -19,17 +26,14 @@ export function requestLog(logger: Logger, metrics?: ServiceMetrics): Middleware
     ctx.state.requestId = requestId;
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
+    const ip = ctx.ip; // read now: a connection that closed early may have no address by then
+    onFinished(ctx.res, () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       metrics?.observeRequest(ctx.method, routeOf(ctx), ctx.status, ms / 1000);
       if (ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== METRICS_PATH) {
-        lines.info(
-          { requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms, ip: ctx.ip },
-          'request',
-        );
+        lines.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms, ip }, 'request');
       }
-    }
+    });
+    return next();
   };
 }
