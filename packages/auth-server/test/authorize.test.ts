@@ -258,3 +258,53 @@ describe('GET /oauth/authorize with scopes the server does not define', () => {
     expect(String(info.body?.scope).split(' ').sort()).toEqual(['courses:read', 'openid']);
   });
 });
+
+describe('GET /oauth/authorize with a stored grant that is not the request’s', () => {
+  /** Authorizes `client` through `browser` (signing in and consenting as asked); the grant behind the code. */
+  async function consentOnce(browser: FormBrowser): Promise<{ grantId: string }> {
+    const { verifier, challenge } = pkce();
+    const callback = await authorizeInBrowser(
+      browser,
+      authorizationUrl(auth, validParams(newState(), { code_challenge: challenge })),
+      ADMIN,
+    );
+    const code = callback.searchParams.get('code');
+    expect(code).toEqual(expect.any(String));
+    const res = await tokenRequest(
+      auth,
+      codeExchange(client, { code: code!, verifier, redirectUri: REDIRECT }),
+    );
+    expect(res.status).toBe(200);
+    const token = await auth.running.provider.AccessToken.find(String(res.body?.access_token));
+    return { grantId: token!.grantId! };
+  }
+
+  it.each([
+    ['names another client', 'clientId'],
+    ['names another account', 'accountId'],
+  ] as const)(
+    'asks for consent again, never a 500, when the session’s grant %s (storage written behind our back)',
+    async (_what, field) => {
+      const browser = new FormBrowser(auth.issuer);
+      const first = await consentOnce(browser);
+      const grant = await auth.running.provider.Grant.find(first.grantId);
+      const accountId = grant!.accountId;
+      const tampered = field === 'clientId' ? confidential.clientId : 'someone-else';
+      grant![field] = tampered;
+      await grant!.save();
+
+      const page = await browser.follow(authorizationUrl(auth, validParams(newState())));
+      expect(page.status).toBe(200);
+      expect(formAction(page.body, '/confirm')).toEqual(expect.any(String));
+      // Consenting makes a grant of this client and account; the tampered one is not reused.
+      const second = await consentOnce(browser);
+      expect(second.grantId).not.toBe(first.grantId);
+      const made = await auth.running.provider.Grant.find(second.grantId);
+      expect({ clientId: made?.clientId, accountId: made?.accountId }).toEqual({
+        clientId: client.clientId,
+        accountId,
+      });
+      expect((await auth.running.provider.Grant.find(first.grantId))?.[field]).toBe(tampered);
+    },
+  );
+});

@@ -33,6 +33,7 @@ import { renderError } from './render-error.js';
 import { loadExistingGrant } from '../cimd/cimd-consent.js';
 import type { CimdConsentStore } from '../cimd/cimd-consent.js';
 import { accountConsoleClient, withAccountConsoleGrant } from './account-console.js';
+import { onlyOwnGrant } from './own-grant.js';
 import { signOutSources } from './sign-out-pages.js';
 import { StorageUnavailable } from './storage-outage.js';
 
@@ -118,7 +119,7 @@ export function buildConfiguration({
       },
       accountConsoleClient(config.BASE_URL),
     ],
-    loadExistingGrant: withAccountConsoleGrant(loadExistingGrant(cimdConsents)),
+    loadExistingGrant: withAccountConsoleGrant(onlyOwnGrant(loadExistingGrant(cimdConsents))),
     jwks: { keys },
     cookies: {
       keys: config.COOKIE_SECRETS,
