@@ -18,6 +18,12 @@ interface Profile {
   timeDeltas: number[];
 }
 
+// A reader that stops early (`| head`) closes the pipe: that ends the summary, it is not an error.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 const [file, topArg] = process.argv.slice(2);
 if (!file) {
   process.stderr.write('usage: profile-summary <file.cpuprofile> [top]\n');
