@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServiceMetrics } from '@school/shared';
 import Koa from 'koa';
 import { createLogger } from '../logger.js';
+import { pollUntil } from '../../../../test-support/processes.js';
 import { requestLog } from './request-log.js';
 
 /** A logger whose JSON lines land in `lines`, and the step under test in front of `handler`. */
@@ -35,9 +36,9 @@ afterEach(() => {
   for (const s of servers.splice(0)) s.close();
 });
 
-const until = async (check: () => boolean) => {
-  for (let i = 0; i < 200 && !check(); i++) await new Promise((r) => setTimeout(r, 10));
-};
+/** The step's line appears within 2 s (the old step, logging in its `finally`, fails this). */
+const logged = (s: { requests: () => unknown[] }) =>
+  pollUntil(() => s.requests().length > 0, 'the request line', 2000);
 
 describe('requestLog', () => {
   it('logs each request once, with its path (never its query), its status and the id it echoes', async () => {
@@ -51,7 +52,7 @@ describe('requestLog', () => {
     });
     expect(answer.status).toBe(201);
     expect(answer.headers.get('x-request-id')).toBe('edge-id-1');
-    await until(() => s.requests().length > 0);
+    await logged(s);
     expect(s.requests()).toEqual([
       expect.objectContaining({ requestId: 'edge-id-1', method: 'GET', path: '/token', status: 201 }),
     ]);
@@ -68,7 +69,7 @@ describe('requestLog', () => {
     await s.listening;
     const answer = await fetch(`http://127.0.0.1:${s.port()}/somewhere`);
     expect(answer.status).toBe(418);
-    await until(() => s.requests().length > 0);
+    await logged(s);
     expect(s.requests()).toEqual([expect.objectContaining({ path: '/somewhere', status: 418 })]);
   });
 
@@ -85,7 +86,7 @@ describe('requestLog', () => {
     req.end();
     await new Promise((r) => setTimeout(r, 100)); // the request reaches the held step
     req.destroy();
-    await until(() => s.requests().length > 0);
+    await logged(s);
     release();
     expect(s.requests()).toEqual([expect.objectContaining({ path: '/abandoned' })]);
   });

@@ -4,15 +4,14 @@
  * the path is logged, never the query string or body (they can hold codes, tokens and passwords).
  * Every request, probes included, is also counted in the metrics (http/metrics.ts) by route template.
  *
- * Both happen once the answer has gone out (on-finished, which also sees a connection closed before
- * the answer did), as the resource API's do, not in this step's `finally`: that ran before Koa wrote
- * the answer, so it logged 404 for an error Koa then answered with its own status, and a request
- * whose client had gone was logged only when its handler finished. Now the client never waits for
- * the line, and its time is the whole answer's, its writing included.
+ * Both happen on the response's `close`, which Node emits once the answer is written and also when
+ * the connection closed before it was; one listener, no dependency. Not in this step's `finally`:
+ * that ran before Koa wrote the answer, so it logged 404 for an error Koa then answered with its own
+ * status, and a request whose client had gone was logged only when its handler finished. Now the
+ * client never waits for the line, and its time is the whole answer's, its writing included.
  */
 import { METRICS_PATH, requestIdFrom, type ServiceMetrics } from '@school/shared';
 import type { Middleware } from 'koa';
-import onFinished from 'on-finished';
 import { routeOf } from './metrics.js';
 import type { Logger } from '../logger.js';
 
@@ -27,7 +26,7 @@ export function requestLog(logger: Logger, metrics?: ServiceMetrics): Middleware
     ctx.set('X-Request-Id', requestId);
     const started = process.hrtime.bigint();
     const ip = ctx.ip; // read now: a connection that closed early may have no address by then
-    onFinished(ctx.res, () => {
+    ctx.res.once('close', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       metrics?.observeRequest(ctx.method, routeOf(ctx), ctx.status, ms / 1000);
       if (ctx.path !== '/healthz' && ctx.path !== '/readyz' && ctx.path !== METRICS_PATH) {
