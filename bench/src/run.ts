@@ -30,7 +30,7 @@ import {
   type Server,
   type Status,
 } from './lib/bench.js';
-import { memoryAfterGc } from './lib/inspector.js';
+import { inspectPortFlag, memoryAfterGc } from './lib/inspector.js';
 import { rssBytes } from './lib/proc.js';
 import {
   authEnvironment,
@@ -110,7 +110,7 @@ async function main(): Promise<number> {
   await runtime.accounts.upsert({ ...account, name: 'Bench Admin', role: 'admin' });
 
   log('starting the auth server and the reference server');
-  // --inspect only opens the DevTools port; nothing attaches until MEM-AS asks for a full GC.
+  // No inspector until MEM-AS opens it for a full GC (and closes it again): lib/inspector.ts.
   const authInspectPort = await freePort();
   const auth = await startNodeServer(
     'auth-server',
@@ -120,7 +120,7 @@ async function main(): Promise<number> {
     dir,
     authEnv.BASE_URL,
     '/healthz',
-    [...authServerFlags(), `--inspect=127.0.0.1:${authInspectPort}`],
+    [...authServerFlags(), inspectPortFlag(authInspectPort)],
   );
   const barePort = await freePort();
   const bare = await startNodeServer(
@@ -158,7 +158,7 @@ async function main(): Promise<number> {
       dir,
       env.BASE_URL!,
       '/healthz',
-      [`--inspect=127.0.0.1:${inspectPort}`],
+      [inspectPortFlag(inspectPort)],
     );
     return { ...server, inspectPort, env };
   };
@@ -254,7 +254,7 @@ async function main(): Promise<number> {
   }
 
   try {
-    const m = await memoryAfterGc(authInspectPort);
+    const m = await memoryAfterGc(auth.pid, authInspectPort);
     log(
       `auth server after every measure: rss ${(m.rss / 2 ** 20).toFixed(0)} MB after a full GC ` +
         `(heap used ${(m.heapUsed / 2 ** 20).toFixed(0)} MB)`,

@@ -58,7 +58,7 @@ export interface Server extends Started {
 
 /** A resource API process started for the bench (see {@link Bench.resourceApi}). */
 export interface ResourceApiServer extends Server {
-  /** Its inspector port (for a full GC before MEM-API reads its memory). */
+  /** Its inspector port, opened only for MEM-API's full GC (lib/inspector.ts). */
   inspectPort: number;
   /** The environment it was started with (its settings, e.g. INTROSPECTION_CACHE_SIZE, come from it). */
   env: Record<string, string>;
@@ -77,7 +77,7 @@ export interface Bench {
   /** The environment of the auth server process (also used to bootstrap the seeding provider). */
   authEnv: Record<string, string>;
   auth: Server;
-  /** The auth server's inspector port (for a full GC before MEM reads its memory). */
+  /** The auth server's inspector port, opened only for MEM-AS's full GC (lib/inspector.ts). */
   authInspectPort: number;
   bare: Server;
   account: { email: string; password: string };

@@ -1,9 +1,17 @@
 /**
- * Asks a server started with `--inspect` (see stack.ts) for a full garbage collection and its
- * memory use afterwards, over the DevTools protocol (Node's global WebSocket, behind
- * --experimental-websocket on Node 20). MEM uses it to measure what a process retains, not how much
- * garbage V8 chose to let pile up before collecting.
+ * Asks a server for a full garbage collection and its memory use afterwards, over the DevTools
+ * protocol (Node's global WebSocket, behind --experimental-websocket on Node 20). MEM uses it to
+ * measure what a process retains, not how much garbage V8 chose to let pile up before collecting.
+ *
+ * The servers run as deployed, without `--inspect`: they are started with `--inspect-port` only (see
+ * {@link inspectPortFlag}), which says where the inspector listens once it is opened and opens nothing.
+ * It is opened here by SIGUSR1 (Node's own signal for it) and closed again before returning, so the
+ * measures after MEM-AS load the main auth server as it was before. A server started with `--inspect`
+ * on every measure read RS1 at 0.936x bare Express against 0.956x without it (medians of seven
+ * `BENCH_ONLY=RS1` runs each, alternated; bench/PERFORMANCE.md, "The inspector only when asked").
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+
 interface Memory {
   rss: number;
   heapUsed: number;
@@ -11,12 +19,39 @@ interface Memory {
   external: number;
 }
 
-/** Runs a full GC in the process behind inspector `port` and returns process.memoryUsage() after it. */
-export async function memoryAfterGc(port: number): Promise<Memory> {
-  const targets = (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
-    webSocketDebuggerUrl: string;
-  }[];
-  const url = targets[0]?.webSocketDebuggerUrl;
+/** The Node flag that names a server's inspector address without opening it. */
+export function inspectPortFlag(port: number): string {
+  return `--inspect-port=127.0.0.1:${port}`;
+}
+
+/** The inspector's targets at `port`, or undefined while it is not listening. */
+async function targetsAt(port: number): Promise<{ webSocketDebuggerUrl: string }[] | undefined> {
+  try {
+    return (await (await fetch(`http://127.0.0.1:${port}/json/list`)).json()) as {
+      webSocketDebuggerUrl: string;
+    }[];
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits until `check` holds, for up to 10 s. */
+async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (const deadline = Date.now() + 10_000; !(await check()); await sleep(25)) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+  }
+}
+
+/**
+ * Opens the inspector of process `pid` (started with {@link inspectPortFlag}(`port`)), runs a full
+ * GC, reads process.memoryUsage() after it, and closes the inspector again.
+ */
+export async function memoryAfterGc(pid: number, port: number): Promise<Memory> {
+  if (!(await targetsAt(port))) process.kill(pid, 'SIGUSR1');
+  await waitFor(`the inspector of process ${pid} on port ${port}`, async () =>
+    Boolean(await targetsAt(port)),
+  );
+  const url = (await targetsAt(port))?.[0]?.webSocketDebuggerUrl;
   if (!url) throw new Error(`no inspector target on port ${port}`);
   const ws = new WebSocket(url);
   await new Promise((resolve, reject) => {
@@ -47,7 +82,14 @@ export async function memoryAfterGc(port: number): Promise<Memory> {
       expression: 'JSON.stringify(process.memoryUsage())',
       returnByValue: true,
     });
-    return JSON.parse((r.result as { value: string }).value) as Memory;
+    const memory = JSON.parse((r.result as { value: string }).value) as Memory;
+    // Closing the inspector ends this session too: deferred, so that the call gets its answer first.
+    await call('Runtime.evaluate', {
+      expression: "setImmediate(() => process.getBuiltinModule('node:inspector').close()), 'closing'",
+      returnByValue: true,
+    });
+    await waitFor(`the inspector of process ${pid} to close`, async () => !(await targetsAt(port)));
+    return memory;
   } finally {
     ws.close();
   }

@@ -70,13 +70,13 @@ export async function presentRestOfPool(
   return runs;
 }
 
-/** The process's RSS after a full GC over its inspector, in MB, and the line's text for it. */
+/** The process's RSS after a full GC over its inspector (opened and closed again), in MB, and the line's text for it. */
 export async function memoryAfterFullGc(
   pid: number,
   inspectPort: number,
 ): Promise<{ mb: number; text: string }> {
   const before = rssBytes(pid) / 2 ** 20;
-  const after = await memoryAfterGc(inspectPort);
+  const after = await memoryAfterGc(pid, inspectPort);
   const mb = after.rss / 2 ** 20;
   return {
     mb,
