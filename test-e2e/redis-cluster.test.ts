@@ -32,6 +32,11 @@ import { call, startTestResourceApi, type TestResourceApi } from '../test-suppor
 import { TokenSource } from '../test-support/tokens.js';
 
 const BASE_PORT = 7121;
+/**
+ * An answer that took this long waited for the failover (cluster-node-timeout is 2 s here); a healthy
+ * answer on this machine takes well under 100 ms.
+ */
+const OUTAGE_WAIT_MS = 1_000;
 const PORTS = [0, 1, 2, 3, 4, 5].map((i) => BASE_PORT + i);
 const redisCli = (port: number, ...args: string[]) =>
   execFileSync('redis-cli', ['-p', String(port), ...args], { encoding: 'utf8', stdio: 'pipe' });
@@ -166,16 +171,21 @@ function repeatUntilStopped(round: () => Promise<void>, pauseMs: number): { stop
   return handle;
 }
 
-/** Introspects every issued token and calls the API with it, over and over, recording every answer. */
+/**
+ * Introspects every issued token and calls the API with it, over and over, recording every answer
+ * and how long it took.
+ */
 function load() {
-  const answers: Array<{ where: string; status: number; body: unknown }> = [];
+  const answers: Array<{ where: string; status: number; body: unknown; ms: number }> = [];
   const round = async () => {
     await Promise.all(
       issued.map(async ({ tokens }) => {
+        let started = Date.now();
         const res = await call(api.url, '/api/v1/orders?limit=1', { token: tokens.access_token });
-        answers.push({ where: 'api', status: res.status, body: res.body });
+        answers.push({ where: 'api', status: res.status, body: res.body, ms: Date.now() - started });
+        started = Date.now();
         const info = await introspect(tokens.access_token);
-        answers.push({ where: 'introspect', status: info.status, body: info.body });
+        answers.push({ where: 'introspect', status: info.status, body: info.body, ms: Date.now() - started });
       }),
     );
   };
@@ -328,7 +338,7 @@ describe('both services on a Redis Cluster', () => {
     await nothingLostNothingResurrected();
   }, 60_000);
 
-  it('lose a primary to SIGKILL under load: 503 while its replica is promoted, then everything back', async () => {
+  it('lose a primary to SIGKILL under load: 503 or a wait while its replica is promoted, then everything back', async () => {
     const [primary, replica] = await targetPair();
     const running = load();
     await new Promise((r) => setTimeout(r, 500));
@@ -342,8 +352,12 @@ describe('both services on a Redis Cluster', () => {
     await recovered();
     await running.stop();
     expectOnlySuccessOr503(running.answers);
-    // The outage was real: requests for the dead primary's slots were refused while it lasted.
-    expect(running.answers.filter((a) => a.status === 503).length).toBeGreaterThan(0);
+    // The outage was real: requests for the dead primary's slots were refused while it lasted, or
+    // waited for the replica to take over (ioredis retries a node that is down, and a retry that
+    // outlasts the failover succeeds: runs here saw from 0 to 24 refusals, every time a wait).
+    const refused = running.answers.filter((a) => a.status === 503).length;
+    const waited = running.answers.filter((a) => a.ms >= OUTAGE_WAIT_MS).length;
+    expect({ refused, waited, either: refused + waited > 0 }).toMatchObject({ either: true });
     // The metrics answered throughout, and say Redis is up again.
     await metrics.stop();
     expect(metrics.seen.filter((m) => m.status !== 200)).toEqual([]);
