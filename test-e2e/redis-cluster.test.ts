@@ -57,6 +57,9 @@ beforeAll(async () => {
 }, 60_000);
 afterEach(async () => {
   await Promise.allSettled([...loops].map((loop) => loop.stop()));
+  // A test that killed nodes and failed before restarting them must not fail the next one too:
+  // bring back whatever is down (nodes still running are left as they are).
+  startRedisCluster(BASE_PORT);
 });
 afterAll(async () => {
   await api?.stop();
