@@ -10,7 +10,7 @@
  * on every measure read RS1 at 0.936x bare Express against 0.956x without it (medians of seven
  * `BENCH_ONLY=RS1` runs each, alternated; bench/PERFORMANCE.md, "The inspector only when asked").
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { pollUntil } from '#test-support/processes.js';
 
 interface Memory {
   rss: number;
@@ -35,23 +35,21 @@ async function targetsAt(port: number): Promise<{ webSocketDebuggerUrl: string }
   }
 }
 
-/** Waits until `check` holds, for up to 10 s. */
-async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (const deadline = Date.now() + 10_000; !(await check()); await sleep(25)) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-  }
-}
-
 /**
  * Opens the inspector of process `pid` (started with {@link inspectPortFlag}(`port`)), runs a full
  * GC, reads process.memoryUsage() after it, and closes the inspector again.
  */
 export async function memoryAfterGc(pid: number, port: number): Promise<Memory> {
-  if (!(await targetsAt(port))) process.kill(pid, 'SIGUSR1');
-  await waitFor(`the inspector of process ${pid} on port ${port}`, async () =>
-    Boolean(await targetsAt(port)),
-  );
-  const url = (await targetsAt(port))?.[0]?.webSocketDebuggerUrl;
+  let targets = await targetsAt(port);
+  if (!targets) {
+    process.kill(pid, 'SIGUSR1');
+    await pollUntil(
+      async () => Boolean((targets = await targetsAt(port))),
+      `the inspector of process ${pid} on port ${port}`,
+      10_000,
+    );
+  }
+  const url = targets?.[0]?.webSocketDebuggerUrl;
   if (!url) throw new Error(`no inspector target on port ${port}`);
   const ws = new WebSocket(url);
   await new Promise((resolve, reject) => {
@@ -88,7 +86,7 @@ export async function memoryAfterGc(pid: number, port: number): Promise<Memory> 
       expression: "setImmediate(() => process.getBuiltinModule('node:inspector').close()), 'closing'",
       returnByValue: true,
     });
-    await waitFor(`the inspector of process ${pid} to close`, async () => !(await targetsAt(port)));
+    await pollUntil(async () => !(await targetsAt(port)), `the inspector of process ${pid} to close`, 10_000);
     return memory;
   } finally {
     ws.close();
