@@ -54,6 +54,10 @@ export function checkDocument(url: string, body: unknown): MetadataDocument {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return refuse('is not a JSON object');
   if ('client_secret' in body || 'client_secret_expires_at' in body)
     return refuse('must not carry a client secret');
+  // A client that names a sector expects pairwise subjects, which this server does not issue; the
+  // other URL members it does not use (jwks_uri, request_uris, ...) are dropped, never followed.
+  if ('sector_identifier_uri' in body)
+    return refuse('must not carry sector_identifier_uri: this server issues public subjects only');
   const parsed = documentSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

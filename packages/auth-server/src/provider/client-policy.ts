@@ -83,6 +83,8 @@ export function validateClientMetadata(
   if (value !== undefined) {
     throw new errors.InvalidClientMetadata(`${CLIENT_ROLE} is reserved for clients created by the operator`);
   }
+  const refusedUrl = refusedUrlMemberProblem(metadata);
+  if (refusedUrl) throw new errors.InvalidClientMetadata(refusedUrl);
   for (const [member, value] of Object.entries(metadata)) {
     const problem = memberProblem(member, value);
     if (problem) throw new errors.InvalidClientMetadata(problem);
@@ -113,6 +115,28 @@ export function validateClientMetadata(
     delete metadata.client_secret;
     delete metadata.client_secret_expires_at;
   }
+}
+
+/**
+ * URL-valued client metadata members this server would have to fetch, or send a browser or a
+ * back-channel request to, to honour. None of them serves anything here (public subjects only, no
+ * client keys, no third-party login), so open registration refuses them rather than storing a URL
+ * nobody should follow; oidc-provider's own fetch is off as well (configuration.ts). Members of
+ * features that are off (`request_uris`, back- and front-channel logout) are dropped by oidc-provider
+ * before this rule sees them: neither stored nor followed. The other URL members (`client_uri`,
+ * `logo_uri`, `policy_uri`, `tos_uri`) are stored as text and never followed; redirect URIs follow
+ * the loopback rule.
+ */
+export const REFUSED_URL_MEMBERS: readonly string[] = [
+  'sector_identifier_uri',
+  'jwks_uri',
+  'initiate_login_uri',
+];
+
+/** Why `metadata` names a member of {@link REFUSED_URL_MEMBERS}, or `undefined`. */
+export function refusedUrlMemberProblem(metadata: object): string | undefined {
+  const named = REFUSED_URL_MEMBERS.find((member) => member in metadata);
+  return named && `${named} is not supported: this server never fetches or calls a client's URLs`;
 }
 
 /** The role of a stored client, if an operator created it. */

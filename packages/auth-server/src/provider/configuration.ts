@@ -51,6 +51,15 @@ export const TOKEN_ACCOUNT_MAX_AGE_MS = 5_000;
  */
 export const SUBJECT_TYPES: readonly SubjectTypes[] = ['public'];
 
+/**
+ * oidc-provider's outbound fetch (`jwks_uri`, `sector_identifier_uri`, notifications): refused before
+ * any connection. This server fetches one kind of client URL, a metadata-document `client_id`, with
+ * its own fetcher (cimd/document-fetcher.ts); open registration refuses the members oidc-provider
+ * would fetch (client-policy.ts), and this keeps a client stored some other way from being followed.
+ */
+export const refuseOutboundFetch = (): Promise<Response> =>
+  Promise.reject(new Error('this server does not fetch client URLs'));
+
 /** Everything the configuration is built from. */
 export interface ProviderDeps {
   config: AuthConfig;
@@ -169,6 +178,8 @@ export function buildConfiguration({
     },
     interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
     renderError,
+    fetch: refuseOutboundFetch,
+    sectorIdentifierUriValidate: () => false,
     discovery: {
       // Client ID Metadata Documents are resolved by our own adapter (cimd/), not by oidc-provider's
       // experimental feature: see cimd/cimd-resolver.ts for why.
