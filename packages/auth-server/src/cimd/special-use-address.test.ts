@@ -25,11 +25,19 @@ describe('specialUseProblem', () => {
     '2001:db8::1',
     '2002:a00:1::1',
     'ff02::1',
+    // IPv4-compatible (::/96) forms, judged as the IPv4 address they embed
+    '::7f00:1',
+    '::127.0.0.1',
+    '0:0:0:0:0:0:7f00:1',
+    '::a00:1',
+    '::a9fe:a9fe',
+    '::2',
+    '::ffff:7f00:1',
   ])('refuses %s', (address) => {
     expect(specialUseProblem(address)).toMatch(/special-use/);
   });
 
-  it.each(['93.184.215.14', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
+  it.each(['93.184.215.14', '1.1.1.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '::808:808'])(
     'accepts the public address %s',
     (address) => {
       expect(specialUseProblem(address)).toBeUndefined();

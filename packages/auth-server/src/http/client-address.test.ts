@@ -11,6 +11,12 @@ describe('addressKey', () => {
     expect(addressKey('::ffff:203.0.113.7')).toBe('203.0.113.7');
   });
 
+  it('counts an IPv4-compatible IPv6 address as the IPv4 address it embeds', () => {
+    expect(addressKey('::cb00:7107')).toBe('203.0.113.7');
+    expect(addressKey('::203.0.113.7')).toBe('203.0.113.7');
+    expect(addressKey('::1')).toBe('::/64');
+  });
+
   it('counts every address of one IPv6 /64 under one key', () => {
     const a = addressKey('2001:db8:1:2:aaaa:bbbb:cccc:dddd');
     const b = addressKey('2001:0db8:0001:0002::1');
