@@ -181,6 +181,9 @@ const schema = z
     INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET ?? TEST_ONLY_SECRETS.introspection,
   }));
 
+/** Names of every environment variable the auth server reads (docs/configuration.md lists them). */
+export const CONFIG_KEYS = Object.keys(schema.in.shape) as (keyof z.input<typeof schema>)[];
+
 /** The auth server's validated settings. */
 export type AuthConfig = z.output<typeof schema> & {
   /** The port to listen on: AUTH_PORT, else BASE_URL's port. */

@@ -94,7 +94,7 @@ export type ApiConfig = Omit<z.output<typeof schema>, 'INTROSPECTION_CLIENT_SECR
   INTROSPECTION_CLIENT_SECRET: string;
 };
 
-/** What each environment variable means (the README's table is generated from this). */
+/** What each environment variable means (docs/configuration.md's table is generated from this). */
 export const CONFIG_DOCS: Record<keyof ApiConfig, string> = {
   NODE_ENV:
     '`development`, `test` or `production`; outside `test` a real INTROSPECTION_CLIENT_SECRET is required.',
