@@ -70,7 +70,7 @@ describe('the discovery documents', () => {
     expect(rfc8414).toEqual(oidc);
   });
 
-  it('names the issuer and exactly the seven endpoints of the service (sign-out since issue 16), plus the JWKS URI', () => {
+  it('names the issuer and exactly the seven endpoints of the service (sign-out included), plus the JWKS URI', () => {
     const endpoints = Object.fromEntries(Object.entries(oidc).filter(([k]) => k.endsWith('_endpoint')));
     expect(endpoints).toEqual({
       authorization_endpoint: `${auth.issuer}/oauth/authorize`,
@@ -92,7 +92,7 @@ describe('the discovery documents', () => {
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
       authorization_response_iss_parameter_supported: true,
-      client_id_metadata_document_supported: true, // issue 15
+      client_id_metadata_document_supported: true, // draft-ietf-oauth-client-id-metadata-document
     });
   });
 

@@ -201,7 +201,7 @@ describe('an expired or unknown interaction', () => {
   });
 });
 
-describe('what a person sees of the app (issue 16)', () => {
+describe('what a person sees of the app', () => {
   it('isolates the name in <bdi> and says in visible words, set no quieter than the name, that it is self-declared', async () => {
     const page = await consentPage(new FormBrowser(auth.issuer));
     expect(page.body).toContain('<span class="app-name"><bdi>Lesson Planner CLI</bdi></span>');

@@ -5,7 +5,7 @@
  * limit, and a bad environment stops the process with every problem listed at once. Nothing else in
  * the package reads `process.env`.
  *
- * The introspection secret has no default outside the test suites (issue 13, finding 9): a value
+ * The introspection secret has no default outside the test suites: a value
  * written in the source lets anyone who read it introspect every token as this API. Unless
  * `NODE_ENV=test` it must be given and must not be one of the values ever published in the
  * repository (`@school/shared` secrets.ts); `scripts/start` generates one per installation into
