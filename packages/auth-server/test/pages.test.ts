@@ -1,5 +1,5 @@
 /**
- * The login and consent pages (DESIGN.md §5) over real HTTP with cookies, as a browser without
+ * The login and consent pages (docs/decisions.md) over real HTTP with cookies, as a browser without
  * JavaScript uses them: headers, CSRF, escaping, the generic login error, deny, replays and expiry.
  */
 import { createHash, randomBytes } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * How the API checks tokens (DESIGN.md §2), against the real auth server: the answers for every kind
+ * How the API checks tokens (docs/decisions.md), against the real auth server: the answers for every kind
  * of bad token, audience binding, the introspection cache (counted where the calls arrive, at the auth
  * server), single flight, the separate negative cache, and the auth server going away (stopped, or
  * hanging) and coming back: 503 for what is not cached, cached tokens served until their bound and no

@@ -1,5 +1,5 @@
 /**
- * The registry: every area of the platform, in SPEC.md's order (the order of `AREAS`). Routes, scope
+ * The registry: every area of the platform, in the contract's order (the order of `AREAS`). Routes, scope
  * checks, the OpenAPI document, auth.md, docs/areas.md's table and the contract test all read this list.
  * Adding an area is one file and one line here.
  */

@@ -39,7 +39,7 @@ const SCHEMATHESIS = process.env.SCHEMATHESIS ?? resolve(ROOT, '.data/venv/bin/s
 const MAX_EXAMPLES = process.env.FUZZ_MAX_EXAMPLES ?? '50';
 const BUDGET_MS = 9 * 60_000;
 const THROUGH_EDGE = process.env.FUZZ_THROUGH_EDGE === '1';
-/** The resource API's paths (DESIGN.md §1); every other documented path is the auth server's. */
+/** The resource API's paths (docs/decisions.md); every other documented path is the auth server's. */
 const API_PATHS = '^/(api/v1/|openapi\\.json$|auth\\.md$|\\.well-known/oauth-protected-resource$)';
 
 let stack: Stack;
