@@ -8,7 +8,7 @@ import type { RedisClient } from '@school/shared';
 import type { AccountStore } from '../accounts/account-store.js';
 import { AUDIT_EVENT_TYPES, type AuditEventType, type AuditLog } from '../audit/audit-log.js';
 import { activityPage, MAX_ACTIVITY_PAGE } from '../audit/audit-page.js';
-import { EVENT_WORDS } from '../audit/event-words.js';
+import { EVENT_WORDS, eventWords } from '../audit/event-words.js';
 import { activityFilter, activityNames } from '../account-pages/activity.js';
 
 /** The command's options, as parsed by cli/main.ts. */
@@ -53,7 +53,7 @@ export async function runActivity(
     } else {
       const at = new Date(e.at).toISOString();
       const appText = e.clientId ? `${e.clientId}${app ? ` (${JSON.stringify(app)})` : ''}` : '-';
-      write([at, EVENT_WORDS[e.type], appText, account ?? '-', e.ip ?? '-'].join('\t'));
+      write([at, eventWords(e), appText, account ?? '-', e.ip ?? '-'].join('\t'));
     }
   }
   return page.next;
