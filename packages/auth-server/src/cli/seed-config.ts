@@ -7,7 +7,13 @@
  * repository. Elsewhere, when it is not given, seed-admin generates one for a new admin and prints it
  * once (seed-admin.ts); `scripts/start` instead passes the one it keeps in `.data/secrets.env`.
  */
-import { PUBLISHED_ADMIN_PASSWORDS, nodeEnv, parseEnvironment, type Environment } from '@school/shared';
+import {
+  PUBLISHED_ADMIN_PASSWORDS,
+  displayTextProblem,
+  nodeEnv,
+  parseEnvironment,
+  type Environment,
+} from '@school/shared';
 import { z } from 'zod';
 import { passwordSchema } from '../accounts/password-rule.js';
 
@@ -22,7 +28,14 @@ const schema = z
      */
     SEED_ADMIN_PASSWORD: passwordSchema.optional(),
     /** The admin's display name. */
-    SEED_ADMIN_NAME: z.string().min(1).default('Ada Admin'),
+    SEED_ADMIN_NAME: z
+      .string()
+      .min(1)
+      .default('Ada Admin')
+      .superRefine((name, ctx) => {
+        const problem = displayTextProblem(name);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
   })
   .superRefine((env, ctx) => {
     if (env.NODE_ENV !== 'production') return;
