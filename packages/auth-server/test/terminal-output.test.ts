@@ -103,6 +103,14 @@ describe('school-auth output', () => {
     }
   });
 
+  it('prints its indented JSON as JSON', () => {
+    const { stdout } = run('accounts', 'list');
+    expect(stdout).not.toMatch(UNPRINTABLE);
+    expect(JSON.parse(stdout)).toEqual(
+      expect.arrayContaining([expect.objectContaining({ email: ADMIN.email })]),
+    );
+  });
+
   it('escapes what it repeats in an error message', () => {
     const done = runSchoolAuth(auth.config, ['clients', 'delete', '\u001b]0;pwned\u0007\n\u202e']);
     expect(done.status).toBe(1);

@@ -28,11 +28,11 @@ export function terminalSafe(text: string): string {
 
 /**
  * `value` as JSON in which no unprintable character appears as itself: JSON.stringify escapes C0
- * controls only, so the others are escaped here as `\uXXXX` (per UTF-16 unit), which JSON reads back
- * as the same text.
+ * controls in strings only, so the others are escaped here as `\uXXXX` (per UTF-16 unit), which JSON
+ * reads back as the same text. The newlines of an indented layout are JSON's own and stay.
  */
 export function terminalJson(value: unknown, indent?: number): string {
   return JSON.stringify(value, null, indent).replace(UNPRINTABLE, (c) =>
-    [...Array(c.length).keys()].map((i) => `\\u${hex(c.charCodeAt(i), 4)}`).join(''),
+    c === '\n' ? c : [...Array(c.length).keys()].map((i) => `\\u${hex(c.charCodeAt(i), 4)}`).join(''),
   );
 }
