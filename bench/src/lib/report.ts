@@ -1,10 +1,12 @@
 /**
- * Interleaving a case with its reference, and the one line each measure prints.
+ * How a measure's runs become its figures, and the text of its line.
  *
- * Sandwich: ref, case, ref, case, ref. Each case run is compared with the mean of the reference runs
- * either side of it, so slow drifts of a shared machine cancel out; of the two case runs the worse
- * value of every figure is reported (lowest throughput and ratio, highest latency and CPU).
- * Paired rounds (AS2, RS1): the two sides in turn, each first as often, judged on the median ratio.
+ * Sandwich (AS5, DCR, LG, RS2): ref, case, ref, case, ref. Each case run is compared with the mean of
+ * the reference runs either side of it; of the two case runs the worse value of every figure is
+ * reported (lowest throughput and ratio, highest latency and CPU).
+ *
+ * Rounds with an A/A (AS2, RS1, MET): three processes, one of them a twin of another, loaded in turn
+ * round after round; the ratio is judged against what the twins differ by in the same rounds.
  */
 import type { Outcome } from './bench.js';
 import { runLoad, type LoadSpec, type RunResult } from './load.js';
@@ -16,7 +18,7 @@ export interface Durations {
   ref: number;
 }
 
-/** What a measure found, as printed. */
+/** What a sandwich found, as printed. */
 export interface Figures {
   rps: number;
   p50ms: number;
@@ -35,14 +37,6 @@ export interface Figures {
   /** Case CPU per request / reference CPU per request, same run. */
   cpuRatio: number;
   errors: number;
-  requests: number;
-}
-
-/** The two case runs and three reference runs of one sandwich. */
-export interface Sandwich {
-  runs: RunResult[];
-  refs: RunResult[];
-  figures: Figures;
 }
 
 /** ref, case, ref, case, ref (after a warm-up of each); `caseSpec(i)` may move pools forward. */
@@ -55,115 +49,147 @@ export async function sandwich(opts: {
   durations: Durations;
   /** Skip the case warm-up (single-use pools: warming would burn requests). */
   noWarm?: boolean;
-}): Promise<Sandwich> {
+}): Promise<{ refs: RunResult[]; figures: Figures }> {
   const { durations: d } = opts;
   await runLoad(opts.ref, d.warm);
   if (!opts.noWarm) {
-    // Not `opts.after?.(await runLoad(…))`: an optional call skips evaluating its arguments, which
-    // silently dropped the case's warm-up from every measure without an `after`.
     const warm = await runLoad(await opts.caseSpec(-1), d.warm);
     opts.after?.(warm, -1);
   }
   const refs: RunResult[] = [await runLoad(opts.ref, d.ref)];
   const runs: RunResult[] = [];
   for (let i = 0; i < 2; i++) {
-    const spec = await opts.caseSpec(i);
-    const result = await runLoad(spec, d.run);
+    const result = await runLoad(await opts.caseSpec(i), d.run);
     opts.after?.(result, i);
     runs.push(result);
     refs.push(await runLoad(opts.ref, d.ref));
   }
-  return { runs, refs, figures: figures(runs, refs, opts.ref.name) };
-}
-
-/** A case and its reference loaded in turn, round after round (see {@link pairedRounds}). */
-export interface PairedRounds {
-  rounds: { ref: RunResult; case: RunResult }[];
-  /**
-   * The case runs' figures as printed (the worst of each, as {@link figures} gives); its `cpuRatio`
-   * and `rpsRatio` are the medians over the rounds of case ÷ reference.
-   */
-  figures: Figures;
-}
-
-/**
- * The case and its reference in `count` rounds of one run each, the reference first in odd rounds and
- * the case first in even ones (after a warm-up of each), judged on the median of the rounds' ratios.
- *
- * Why not a {@link sandwich} (ref, case, ref, case, ref; the worse of two): on these shared vCPUs
- * one run of a side varies by ±10-25 % from the next, and the worse of two such draws is biased
- * against the case. An A/A run (BENCH_AS2_AA=1: both sides the same Redis-adapter server) read 1.17×
- * and 1.22× CPU per request that way, more than AS2's 10 % goal allows; as five or seven paired
- * rounds, 0.94–1.08× (PERFORMANCE.md, "Measuring a process against itself"). Each side runs as often and
- * first as often, and one disturbed round does not decide.
- */
-export async function pairedRounds(opts: {
-  ref: LoadSpec;
-  caseSpec: LoadSpec;
-  count: number;
-  seconds: number;
-  warmSeconds: number;
-}): Promise<PairedRounds> {
-  await runLoad(opts.ref, opts.warmSeconds);
-  await runLoad(opts.caseSpec, opts.warmSeconds);
-  const rounds: { ref: RunResult; case: RunResult }[] = [];
-  for (let i = 0; i < opts.count; i++) {
-    const refFirst = i % 2 === 0;
-    const first = await runLoad(refFirst ? opts.ref : opts.caseSpec, opts.seconds);
-    const second = await runLoad(refFirst ? opts.caseSpec : opts.ref, opts.seconds);
-    rounds.push(refFirst ? { ref: first, case: second } : { ref: second, case: first });
-  }
-  const cases = rounds.map((r) => r.case);
-  const worstCpu = cases.reduce((a, b) => (b.cpuUs > a.cpuUs ? b : a));
-  const cpuRatio = median(rounds.map((r) => r.case.cpuUs / r.ref.cpuUs));
-  const rpsRatio = median(rounds.map((r) => r.case.rps / r.ref.rps));
-  return {
-    rounds,
-    figures: {
-      rps: Math.min(...cases.map((r) => r.rps)),
-      p50ms: Math.max(...cases.map((r) => r.p50ms)),
-      p99ms: Math.max(...cases.map((r) => r.p99ms)),
-      cpuUs: worstCpu.cpuUs,
-      cpuParts: worstCpu.cpuParts,
-      shownParts: worstCpu.shownParts,
-      perCore: 1e6 / worstCpu.cpuUs,
-      refName: opts.ref.name,
-      refCpuUs: median(rounds.map((r) => r.ref.cpuUs)),
-      cpuRatio,
-      rpsRatio,
-      errors: rounds.reduce((n, r) => n + r.case.errors + r.ref.errors, 0),
-      requests: cases.reduce((n, r) => n + r.requests, 0),
-    },
-  };
+  return { refs, figures: figures(runs, refs, opts.ref.name) };
 }
 
 /** Worse-of-two figures of case runs against the reference runs either side of each. */
-export function figures(runs: RunResult[], refs: RunResult[], refName: string): Figures {
-  const worst = (f: (r: RunResult) => number, pick: (...n: number[]) => number) => pick(...runs.map(f));
-  const rpsRatios = runs.map((r, i) => r.rps / ((refs[i]!.rps + refs[i + 1]!.rps) / 2));
-  const cpuRatios = runs.map((r, i) => r.cpuUs / ((refs[i]!.cpuUs + refs[i + 1]!.cpuUs) / 2));
+function figures(runs: RunResult[], refs: RunResult[], refName: string): Figures {
+  const around = (i: number, f: (r: RunResult) => number) => (f(refs[i]!) + f(refs[i + 1]!)) / 2;
   const worstCpu = runs.reduce((a, b) => (b.cpuUs > a.cpuUs ? b : a));
-  const cpuUs = worst((r) => r.cpuUs, Math.max);
   return {
-    rps: worst((r) => r.rps, Math.min),
-    p50ms: worst((r) => r.p50ms, Math.max),
-    p99ms: worst((r) => r.p99ms, Math.max),
-    cpuUs,
+    rps: Math.min(...runs.map((r) => r.rps)),
+    p50ms: Math.max(...runs.map((r) => r.p50ms)),
+    p99ms: Math.max(...runs.map((r) => r.p99ms)),
+    cpuUs: worstCpu.cpuUs,
     cpuParts: worstCpu.cpuParts,
     shownParts: worstCpu.shownParts,
-    perCore: 1e6 / cpuUs,
+    perCore: 1e6 / worstCpu.cpuUs,
     refName,
     refCpuUs: refs.reduce((n, r) => n + r.cpuUs, 0) / refs.length,
-    rpsRatio: Math.min(...rpsRatios),
-    cpuRatio: Math.max(...cpuRatios),
+    rpsRatio: Math.min(...runs.map((r, i) => r.rps / around(i, (x) => x.rps))),
+    cpuRatio: Math.max(...runs.map((r, i) => r.cpuUs / around(i, (x) => x.cpuUs))),
     errors: runs.reduce((n, r) => n + r.errors, 0),
-    requests: runs.reduce((n, r) => n + r.requests, 0),
+  };
+}
+
+/** One round of {@link twinRounds}: a run of each of the three processes. */
+export interface TwinRound {
+  one: RunResult;
+  a: RunResult;
+  b: RunResult;
+}
+
+/**
+ * `one` and the twins `a` and `b` (two processes of the same code, started alike) in `count` rounds of
+ * one run each, every round starting with another of the three, after a warm-up of the three at once.
+ */
+export async function twinRounds(opts: {
+  one: LoadSpec;
+  a: LoadSpec;
+  b: LoadSpec;
+  count: number;
+  seconds: number;
+  warmSeconds: number;
+}): Promise<TwinRound[]> {
+  const specs = { one: opts.one, a: opts.a, b: opts.b };
+  await Promise.all(Object.values(specs).map((s) => runLoad(s, opts.warmSeconds)));
+  const rounds: TwinRound[] = [];
+  const keys = ['one', 'a', 'b'] as const;
+  for (let i = 0; i < opts.count; i++) {
+    const round: Partial<TwinRound> = {};
+    for (let k = 0; k < 3; k++) {
+      const key = keys[(i + k) % 3]!;
+      round[key] = await runLoad(specs[key], opts.seconds);
+    }
+    rounds.push(round as TwinRound);
+  }
+  return rounds;
+}
+
+/** A ratio judged against the same run's A/A (PERFORMANCE.md, "How a goal is judged"). */
+export interface AaJudgement {
+  /** Median over the rounds of the ratio the goal is on. */
+  ratio: number;
+  /** Every round's ratio, in order. */
+  perRound: number[];
+  /** The A/A spread: median over the rounds of |a ÷ b − 1|. */
+  spread: number;
+  /** The goal widened by the spread: the bound the ratio is judged against. */
+  bound: number;
+  pass: boolean;
+}
+
+/**
+ * Judges `rounds` on `metric` (CPU per request or requests/s). `twins: 'case'`: the twins are the case
+ * and `one` the reference, the ratio is mean(a, b) ÷ one and must be at most `goal` + spread.
+ * `twins: 'ref'`: the twins are the reference, the ratio is one ÷ mean(a, b) and must be at least
+ * `goal` − spread. Errors in any run fail it.
+ */
+export function judgeAgainstAa(
+  rounds: TwinRound[],
+  metric: (r: RunResult) => number,
+  twins: 'case' | 'ref',
+  goal: number,
+): AaJudgement {
+  const perRound = rounds.map((r) => {
+    const pair = (metric(r.a) + metric(r.b)) / 2;
+    return twins === 'case' ? pair / metric(r.one) : metric(r.one) / pair;
+  });
+  const ratio = median(perRound);
+  const spread = median(rounds.map((r) => Math.abs(metric(r.a) / metric(r.b) - 1)));
+  const bound = twins === 'case' ? goal + spread : goal - spread;
+  const errors = rounds.reduce((n, r) => n + r.one.errors + r.a.errors + r.b.errors, 0);
+  const pass = errors === 0 && (twins === 'case' ? ratio <= bound : ratio >= bound);
+  return { ratio, perRound, spread, bound, pass };
+}
+
+/** The outcome of a measure judged by {@link judgeAgainstAa}: its line and its summary row. */
+export function aaOutcome(
+  rounds: TwinRound[],
+  j: AaJudgement,
+  names: { one: string; twins: string; metric: string },
+): Outcome {
+  const all = rounds.flatMap((r) => [r.one, r.a, r.b]);
+  const errors = all.reduce((n, r) => n + r.errors, 0);
+  const cpu = (pick: (r: TwinRound) => RunResult[]) => int(median(rounds.flatMap(pick).map((r) => r.cpuUs)));
+  const rps = (pick: (r: TwinRound) => RunResult[]) => int(median(rounds.flatMap(pick).map((r) => r.rps)));
+  const worst = (runs: RunResult[]) => runs.reduce((x, y) => (y.cpuUs > x.cpuUs ? y : x));
+  const judged = `${j.ratio.toFixed(3)}× ${names.metric}, A/A ±${(j.spread * 100).toFixed(1)} %`;
+  return {
+    status: j.pass ? 'PASS' : 'FAIL',
+    judged,
+    rows: [
+      { server: names.one, ...worst(rounds.map((r) => r.one)) },
+      { server: names.twins, ...worst(rounds.flatMap((r) => [r.a, r.b])) },
+    ],
+    text: [
+      `${names.one} ${rps((r) => [r.one])} req/s, ${cpu((r) => [r.one])} µs/req;`,
+      `${names.twins} (two processes) ${rps((r) => [r.a, r.b])} req/s, ${cpu((r) => [r.a, r.b])} µs/req (medians)`,
+      `| ${j.ratio.toFixed(3)}× ${names.metric}, median of ${rounds.length} rounds (${j.perRound.map((x) => x.toFixed(3)).join(', ')})`,
+      `| A/A: the twins differ by ±${(j.spread * 100).toFixed(1)} % (median), so the bound is ${j.bound.toFixed(3)}×`,
+      ...(errors ? [`| ${errors} ERRORS`] : []),
+    ].join('  '),
   };
 }
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
 const ms = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
-/** The middle value (the upper one of an even count): the figure of RS3's and MET's interleaved rounds. */
+/** The middle value (the upper one of an even count). */
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 /** "cpu 262 µs/req (node 220 + redis 42; mongo 80 not counted)". */
@@ -180,7 +206,7 @@ export function cpuText(f: Pick<Figures, 'cpuUs' | 'cpuParts' | 'shownParts'>): 
   return `cpu ${int(f.cpuUs)} µs/req${all ? ` (${all})` : ''}`;
 }
 
-/** The figures part of a measure's line. */
+/** The figures part of a sandwich measure's line. */
 export function figuresText(f: Figures): string {
   return [
     `${int(f.rps)} req/s`,
@@ -193,11 +219,11 @@ export function figuresText(f: Figures): string {
   ].join('  ');
 }
 
-/** The summary-table part of an outcome measured against a reference (one row: ours). */
-export function summaryOf(f: Figures): Pick<Outcome, 'rows' | 'ratio'> {
+/** A sandwich's row in the results (ours, its worse run's figures) and its ratio to the reference. */
+export function summaryOf(f: Figures): Pick<Outcome, 'rows' | 'judged'> {
   return {
     rows: [{ server: 'ours', rps: f.rps, p50ms: f.p50ms, p99ms: f.p99ms, cpuUs: f.cpuUs }],
-    ratio: `${f.cpuRatio.toFixed(2)}× cpu/req, ${f.rpsRatio.toFixed(2)}× req/s of ${f.refName}`,
+    judged: `${f.cpuRatio.toFixed(2)}× cpu/req, ${f.rpsRatio.toFixed(2)}× req/s of ${f.refName}`,
   };
 }
 

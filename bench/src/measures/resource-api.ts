@@ -25,7 +25,10 @@ import type { LoadSpec, RunResult } from '../lib/load.js';
 import type { ProcessSet } from '../lib/proc.js';
 import { int } from '../lib/report.js';
 import { flowTokens, introspectionPool } from '../lib/seed.js';
-import { POOL_SIZE } from './as1-introspection.js';
+import { POOL_SIZE } from './pool-memory.js';
+
+/** Seconds of warm-up of fresh API processes: their CPU per read keeps falling for tens of seconds. */
+export const API_WARM_S = 10;
 
 /** RS1's and RV's read: the course list. */
 export const LIST_ROUTE = '/api/v1/courses';
@@ -135,7 +138,7 @@ function missFile(bench: Bench): Promise<string> {
 /** Misses: reads of `courseRoute`, each with a token of the pool `target`'s API (default instance 0) has not seen. */
 export async function missSpec(bench: Bench, connections?: number, target?: ApiTarget): Promise<LoadSpec> {
   const { api, processes, cursor } = target ?? (await instanceZero(bench));
-  if (cursor.next >= POOL_SIZE) throw new Error('the introspection pool is used up: raise BENCH_POOL');
+  if (cursor.next >= POOL_SIZE) throw new Error('the introspection pool is used up');
   return {
     name: 'cache miss',
     url: api.url,
@@ -156,6 +159,6 @@ export function afterMisses(r: RunResult, saturating = true, cursor: { next: num
 /** Empty, or why the misses were not all misses (the pool ran out and wrk started over). */
 export function poolProblem(): string {
   return missCursor.next > POOL_SIZE
-    ? `| POOL USED UP: ${int(missCursor.next - POOL_SIZE)} requests reused tokens (raise BENCH_POOL)`
+    ? `| POOL USED UP: ${int(missCursor.next - POOL_SIZE)} requests reused tokens`
     : '';
 }

@@ -4,12 +4,8 @@
  * default strategy), its default client-secret hasher (PBKDF2, 25,000 iterations) and its default
  * log level (info: a line per request, as ours).
  *
- * Not its in-memory or SQLite store, which the issue asked for: `DSN=memory` (SQLite in memory)
- * answers concurrent writes with "Unable to serialize access due to a concurrent update" (500s: at 50
- * connections two thirds of the refresh grants failed), and a SQLite file in WAL mode with a busy
- * timeout and immediate transactions still answered "database is locked" while minting the tokens
- * at 4 at a time, and minted them at ~1 flow/s. PostgreSQL is the store Hydra documents for
- * production. BENCH_HYDRA_DSN overrides it (e.g. `memory`; nothing else is counted then).
+ * PostgreSQL, the store Hydra documents for production: its in-memory and SQLite stores fail
+ * concurrent writes at 50 connections (PERFORMANCE.md, "Setting them up").
  *
  * Hydra has no login or consent pages: the application supplies them and tells Hydra through the
  * admin API. So each token here comes from a real authorization-code flow driven as such an
@@ -32,7 +28,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Bench } from '../lib/bench.js';
-import { formLine, requestLine } from '../lib/bench.js';
+import { formLine, jsonLine } from '../lib/bench.js';
 import { registration } from '../lib/seed.js';
 import { FormBrowser } from '#test-support/form-browser.js';
 import { pkce, REDIRECT } from '#test-support/oauth-flow.js';
@@ -106,8 +102,8 @@ async function codeFlow(
 export async function startHydra(bench: Bench, bin: string, tokens: number): Promise<PeerTarget> {
   const [pubPort, adminPort] = [await freePort(), await freePort()];
   const h: Hydra = { pub: `http://127.0.0.1:${pubPort}`, admin: `http://127.0.0.1:${adminPort}` };
-  const pg = process.env.BENCH_HYDRA_DSN ? undefined : await startPostgres(bench);
-  const dsn = process.env.BENCH_HYDRA_DSN ?? pg!.dsn;
+  const pg = await startPostgres(bench);
+  const dsn = pg.dsn;
   await promisify(execFile)(bin, ['migrate', 'sql', 'up', '-e', '--yes'], {
     env: { ...process.env, DSN: dsn },
   });
@@ -159,10 +155,10 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
     label: 'Ory Hydra v2.3.0 (serve all --dev, PostgreSQL 15, opaque tokens)',
     stop: async () => {
       await p.stop();
-      if (pg) process.kill(pg.pid, 'SIGTERM');
+      process.kill(pg.pid, 'SIGTERM');
     },
     processes: { hydra: p.pid },
-    tree: pg && { name: 'postgres', ticks: pg.ticks },
+    tree: { name: 'postgres', ticks: pg.ticks },
     introspection: {
       url: h.admin,
       requestsFile: bench.requests(
@@ -182,10 +178,7 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
     registration: {
       url: h.pub,
       requestsFile: bench.requests('hydra-register', [
-        requestLine('POST', '/oauth2/register', JSON.stringify(registration('bench agent', false)), [
-          'Content-Type: application/json',
-          'Accept: application/json',
-        ]),
+        jsonLine('/oauth2/register', registration('bench agent', false)),
       ]),
     },
     notes: {

@@ -22,7 +22,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bench } from '../lib/bench.js';
-import { formLine, requestLine } from '../lib/bench.js';
+import { formLine, jsonLine } from '../lib/bench.js';
 import { registration } from '../lib/seed.js';
 import { FormBrowser } from '#test-support/form-browser.js';
 import { pkce } from '#test-support/oauth-flow.js';
@@ -150,12 +150,7 @@ export async function startKeycloak(
     registration: {
       url: origin,
       requestsFile: bench.requests('keycloak-register', [
-        requestLine(
-          'POST',
-          `/realms/${REALM}/clients-registrations/openid-connect`,
-          JSON.stringify(registration('bench agent', false)),
-          ['Content-Type: application/json', 'Accept: application/json'],
-        ),
+        jsonLine(`/realms/${REALM}/clients-registrations/openid-connect`, registration('bench agent', false)),
       ]),
     },
     notes: {

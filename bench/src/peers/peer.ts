@@ -26,8 +26,6 @@ export interface PeerTarget {
   name: string;
   /** What it is, e.g. "Ory Hydra v2.3.0 (serve all --dev, PostgreSQL 15)". */
   label: string;
-  /** Ours under another Node.js: its ratio to ours is printed, not judged. */
-  runtime?: boolean;
   /** The processes whose CPU is counted: the server and its store. */
   processes: ProcessSet;
   /** A store running as a process tree (Hydra's PostgreSQL): counted like `processes`. */
