@@ -4,8 +4,8 @@
  * and the chart beside it, and exits 1 when a goal is missed. Progress goes to stderr.
  *
  * Environment: BENCH_ONLY=AS2,RS1 (subset; the results file and chart are then left alone),
- * BENCH_RUN / BENCH_REF / BENCH_WARM (seconds per case, reference and warm-up run of the sandwiched
- * measures; default 5, 3, 3), BENCH_LOG_LEVEL (the servers' LOG_LEVEL, default info as in
+ * BENCH_RUN / BENCH_REF / BENCH_WARM (seconds per case, reference and warm-up run of AS5, DCR, LG
+ * and RS2; default 5, 3, 3), BENCH_LOG_LEVEL (the servers' LOG_LEVEL, default info as in
  * production), BENCH_MONGODB_URI (an external MongoDB, whose CPU is then not measured),
  * BENCH_VERBOSE=1 (every wrk run on stderr). Run with --experimental-websocket for MEM's inspector
  * connection; scripts/bench does.
@@ -25,6 +25,7 @@ import { freePort, killAllNow, stopAll } from '#test-support/processes.js';
 import { writeRequests, type Bench, type Outcome, type ResourceApiServer, type Status } from './lib/bench.js';
 import { cpuChart } from './lib/chart.js';
 import { inspectPortFlag } from './lib/inspector.js';
+import { runLoad } from './lib/load.js';
 import { writeResults, type MeasureResult } from './lib/results.js';
 import {
   apiEnvironment,
@@ -96,6 +97,10 @@ async function main(): Promise<number> {
     `http://127.0.0.1:${barePort}`,
     '/',
   );
+
+  // The machine's speed beside the figures: bare node:http's CPU per request, these machines being shared.
+  const machine = await runLoad({ name: 'bare http', url: bare.url, processes: { node: bare.pid } }, 3);
+  out(`machine: bare node:http ${Math.round(machine.rps)} req/s, ${Math.round(machine.cpuUs)} µs/req`);
 
   const memos = new Map<string, Promise<unknown>>();
   let seeded: Promise<unknown> | undefined;
@@ -181,7 +186,8 @@ async function main(): Promise<number> {
   const secs = Math.round((Date.now() - started) / 1000);
   const date = `${new Date().toISOString().slice(0, 16)}Z`;
   if (!only) {
-    writeResults(join(resultsDir, 'results.json'), { date, seconds: secs, measures: results });
+    const bareHttp = { rps: Math.round(machine.rps), cpuUs: Math.round(machine.cpuUs) };
+    writeResults(join(resultsDir, 'results.json'), { date, seconds: secs, bareHttp, measures: results });
     writeFileSync(join(resultsDir, 'cpu-per-request.svg'), cpuChart({ date, measures: results }));
     log('wrote bench/results/results.json and bench/results/cpu-per-request.svg');
   }

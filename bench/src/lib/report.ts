@@ -1,9 +1,10 @@
 /**
  * How a measure's runs become its figures, and the text of its line.
  *
- * Sandwich (AS5, DCR, LG, RS2): ref, case, ref, case, ref. Each case run is compared with the mean of
- * the reference runs either side of it; of the two case runs the worse value of every figure is
- * reported (lowest throughput and ratio, highest latency and CPU).
+ * Sandwich (RS2): ref, case, ref, case, ref. Each case run is compared with the mean of the reference
+ * runs either side of it; of the two case runs the worse value of every figure is reported (lowest
+ * throughput and ratio, highest latency and CPU). Without a reference (AS5, DCR, LG, judged on CPU
+ * per request alone): the two case runs, the worse figures.
  *
  * Rounds with an A/A (AS2, RS1, MET): three processes, one of them a twin of another, loaded in turn
  * round after round; the ratio is judged against what the twins differ by in the same rounds.
@@ -29,47 +30,48 @@ export interface Figures {
   shownParts: Record<string, number>;
   /** Requests per CPU-second of the server processes: 10^6 / cpuUs. */
   perCore: number;
-  refName: string;
-  /** The reference's CPU per request, µs (mean of its runs). */
-  refCpuUs: number;
-  /** Case throughput / reference throughput, same run. */
+  /** The reference, when there is one: its name and CPU per request (mean of its runs). */
+  ref?: { name: string; cpuUs: number };
+  /** Case throughput / reference throughput, same run (NaN without a reference). */
   rpsRatio: number;
-  /** Case CPU per request / reference CPU per request, same run. */
+  /** Case CPU per request / reference CPU per request, same run (NaN without a reference). */
   cpuRatio: number;
   errors: number;
 }
 
-/** ref, case, ref, case, ref (after a warm-up of each); `caseSpec(i)` may move pools forward. */
+/** ref, case, ref, case, ref (after a warm-up of each), or case, case; `caseSpec(i)` may move pools forward. */
 export async function sandwich(opts: {
   /** The case's load for run `run` (-1: the warm-up); may prepare single-use requests first. */
   caseSpec: (run: number) => LoadSpec | Promise<LoadSpec>;
   /** Called after every case run (warm-up too), e.g. to move a pool's cursor on. */
   after?: (result: RunResult, run: number) => void;
-  ref: LoadSpec;
+  ref?: LoadSpec;
   durations: Durations;
   /** Skip the case warm-up (single-use pools: warming would burn requests). */
   noWarm?: boolean;
 }): Promise<{ refs: RunResult[]; figures: Figures }> {
   const { durations: d } = opts;
-  await runLoad(opts.ref, d.warm);
+  const { ref } = opts;
+  if (ref) await runLoad(ref, d.warm);
   if (!opts.noWarm) {
     const warm = await runLoad(await opts.caseSpec(-1), d.warm);
     opts.after?.(warm, -1);
   }
-  const refs: RunResult[] = [await runLoad(opts.ref, d.ref)];
+  const refs: RunResult[] = ref ? [await runLoad(ref, d.ref)] : [];
   const runs: RunResult[] = [];
   for (let i = 0; i < 2; i++) {
     const result = await runLoad(await opts.caseSpec(i), d.run);
     opts.after?.(result, i);
     runs.push(result);
-    refs.push(await runLoad(opts.ref, d.ref));
+    if (ref) refs.push(await runLoad(ref, d.ref));
   }
-  return { refs, figures: figures(runs, refs, opts.ref.name) };
+  return { refs, figures: figures(runs, refs, ref?.name) };
 }
 
 /** Worse-of-two figures of case runs against the reference runs either side of each. */
-function figures(runs: RunResult[], refs: RunResult[], refName: string): Figures {
-  const around = (i: number, f: (r: RunResult) => number) => (f(refs[i]!) + f(refs[i + 1]!)) / 2;
+function figures(runs: RunResult[], refs: RunResult[], refName?: string): Figures {
+  const around = (i: number, f: (r: RunResult) => number) =>
+    refs.length ? (f(refs[i]!) + f(refs[i + 1]!)) / 2 : NaN;
   const worstCpu = runs.reduce((a, b) => (b.cpuUs > a.cpuUs ? b : a));
   return {
     rps: Math.min(...runs.map((r) => r.rps)),
@@ -79,8 +81,7 @@ function figures(runs: RunResult[], refs: RunResult[], refName: string): Figures
     cpuParts: worstCpu.cpuParts,
     shownParts: worstCpu.shownParts,
     perCore: 1e6 / worstCpu.cpuUs,
-    refName,
-    refCpuUs: refs.reduce((n, r) => n + r.cpuUs, 0) / refs.length,
+    ref: refName ? { name: refName, cpuUs: refs.reduce((n, r) => n + r.cpuUs, 0) / refs.length } : undefined,
     rpsRatio: Math.min(...runs.map((r, i) => r.rps / around(i, (x) => x.rps))),
     cpuRatio: Math.max(...runs.map((r, i) => r.cpuUs / around(i, (x) => x.cpuUs))),
     errors: runs.reduce((n, r) => n + r.errors, 0),
@@ -214,7 +215,11 @@ export function figuresText(f: Figures): string {
     `p99 ${ms(f.p99ms)} ms`,
     cpuText(f),
     `= ${int(f.perCore)}/s per core`,
-    `| vs ${f.refName} (${int(f.refCpuUs)} µs/req): ${f.rpsRatio.toFixed(3)}× req/s, ${f.cpuRatio.toFixed(2)}× cpu/req`,
+    ...(f.ref
+      ? [
+          `| vs ${f.ref.name} (${int(f.ref.cpuUs)} µs/req): ${f.rpsRatio.toFixed(3)}× req/s, ${f.cpuRatio.toFixed(2)}× cpu/req`,
+        ]
+      : []),
     ...(f.errors ? [`| ${f.errors} ERRORS`] : []),
   ].join('  ');
 }
@@ -223,7 +228,7 @@ export function figuresText(f: Figures): string {
 export function summaryOf(f: Figures): Pick<Outcome, 'rows' | 'judged'> {
   return {
     rows: [{ server: 'ours', rps: f.rps, p50ms: f.p50ms, p99ms: f.p99ms, cpuUs: f.cpuUs }],
-    judged: `${f.cpuRatio.toFixed(2)}× cpu/req, ${f.rpsRatio.toFixed(2)}× req/s of ${f.refName}`,
+    judged: `${f.cpuRatio.toFixed(2)}× cpu/req, ${f.rpsRatio.toFixed(2)}× req/s of ${f.ref?.name ?? '—'}`,
   };
 }
 

@@ -19,6 +19,8 @@ export interface Results {
   /** Where the figures come from when not from a run as it wrote them. */
   source?: string;
   seconds?: number;
+  /** The bare node:http reference at the run's start: the machine's speed beside the figures. */
+  bareHttp?: { rps: number; cpuUs: number };
   measures: MeasureResult[];
 }
 

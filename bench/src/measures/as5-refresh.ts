@@ -10,7 +10,7 @@ import type { Measure } from '../lib/bench.js';
 import { formLine } from '../lib/bench.js';
 import { sandwich } from '../lib/report.js';
 import { SCOPE, refreshTokens } from '../lib/seed.js';
-import { bareRef, perCoreOutcome } from './common.js';
+import { perCoreOutcome } from './common.js';
 
 export const as5: Measure = {
   id: 'AS5',
@@ -40,7 +40,6 @@ export const as5: Measure = {
     );
     const s = await sandwich({
       durations: bench.durations,
-      ref: bareRef(bench),
       caseSpec: () => ({
         name: 'refresh',
         url: bench.auth.url,

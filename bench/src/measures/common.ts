@@ -1,13 +1,7 @@
-/** Helpers the measures share: the reference load, the introspection request, per-core goals. */
+/** Helpers the measures share: the introspection request and per-core goals. */
 import type { Bench, Outcome } from '../lib/bench.js';
 import { formLine } from '../lib/bench.js';
-import type { LoadSpec } from '../lib/load.js';
 import { figuresText, summaryOf, type Figures } from '../lib/report.js';
-
-/** The bare `node:http` reference server as a load target. */
-export function bareRef(bench: Bench): LoadSpec {
-  return { name: 'bare http', url: bench.bare.url, processes: { node: bench.bare.pid } };
-}
 
 /** The form of an introspection as the resource API sends it (client_secret_post, access_token hint). */
 function introspectForm(bench: Bench, token: string): Record<string, string> {

@@ -7,7 +7,7 @@ import type { Measure } from '../lib/bench.js';
 import { jsonLine } from '../lib/bench.js';
 import { sandwich } from '../lib/report.js';
 import { registration } from '../lib/seed.js';
-import { bareRef, perCoreOutcome } from './common.js';
+import { perCoreOutcome } from './common.js';
 
 export const dcr: Measure = {
   id: 'DCR',
@@ -19,7 +19,6 @@ export const dcr: Measure = {
     ]);
     const s = await sandwich({
       durations: bench.durations,
-      ref: bareRef(bench),
       caseSpec: () => ({
         name: 'registration',
         url: bench.auth.url,

@@ -13,7 +13,7 @@ import { formLine } from '../lib/bench.js';
 import { runLoad, type LoadSpec } from '../lib/load.js';
 import { sandwich } from '../lib/report.js';
 import { prepareLogin, register, SCOPE } from '../lib/seed.js';
-import { bareRef, perCoreOutcome } from './common.js';
+import { perCoreOutcome } from './common.js';
 
 const CONNECTIONS = 8;
 
@@ -84,7 +84,6 @@ export const lg: Measure = {
     let exhausted = false;
     const s = await sandwich({
       durations: bench.durations,
-      ref: bareRef(bench),
       noWarm: true,
       caseSpec: async () => {
         bench.log(`LG: preparing ${batch} interactions`);

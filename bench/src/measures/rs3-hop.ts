@@ -32,7 +32,7 @@ import {
 
 const GOAL_MS = 0.5;
 const ROUNDS = 5;
-const RUN_S = 3;
+const RUN_S = 2;
 
 const sign = (n: number) => `${n < 0 ? '−' : '+'}${ms(Math.abs(n))}`;
 
