@@ -1,12 +1,8 @@
 /**
- * Brings up the stack a bench run measures, all on 127.0.0.1 and on free ports:
- * - a dedicated Redis (same settings as scripts/services: append-only file, fsync every second), so
- *   its CPU is the auth server's alone and nothing else running on the machine shares it;
- * - a dedicated MongoDB-protocol server (BENCH_MONGODB_URI if set, else `mongod` if on PATH, else the
- *   FerretDB binary scripts/services built), for the same reason;
- * - the auth server as a real process, `node packages/auth-server/dist/main.js`, production mode;
- * - the bare reference server.
- * Data starts empty on every run (.data/bench is wiped), so runs are comparable.
+ * Brings up the stack a bench run measures, on 127.0.0.1 and free ports, with data that starts empty
+ * (.data/bench is wiped): a dedicated Redis (as scripts/services runs it) and MongoDB-protocol server
+ * (BENCH_MONGODB_URI, else `mongod` if on PATH, else scripts/services' FerretDB), so their CPU is the
+ * services' alone; the auth server and resource API processes in production mode.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';

@@ -1,11 +1,8 @@
 /**
- * LG: login form submissions with the production password hash (argon2id, parameters from
- * packages/auth-server/src/accounts/password.ts). Every submission needs its own interaction, so
- * before each run a batch of interactions is prepared the way a browser gets there (a fresh
- * authorization request, its `_interaction` cookies, the login page and its CSRF token; not counted),
- * then wrk submits each prepared form once, 8 at a time: the account lookup in MongoDB, the argon2id
- * verification (libuv's thread pool, counted), the interaction update in Redis and the 303 onwards.
- * Also checks the stored hash's parameters against OWASP's minimum for argon2id.
+ * LG: login form submissions with the production argon2id parameters. Each needs its own interaction,
+ * so before each run a batch is prepared as a browser gets there (authorization request, cookies, the
+ * login page's CSRF token; not counted), then wrk submits each form once, 8 at a time. Also checks the
+ * stored hash's parameters against OWASP's argon2id minimum.
  */
 import type { OAuthClient } from '#test-support/oauth-flow.js';
 import type { Bench, Measure } from '../lib/bench.js';

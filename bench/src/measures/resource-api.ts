@@ -1,23 +1,12 @@
 /**
- * What the resource API's measures share (RS1, RS2, RS3, RV, MEM-API), all against the real API
- * process (`bench.resourceApi()`) with tokens that carry `courses:read`. Two reads:
+ * What the resource API's measures share, against the real API process with tokens that carry
+ * `courses:read`. RS1, MET and RV read the list, `GET /api/v1/courses`; RS2, RS3 and MEM-API are about
+ * the token check and read one course by id, the read that costs FerretDB least (~0.6 ms of CPU against
+ * ~2.5 ms for the list), so that RS3 measures the hop rather than a cold machine.
  *
- * - RS1 and RV read the list, `GET /api/v1/courses` (the demo school's first page, full view): RS1
- *   compares what the API adds around a read with bare Express doing the same read.
- * - RS2, RS3 and MEM-API read one course, `GET /api/v1/courses/{id}` (the list's first). They are
- *   about the token check, hit against miss, and the read is the same on both sides; one document by
- *   id is the read that disturbs that least. On these two vCPUs the MongoDB-protocol server runs
- *   beside the services, and FerretDB spends ~2.5 ms of CPU on the list against ~0.6 ms on one
- *   document: at one connection that much CPU between every request leaves the API, the auth server
- *   and Redis running cold, which RS3 would then measure instead of the hop (PERFORMANCE.md, "RS3's
- *   floor"). It also lets MEM-API walk the pool in half the time.
- *
- * - A hit: one real access token (a code exchange of the bench's public client), presented again and
- *   again; after its first request the API answers from its introspection cache.
- * - A miss: a token the API has never seen. The introspection pool's 100,000 tokens (lib/seed.ts) are
- *   fresh to the API whatever AS1 and MEM-AS did with them at the auth server, so the API walks it
- *   once with its own cursor: RS2, then RS3, then MEM-API goes through the rest. A run that went past
- *   the end would present tokens again (hits), so the measures check the cursor and fail instead.
+ * A hit: one real access token, presented again and again (cached after its first request). A miss: a
+ * token the API has never seen, from the 100,000-token pool, which the API walks once with one cursor:
+ * RS2, RS3, then MEM-API. A run past the end would present tokens again (hits): the measures fail then.
  */
 import type { Bench, ResourceApiServer } from '../lib/bench.js';
 import { requestLine } from '../lib/bench.js';

@@ -1,27 +1,13 @@
 /**
  * Ory Hydra v2.3.0 as a peer: `hydra serve all --dev` on 127.0.0.1 with a dedicated PostgreSQL
- * (postgres.ts; its CPU counted with Hydra's, as Redis's is with ours), opaque access tokens (its
- * default strategy), its default client-secret hasher (PBKDF2, 25,000 iterations) and its default
- * log level (info: a line per request, as ours).
- *
- * PostgreSQL, the store Hydra documents for production: its in-memory and SQLite stores fail
- * concurrent writes at 50 connections (PERFORMANCE.md, "Setting them up").
- *
- * Hydra has no login or consent pages: the application supplies them and tells Hydra through the
- * admin API. So each token here comes from a real authorization-code flow driven as such an
- * application would: the authorization request through Hydra's public endpoint (its cookies kept),
- * the login and consent challenges accepted on the admin API for one test subject, the code
- * exchanged with PKCE by a confidential client (`client_secret_post`).
- *
- * Differences from ours, printed with the lines:
- * - introspection is Hydra's admin endpoint (`/admin/oauth2/introspect`), which takes no client
- *   authentication (the admin port is meant to be reachable only from trusted networks); ours
- *   authenticates the resource server on every call;
- * - Hydra rotates refresh tokens on every use and, on rotation, revokes the access tokens of the
- *   grant, so a valid access token needs its own grant (one code flow per token of the pool), and a
- *   refresh token can be presented again only within `rotation_grace_period` (at most 5 minutes).
- *   The bench sets that grace period to 5 minutes so that 10 refresh tokens can be presented again
- *   and again, as ours are, and mints them afresh before each run.
+ * (postgres.ts, its CPU counted with Hydra's), opaque access tokens, its default client-secret hasher
+ * (PBKDF2, 25,000 iterations) and log level (info). Hydra has no login or consent pages, so each token
+ * comes from a real code flow driven as the application would: the authorization request on its
+ * public port, the login and consent challenges accepted on its admin API, the code exchanged with
+ * PKCE by a `client_secret_post` client. Its introspection is the admin endpoint (no client
+ * authentication). It rotates refresh tokens and revokes the grant's access tokens on rotation, so
+ * every pool token has its own grant, and the 10 refresh tokens, presented again within its 5-minute
+ * grace period, are minted afresh before each run.
  */
 import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';

@@ -1,11 +1,8 @@
 /**
- * The servers of the side-by-side measures, started once per bench run (MEM-API starts them in the
- * background, P3 stops them): ours, then each peer scripts/peers has built. A peer that is not built is skipped with the reason; one that is built
- * but does not come up fails the measures (the run says why) rather than quietly dropping a column.
- *
- * PEER_TOKENS is the number of distinct access tokens each server is introspected with: Hydra revokes a grant's access tokens when its refresh token rotates, so each
- * valid token takes its own authorization-code flow (~0.1 s of a loaded machine each), which rules
- * out AS1's 100,000.
+ * The servers of P1–P3, started once per run (MEM-API starts them in the background, P3 stops
+ * them): ours, then each peer scripts/peers built. A peer not built is skipped with the reason; one
+ * that is built but does not come up fails the measures rather than quietly dropping a column.
+ * PEER_TOKENS distinct access tokens per server: each of Hydra's takes its own code flow.
  */
 import type { Bench } from '../lib/bench.js';
 import { startHydra } from './hydra.js';

@@ -1,10 +1,7 @@
 /**
- * What the side-by-side measures (P1–P3) know of a server: where to send each load, the
- * request file of each, and which processes' CPU to count. Ours and each peer (Ory Hydra, Keycloak)
- * are described the same way, so one measure loads them all alike.
- *
- * The peers are built by `scripts/peers` into .data/peers/ and found through .data/peers/peers.env;
- * a peer missing there is skipped with the reason, never a failure.
+ * What P1–P3 know of a server (ours or a peer): where to send each load, its request file, and which
+ * processes' CPU to count; and the HTTP helpers the peers' set-up shares. The peers are found through
+ * .data/peers/peers.env, which scripts/peers writes.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
