@@ -7,13 +7,13 @@
  * The memory server gets its own tokens from real code exchanges on it; the two Redis servers share
  * one pool, minted the same way through the main server (same Redis). Redis's CPU counts on every
  * side: the rate limiter counts each introspection there whichever adapter stores the tokens.
- * Judged on the median of five rounds against the twins' spread (lib/report.ts, `judgeAgainstAa`).
+ * Judged on the median of five rounds against the twins' spread (lib/aa.ts, `judgeAgainstAa`).
  */
 import { join } from 'node:path';
 import { freePort } from '#test-support/processes.js';
 import type { Bench, Measure, Server } from '../lib/bench.js';
 import type { LoadSpec } from '../lib/load.js';
-import { aaOutcome, judgeAgainstAa, twinRounds } from '../lib/report.js';
+import { aaOutcome, judgeAgainstAa, twinRounds } from '../lib/aa.js';
 import { flowTokens } from '../lib/seed.js';
 import { startAuthInstance, startNodeServer } from '../lib/stack.js';
 import { AUTH_SERVER_NODE_FLAGS } from '@school/auth-server/dist/node-flags.js';

@@ -4,11 +4,11 @@
  * default metrics, no histogram on the request path) and two as deployed, metrics on (the A/A twins).
  * CPU counted: the loaded API process alone. Judged as AS2 is, with a goal of 1×: the twins' CPU per
  * request over the one without metrics may exceed 1 by no more than the twins differ by
- * (lib/report.ts, `judgeAgainstAa`).
+ * (lib/aa.ts, `judgeAgainstAa`).
  */
 import type { Measure } from '../lib/bench.js';
 import type { LoadSpec } from '../lib/load.js';
-import { aaOutcome, judgeAgainstAa, twinRounds } from '../lib/report.js';
+import { aaOutcome, judgeAgainstAa, twinRounds } from '../lib/aa.js';
 import { API_WARM_S, LIST_ROUTE, hitSpec } from './resource-api.js';
 
 const ROUNDS = 5;

@@ -6,12 +6,12 @@
  * API's own read (same handler, same database) with nothing around it, as two processes: the A/A
  * twins. Each is one Node process; the CPU counted is that process's (the auth server is idle on
  * hits). The MongoDB-protocol server's CPU for the read, the same on every side, is printed only.
- * Judged on the median of five rounds against the twins' spread (lib/report.ts, `judgeAgainstAa`).
+ * Judged on the median of five rounds against the twins' spread (lib/aa.ts, `judgeAgainstAa`).
  */
 import { join } from 'node:path';
 import { freePort } from '#test-support/processes.js';
 import type { Bench, Measure, Server } from '../lib/bench.js';
-import { aaOutcome, judgeAgainstAa, twinRounds } from '../lib/report.js';
+import { aaOutcome, judgeAgainstAa, twinRounds } from '../lib/aa.js';
 import { startNodeServer } from '../lib/stack.js';
 import { API_WARM_S, LIST_ROUTE, apiGet, hitSpec, hitToken } from './resource-api.js';
 
