@@ -80,9 +80,9 @@ function done(summary, latency, _)
   local wrong = 0
   for _, thread in ipairs(threads) do wrong = wrong + (thread:get("unexpected") or 0) end
   io.write(string.format(
-    'BENCHJSON {"requests":%d,"duration_us":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,' ..
+    'BENCHJSON {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,' ..
     '"connect_errors":%d,"read_errors":%d,"write_errors":%d,"status_errors":%d,"timeouts":%d,' ..
     '"unexpected_status":%d}\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90),
-    latency:percentile(99), latency.max, e.connect, e.read, e.write, e.status, e.timeout, wrong))
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    e.connect, e.read, e.write, e.status, e.timeout, wrong))
 end

@@ -126,7 +126,6 @@ async function main(): Promise<number> {
     authEnv,
     auth,
     authInspectPort,
-    bare,
     account,
     introspector: {
       clientId: authEnv.INTROSPECTION_CLIENT_ID,

@@ -1,6 +1,6 @@
 /**
  * What every measure gets: the running stack (dedicated Redis and MongoDB-protocol server, the auth
- * server as a real process, the bare reference server), run lengths, helpers to write request files
+ * server as a real process), run lengths, helpers to write request files
  * and to start further servers, and the shared seeded state (accounts, clients, token pools).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -79,7 +79,6 @@ export interface Bench {
   auth: Server;
   /** The auth server's inspector port, opened only for MEM-AS's full GC (lib/inspector.ts). */
   authInspectPort: number;
-  bare: Server;
   account: { email: string; password: string };
   introspector: { clientId: string; clientSecret: string };
   /** The auth server's runtime inside the bench process: same storage, for seeding through models. */

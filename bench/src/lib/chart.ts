@@ -68,7 +68,7 @@ export function cpuChart(results: Results): string {
     .filter((m): m is MeasureResult => Boolean(m?.peerRatios && Object.keys(m.peerRatios).length));
   const width = Math.max(1, measures.length) * PANEL.width + 20;
   const relative = measures.some((m) => bars(m)[0]?.label.endsWith('×'));
-  const unit = relative ? 'as multiples of ours' : 'µs of the server and its store';
+  const unit = relative ? 'as multiples of ours' : 'in µs, each server with its store';
   const notes = [
     `CPU per request ${unit}; lower is better; each panel on its own scale.`,
     results.source ?? `bench run of ${results.date}`,

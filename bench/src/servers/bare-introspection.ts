@@ -60,4 +60,3 @@ createServer((req, res) => {
     );
   });
 }).listen(port, '127.0.0.1');
-process.on('SIGTERM', () => process.exit(0)); // exits cleanly, so BENCH_PROFILE=1 gets its profile

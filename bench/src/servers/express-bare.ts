@@ -42,4 +42,3 @@ app.get(route, async (req, res) => {
   res.json(result.body);
 });
 app.listen(port, '127.0.0.1');
-process.on('SIGTERM', () => process.exit(0)); // exits cleanly, so BENCH_PROFILE=1 gets its profile
