@@ -30,6 +30,7 @@ import type { AdapterConstructor } from '../storage/redis-adapter.js';
 import type { SigningJwk } from './keys.js';
 import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy.js';
 import { renderError } from './render-error.js';
+import { registeredClientId } from './registered-client-id.js';
 import { loadExistingGrant } from '../cimd/cimd-consent.js';
 import type { CimdConsentStore } from '../cimd/cimd-consent.js';
 import { accountConsoleClient, withAccountConsoleGrant } from './account-console.js';
@@ -208,6 +209,7 @@ export function buildConfiguration({
         enabled: true,
         initialAccessToken: false,
         issueRegistrationAccessToken: false,
+        idFactory: registeredClientId,
       },
       introspection: {
         enabled: true,
