@@ -31,6 +31,7 @@ const app = createApp({
   logger,
   redis: runtime.redis,
   audit: runtime.audit,
+  passkeys: runtime.passkeys,
   readiness: async () => ({ redis: 'ok', mongodb: 'ok' }),
   // Introspections counted by the same script as the real server's, minus its token read: the
   // two servers then differ in where tokens are stored, and nothing else.

@@ -47,6 +47,8 @@ export const CONFIG_DEFAULTS: Record<Key, string> = {
   LOGIN_ACCOUNT_DELAY_MS: '1000',
   LOGIN_WINDOW: '900',
   LOGIN_MAX_FAILURES_PER_ACCOUNT: '',
+  PASSWORD_FALLBACK: 'true',
+  PASSKEY_FOR_WRITE_CONSENT: 'false',
   AUDIT_RETENTION_DAYS: '90',
   CLIENT_UNUSED_TTL: '86400',
   CLIENT_IDLE_TTL: '7776000',
@@ -119,6 +121,10 @@ export const CONFIG_DOCS: Record<Key, string> = {
   LOGIN_WINDOW: 'Seconds the sign-in failure counts last.',
   LOGIN_MAX_FAILURES_PER_ACCOUNT:
     'Not a setting: refused at start-up, because an account-wide refusal would let anyone lock the owner out; the three limits above apply instead.',
+  PASSWORD_FALLBACK:
+    '`true`: every account may sign in with its password; `false`: an account with a passkey signs in with the passkey or a recovery code only. An admin can switch the password off for one account on Staff accounts either way.',
+  PASSKEY_FOR_WRITE_CONSENT:
+    '`true`: an authorization naming a write scope (`<area>:write`) needs a session signed in with a passkey; a password sign-in is asked to sign in with a passkey first.',
   AUDIT_RETENTION_DAYS: 'Days security events are kept in the audit log.',
   CLIENT_UNUSED_TTL:
     'Seconds a self-registered client may go without completing an authorization before the sweep removes it with its grants.',

@@ -4,7 +4,8 @@
  * client supplied is isolated and labelled by page-parts.ts.
  */
 import { ACCOUNT_PATH } from '@school/shared';
-import { html, layout, type SafeHtml } from './html.js';
+import { WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL } from '../passkeys/assets.js';
+import { html, layout, scriptTags, type SafeHtml } from './html.js';
 import { appLabel, destinationText, scopeGroups, type AppIdentity } from './page-parts.js';
 
 export { destinationText } from './page-parts.js';
@@ -21,15 +22,32 @@ const manageLater = html`<p class="note">
   <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
 </p>`;
 
-/** The sign-in form. */
+/** The passkey part of the sign-in page: its form's options and the answer's script nonce. */
+export interface PasskeySignInView {
+  action: string;
+  /** The WebAuthn request options (JSON) with this page's challenge. */
+  options: string;
+  nonce: string;
+  /** The recovery-code form's action. */
+  recoveryAction: string;
+  /** Only a passkey will do (PASSKEY_FOR_WRITE_CONSENT): the password and recovery forms are left out. */
+  required: boolean;
+}
+
+/** The sign-in page: a passkey, the password, or a recovery code. */
 export function loginPage(p: {
   action: string;
   csrf: string;
   client: ClientView;
   email?: string;
   error?: string;
+  passkey: PasskeySignInView;
+  /** The recovery form was the one sent: it is shown open, with its email. */
+  recoveryEmail?: string;
 }): string {
   const forAccountPages = p.client.kind === 'console';
+  const csrf = html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
+  const recovering = p.recoveryEmail !== undefined;
   return layout(
     'Sign in',
     html`<h1>Sign in to your school</h1>
@@ -39,23 +57,76 @@ export function loginPage(p: {
           : html`<p>This app wants to connect to your school account:</p>
               ${appLabel(p.client, { asking: true })}`
       }
+      ${
+        p.passkey.required
+          ? html`<p class="error" role="alert">
+              This app asks to change things in your school. Sign in with your passkey to allow that.
+            </p>`
+          : ''
+      }
       ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
-      <form method="post" action="${p.action}">
-        <input type="hidden" name="csrf" value="${p.csrf}" />
-        <label for="email">Email</label>
-        <input
-          id="email"
-          type="email"
-          name="email"
-          autocomplete="username"
-          required
-          value="${p.email ?? ''}"
-          autofocus
-        />
-        <label for="password">Password</label>
-        <input id="password" type="password" name="password" autocomplete="current-password" required />
-        <button type="submit">Sign in</button>
+      <form
+        method="post"
+        action="${p.passkey.action}"
+        data-passkey="sign-in"
+        data-options="${p.passkey.options}"
+      >
+        ${csrf}
+        <input type="hidden" name="response" value="" />
+        <button type="submit">Sign in with a passkey</button>
+        <p class="note" role="status" data-passkey-status></p>
       </form>
+      ${
+        p.passkey.required
+          ? ''
+          : html`<h2>Or with your password</h2>
+              <form method="post" action="${p.action}">
+                ${csrf}
+                <label for="email">Email</label>
+                <input
+                  id="email"
+                  type="email"
+                  name="email"
+                  autocomplete="username"
+                  required
+                  value="${recovering ? '' : (p.email ?? '')}"
+                />
+                <label for="password">Password</label>
+                <input
+                  id="password"
+                  type="password"
+                  name="password"
+                  autocomplete="current-password"
+                  required
+                />
+                <button type="submit">Sign in</button>
+              </form>
+              <details ${recovering ? html`open` : ''}>
+                <summary>Lost your passkey? Use a recovery code</summary>
+                <form method="post" action="${p.passkey.recoveryAction}">
+                  ${csrf}
+                  <label for="recovery-email">Email</label>
+                  <input
+                    id="recovery-email"
+                    type="email"
+                    name="email"
+                    autocomplete="username"
+                    required
+                    value="${p.recoveryEmail ?? ''}"
+                  />
+                  <label for="recovery-code">Recovery code</label>
+                  <input
+                    id="recovery-code"
+                    type="text"
+                    name="code"
+                    autocomplete="one-time-code"
+                    spellcheck="false"
+                    required
+                  />
+                  <button type="submit" class="secondary">Sign in with the code</button>
+                </form>
+              </details>`
+      }
       ${
         forAccountPages
           ? ''
@@ -64,7 +135,8 @@ export function loginPage(p: {
               <bdi>${destinationText(p.client.redirectUri)}</bdi>.
             </p>`
       }
-      <p class="note">On a shared computer, sign out when you are done.</p>`,
+      <p class="note">On a shared computer, sign out when you are done.</p>
+      ${scriptTags(p.passkey.nonce, [WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL])}`,
   );
 }
 

@@ -37,6 +37,7 @@ import { accountConsoleClient, withAccountConsoleGrant } from './account-console
 import { onlyOwnGrant } from './own-grant.js';
 import { signOutSources } from './sign-out-pages.js';
 import { StorageUnavailable } from './storage-outage.js';
+import { interactionPolicyWithPasskeys } from '../passkeys/passkey-for-writes.js';
 
 /**
  * How old an account read the token endpoint may reuse, ms: for this long a deleted account can still
@@ -177,7 +178,10 @@ export function buildConfiguration({
       Interaction: config.INTERACTION_TTL,
       IdToken: config.ACCESS_TOKEN_TTL,
     },
-    interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+    interactions: {
+      url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
+      policy: interactionPolicyWithPasskeys(config.PASSKEY_FOR_WRITE_CONSENT),
+    },
     renderError,
     fetch: refuseOutboundFetch,
     sectorIdentifierUriValidate: () => false,
