@@ -12,14 +12,17 @@ const [mode, file] = process.argv.slice(1).filter((a) => a !== '-');
 const client = await new MongoClient(process.env.MONGODB_URI).connect();
 const db = client.db();
 const out = (line) =>
-  new Promise((resolve) => (process.stdout.write(`${line}\n`) ? resolve() : process.stdout.once('drain', resolve)));
+  new Promise((resolve) =>
+    process.stdout.write(`${line}\n`) ? resolve() : process.stdout.once('drain', resolve),
+  );
 
 if (mode === 'dump') {
   for (const { name } of await db.listCollections({}, { nameOnly: true }).toArray()) {
     if (name.startsWith('system.')) continue;
     const indexes = (await db.collection(name).indexes()).filter((i) => i.name !== '_id_');
     await out(EJSON.stringify({ c: name, indexes }, { relaxed: false }));
-    for await (const d of db.collection(name).find({})) await out(EJSON.stringify({ c: name, d }, { relaxed: false }));
+    for await (const d of db.collection(name).find({}))
+      await out(EJSON.stringify({ c: name, d }, { relaxed: false }));
   }
 } else if (mode === 'restore' && file) {
   const batches = new Map();
