@@ -26,7 +26,6 @@ const kubeDir = () => join(ROOT, '.data/containers', `kube-${project.name}`);
 /** kubeconform as scripts/containers kube built it, with the schemas it unpacked. */
 function kubeconform(file: string): { status: number | null; output: string } {
   const bin = readdirSync(join(ROOT, '.data/bin')).find((f) => f.startsWith('kubeconform-'))!;
-  const schemas = readdirSync(join(ROOT, '.data/kube-schemas'))[0]!;
   const run = spawnSync(
     join(ROOT, '.data/bin', bin),
     [
@@ -35,7 +34,7 @@ function kubeconform(file: string): { status: number | null; output: string } {
       '-kubernetes-version',
       '1.33.0',
       '-schema-location',
-      `${join(ROOT, '.data/kube-schemas', schemas, 'kubernetes_validate/kubernetes-json-schema')}/{{ .NormalizedKubernetesVersion }}-local-strict/{{ .ResourceKind }}{{ .KindSuffix }}.json`,
+      `${join(ROOT, '.data/kube-schemas/bundled')}/{{ .NormalizedKubernetesVersion }}-local-strict/{{ .ResourceKind }}{{ .KindSuffix }}.json`,
       file,
     ],
     { encoding: 'utf8' },

@@ -33,12 +33,36 @@ for (const d of docs) {
     volume.configMap = { name, items: volume.secret.items };
     delete volume.secret;
     extra.push(name);
-    plan.substitutions.push(`${d.metadata.name}: volume ${volume.name} from ConfigMap ${name} (the Secret's keys)`);
+    plan.substitutions.push(
+      `${d.metadata.name}: volume ${volume.name} from ConfigMap ${name} (the Secret's keys)`,
+    );
+  }
+  // podman 4.3 publishes every containerPort on the host (hostPort defaults to containerPort): on
+  // this machine that would take ports other work uses, and off loopback. The ports are dropped
+  // (the pods are reached on the network, by the Service's name), probes name the number instead.
+  for (const container of d.spec.template.spec.containers) {
+    const ports = Object.fromEntries((container.ports ?? []).map((p) => [p.name, p.containerPort]));
+    for (const probe of ['livenessProbe', 'readinessProbe', 'startupProbe']) {
+      const get = container[probe]?.httpGet;
+      if (get && typeof get.port === 'string') get.port = ports[get.port];
+    }
+    if (container.ports) {
+      plan.substitutions.push(
+        `${d.metadata.name}: containerPorts ${Object.values(ports).join(', ')} not published on the host`,
+      );
+      delete container.ports;
+    }
   }
   const component = labels['app.kubernetes.io/name'];
   const file = join(out, `${component}.yaml`);
-  writeFileSync(file, docs.length ? `${stringify(d)}` : '');
-  plan.deployments.push({ component, name: d.metadata.name, file, alias: service?.metadata.name, configMaps: extra });
+  writeFileSync(file, stringify(d));
+  plan.deployments.push({
+    component,
+    name: d.metadata.name,
+    file,
+    alias: service?.metadata.name,
+    configMaps: extra,
+  });
 }
 writeFileSync(join(out, 'plan.json'), JSON.stringify(plan, null, 2));
 console.log(JSON.stringify(plan));

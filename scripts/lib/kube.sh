@@ -3,7 +3,7 @@
 # images and the project): the Helm chart deploy/helm/school-api rendered with scripts/helm, linted,
 # checked against the Kubernetes API schemas offline (kubeconform), and what `podman kube play` can
 # run of it run: both Deployments (two replicas each), their Secrets and the signing keys, the
-# datastores of docker/kube/datastores.yaml, and the nginx edge in front as the Ingress's stand-in,
+# datastores of docker/kube/datastores.yaml.template, and the nginx edge in front as the Ingress's stand-in,
 # published at BASE_URL. What podman cannot run (the Ingress, the HorizontalPodAutoscalers, the
 # PodDisruptionBudgets) is rendered, linted and schema-checked only.
 #
@@ -38,16 +38,34 @@ kubeconform_bin() { # built with Go from the module proxy, once
   echo "$bin"
 }
 
-kube_schemas() { # the JSON schemas of the Kubernetes API, from the kubernetes-validate wheel (PyPI)
-  local dir="$root/.data/kube-schemas/$KUBERNETES_VALIDATE_VERSION"
-  if [ ! -d "$dir/kubernetes_validate/kubernetes-json-schema" ]; then
+# The JSON schemas of the Kubernetes API, from the wheel of the PyPI package kubernetes-validate, in
+# the layout kubeconform reads. Its schemas point into one shared `/api/_definitions.json` (its own
+# loader's path), which kubeconform cannot follow: each kind used here gets the definitions inlined.
+kube_schemas() {
+  local dir="$root/.data/kube-schemas"
+  local bundled="$dir/bundled/v$KUBERNETES_SCHEMA_VERSION-local-strict"
+  if [ ! -f "$bundled/.complete-$KUBERNETES_VALIDATE_VERSION" ]; then
     local tmp
     tmp=$(mktemp -d)
     python3 -m pip download -q --no-deps -d "$tmp" "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION" >"$state/schemas.log" 2>&1 ||
       { tail -n 20 "$state/schemas.log" >&2; echo "could not fetch the schemas (kubernetes-validate)" >&2; exit 1; }
-    mkdir -p "$dir" && python3 -m zipfile -e "$tmp"/kubernetes_validate-*.whl "$dir" && rm -rf "$tmp"
+    python3 -m zipfile -e "$tmp"/kubernetes_validate-*.whl "$tmp/wheel"
+    rm -rf "$bundled" && mkdir -p "$bundled"
+    python3 - "$tmp/wheel/kubernetes_validate/kubernetes-json-schema/v$KUBERNETES_SCHEMA_VERSION-local-strict" "$bundled" <<'PY'
+import json, os, sys
+src, out = sys.argv[1:]
+defs = json.load(open(os.path.join(src, "_definitions.json")))["$defs"]
+for name in ["deployment-apps-v1", "service-v1", "ingress-networking-v1", "horizontalpodautoscaler-autoscaling-v2",
+             "poddisruptionbudget-policy-v1", "configmap-v1", "secret-v1", "persistentvolumeclaim-v1"]:
+    text = open(os.path.join(src, name + ".json")).read().replace('"/api/_definitions.json#/$defs/', '"#/$defs/')
+    schema = json.loads(text)
+    schema["$defs"] = defs
+    json.dump(schema, open(os.path.join(out, name + ".json"), "w"))
+PY
+    rm -rf "$tmp"
+    touch "$bundled/.complete-$KUBERNETES_VALIDATE_VERSION"
   fi
-  echo "$dir/kubernetes_validate/kubernetes-json-schema"
+  echo "$dir/bundled"
 }
 
 kube_check() { # render, lint, schema-check: prints what it checked
@@ -89,7 +107,8 @@ kube_down() {
   done
   podman rm -f "$kube_release-edge" >/dev/null 2>&1 || true
   for f in "${kube_secret_names[@]}"; do podman secret rm "$f" >/dev/null 2>&1 || true; done
-  podman volume rm -f "$kube_release-redis-data" "$kube_release-mongo-data" >/dev/null 2>&1 || true
+  # The claims' volumes, and the volume kube play makes of the keys' ConfigMap.
+  podman volume rm -f "$kube_release-redis-data" "$kube_release-mongo-data" school-api-signing-keys >/dev/null 2>&1 || true
   podman network rm -f "$kube_net" >/dev/null 2>&1 || true
 }
 
@@ -133,7 +152,7 @@ kube_up() {
   kube_secret school-api-secrets "COOKIE_SECRETS=$tmp/c" "INTROSPECTION_CLIENT_SECRET=$tmp/i" "SEED_ADMIN_PASSWORD=$tmp/s"
   kube_secret school-api-mongodb "MONGODB_URI=$tmp/m"
   rm -rf "$tmp"
-  RELEASE=$kube_release envsubst '${RELEASE} ${REDIS_IMAGE} ${MONGO_IMAGE}' <docker/kube/datastores.yaml >"$kube_dir/datastores.yaml"
+  RELEASE=$kube_release envsubst '${RELEASE} ${REDIS_IMAGE} ${MONGO_IMAGE}' <docker/kube/datastores.yaml.template >"$kube_dir/datastores.yaml"
   # The datastores: each Deployment with its own name on the network, as a Service would give it.
   local d
   for d in redis mongo; do
