@@ -97,7 +97,9 @@ describe('the compose file', () => {
       for (const key of ['BASE_URL', 'REDIS_URL', 'MONGODB_URI', 'INTROSPECTION_CLIENT_SECRET'])
         expect(env).toHaveProperty(key);
     }
-    expect(compose.services['resource-api']!.environment!.AUTH_INTERNAL_URL).toBe('http://auth-server:8082');
+    expect(compose.services['resource-api']!.environment!.AUTH_INTERNAL_URL).toBe(
+      '${AUTH_INTERNAL_URL:-http://auth-server:8082}',
+    );
   });
 
   it('fills every variable of the edge template, as scripts/start and the end-to-end harness do', () => {
