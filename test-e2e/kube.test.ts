@@ -119,12 +119,12 @@ it('checks what podman cannot run (Ingress, autoscalers, disruption budgets) off
   writeFileSync(
     broken,
     rendered
-      .replace('minAvailable: 1', 'minAvailable: [1]')
-      .replace('pathType: Prefix', 'pathType: Prefixed'),
+      .replace('minAvailable: 1', 'minAvailable: [1]') // a PodDisruptionBudget: no array there
+      .replace('averageUtilization: 70', 'averageUtilization: seventy'), // an autoscaler: an integer
   );
   const result = kubeconform(broken);
   expect(result.status).not.toBe(0);
-  expect(result.output).toMatch(/Invalid: 2/);
+  expect(result.output).toMatch(/Valid: 7, Invalid: 2/);
 });
 
 it('renders, lints and schema-checks the example values file of docs/deploy.md', () => {
