@@ -23,12 +23,19 @@ export interface CimdConsentStore {
   ttlSeconds: number;
 }
 
-/** oidc-provider's `loadExistingGrant`, with consents to metadata-document clients tied to their document. */
-export function loadExistingGrant(store: CimdConsentStore | undefined) {
+/**
+ * oidc-provider's `loadExistingGrant`, with consents to metadata-document clients tied to their
+ * document. The grant is the one just consented to, else the one the session names, else the one
+ * `heldGrantId` finds (provider/held-grant.ts); whichever it is, the document check applies.
+ */
+export function loadExistingGrant(
+  store: CimdConsentStore | undefined,
+  heldGrantId?: (ctx: KoaContextWithOIDC) => Promise<string | undefined>,
+) {
   return async function loadGrantForCurrentDocument(ctx: KoaContextWithOIDC): Promise<Grant | undefined> {
     const client = ctx.oidc.client!;
     const justGiven = ctx.oidc.result?.consent?.grantId as string | undefined;
-    const grantId = justGiven || ctx.oidc.session!.grantIdFor(client.clientId);
+    const grantId = justGiven || ctx.oidc.session!.grantIdFor(client.clientId) || (await heldGrantId?.(ctx));
     if (!grantId) return undefined;
     const grant = await ctx.oidc.provider.Grant.find(grantId);
     if (!grant || !store || !isCimdClientId(client.clientId)) return grant;

@@ -33,6 +33,7 @@ import { renderError } from './render-error.js';
 import { loadExistingGrant } from '../cimd/cimd-consent.js';
 import type { CimdConsentStore } from '../cimd/cimd-consent.js';
 import { accountConsoleClient, withAccountConsoleGrant } from './account-console.js';
+import { heldGrantId, type GrantIndex } from './held-grant.js';
 import { onlyOwnGrant } from './own-grant.js';
 import { signOutSources } from './sign-out-pages.js';
 import { StorageUnavailable } from './storage-outage.js';
@@ -73,6 +74,12 @@ export interface ProviderDeps {
   keys: SigningJwk[];
   /** Where consents to metadata-document clients are tied to their document (cimd/cimd-consent.ts). */
   cimdConsents?: CimdConsentStore;
+  /**
+   * The accounts' grant index (storage/account-grants.ts), so that a consent adds to the grant an
+   * account already holds for a client even when the login session does not name it (held-grant.ts).
+   * Without it, only the session's grant is found (oidc-provider's default).
+   */
+  grantIndex?: GrantIndex;
 }
 
 /** The resource identifier forms accepted for the API (`@school/shared` resource-identifier.ts); all map to `BASE_URL`. */
@@ -105,6 +112,7 @@ export function buildConfiguration({
   accounts,
   keys,
   cimdConsents,
+  grantIndex,
 }: ProviderDeps): Configuration {
   const introspectors = new Set([config.INTROSPECTION_CLIENT_ID]);
   const mayIntrospectAll = (client: Client) =>
@@ -128,7 +136,9 @@ export function buildConfiguration({
       },
       accountConsoleClient(config.BASE_URL),
     ],
-    loadExistingGrant: withAccountConsoleGrant(onlyOwnGrant(loadExistingGrant(cimdConsents))),
+    loadExistingGrant: withAccountConsoleGrant(
+      onlyOwnGrant(loadExistingGrant(cimdConsents, grantIndex && heldGrantId(grantIndex))),
+    ),
     jwks: { keys },
     cookies: {
       keys: config.COOKIE_SECRETS,
