@@ -21,6 +21,7 @@ import {
   pkce,
   postForm,
   REDIRECT,
+  register,
   registerClient,
   tokenRequest,
   type TestClient,
@@ -143,5 +144,24 @@ describe.each([
     const three = await authorize(new FormBrowser(auth.issuer), client, union, resource());
     expect(three.consent).toEqual({ heading: AGAIN, listed: union.split(' ') });
     expect(sorted(three.scope)).toEqual(sorted(union));
+  });
+});
+
+describe('a client that registered a scope', () => {
+  it('is not held to it: it steps up beyond it, and the registration answer does not claim one', async () => {
+    // MCP clients register with the scope of their first authorization (the baseline).
+    const res = await register(auth, {
+      client_name: 'Registered-scope agent',
+      redirect_uris: [REDIRECT],
+      scope: 'courses:read',
+    });
+    expect(res.status).toBe(201);
+    expect(res.body).not.toHaveProperty('scope');
+    const client = { clientId: (res.body as { client_id: string }).client_id };
+    const browser = new FormBrowser(auth.issuer);
+    await authorize(browser, client, 'courses:read', auth.issuer);
+    const two = await authorize(browser, client, 'courses:read courses:write', auth.issuer);
+    expect(two.consent).toEqual({ heading: ALSO, listed: ['courses:write'] });
+    expect(sorted(two.scope)).toEqual(['courses:read', 'courses:write']);
   });
 });

@@ -110,6 +110,11 @@ export function validateClientMetadata(
     throw new errors.InvalidClientMetadata('application_type must be native or web');
   }
   metadata.application_type = 'native';
+  // A registered `scope` would cap every later request (oidc-provider refuses the rest with
+  // invalid_scope), and MCP clients register with the scope of their first authorization: they could
+  // never step up (docs/decisions.md). What a client gets is decided per request, by consent; RFC 7591
+  // lets the server register less than was sent, and the answer then names no scope.
+  delete metadata.scope;
   if (metadata.token_endpoint_auth_method === undefined || metadata.token_endpoint_auth_method === 'none') {
     // oidc-provider decides to issue a secret from the raw body: a public client must get none.
     delete metadata.client_secret;
