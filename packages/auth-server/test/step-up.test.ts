@@ -17,6 +17,7 @@ import { accountGrants } from '../src/storage/account-grants.js';
 import {
   authorizationUrl,
   codeExchange,
+  expectOAuthError,
   newState,
   pkce,
   postForm,
@@ -164,4 +165,12 @@ describe('a client that registered a scope', () => {
     expect(two.consent).toEqual({ heading: ALSO, listed: ['courses:write'] });
     expect(sorted(two.scope)).toEqual(['courses:read', 'courses:write']);
   });
+
+  it.each([42, ['courses:read'], '', null, 'bogus', 'courses:read  openid'])(
+    'is still refused for a malformed scope (%j), as before, never kept',
+    async (scope) => {
+      const res = await register(auth, { client_name: 'Bad scope', redirect_uris: [REDIRECT], scope });
+      expectOAuthError(res, 400, 'invalid_client_metadata');
+    },
+  );
 });
