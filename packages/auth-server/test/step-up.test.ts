@@ -1,9 +1,10 @@
 /**
  * Step-up authorization (docs/decisions.md): a client that holds a grant and asks again for more
  * scopes, as an MCP client does after a 403 `insufficient_scope`, is asked to consent to what is new
- * only; the consent adds to the grant it already holds, and the tokens carry everything the request
- * named. Whether the browser still has its login session or the person signs in again makes no
- * difference. Real server, real Redis, the real pages through the form browser.
+ * only and the tokens carry everything the request named. In the same login session the consent
+ * adds to the session's grant; after signing in again elsewhere it adds to a copy of what the account
+ * allowed the app, so the page is the same and each sign-in's grant stays its own. Real server, real
+ * Redis, the real pages through the form browser.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
@@ -48,7 +49,12 @@ async function authorize(
   client: TestClient,
   scope: string,
   resource?: string,
-): Promise<{ consent: ReturnType<typeof consentShown>; scope: string; accessToken: string }> {
+): Promise<{
+  consent: ReturnType<typeof consentShown>;
+  scope: string;
+  accessToken: string;
+  refreshToken: string;
+}> {
   const { verifier, challenge } = pkce();
   const state = newState();
   let page = await browser.follow(
@@ -76,8 +82,8 @@ async function authorize(
   const exchange = codeExchange(client, { code, verifier, redirectUri: REDIRECT });
   const res = await tokenRequest(auth, resource ? { ...exchange, resource } : exchange);
   expect(res.status).toBe(200);
-  const body = res.body as { scope: string; access_token: string };
-  return { consent, scope: body.scope, accessToken: body.access_token };
+  const body = res.body as { scope: string; access_token: string; refresh_token: string };
+  return { consent, scope: body.scope, accessToken: body.access_token, refreshToken: body.refresh_token };
 }
 
 /** What introspection says of a live token. */
@@ -97,11 +103,24 @@ async function introspectedScopes(token: string): Promise<string[]> {
   return ((await introspect(token)).scope ?? '').split(' ').sort();
 }
 
-/** The ids of the grants the admin (the `sub` of `token`) holds for `client`. */
-async function grantsOf(client: TestClient, token: string): Promise<string[]> {
+/** The grants the admin (the `sub` of `token`) holds for `client`: id and sorted scopes, oldest first. */
+async function grantsOf(client: TestClient, token: string): Promise<{ grantId: string; scopes: string[] }[]> {
   const { sub } = await introspect(token);
   const held = await accountGrants(auth.running.redis, auth.config.REDIS_KEY_PREFIX, sub!);
-  return held.filter((g) => g.clientId === client.clientId).map((g) => g.grantId);
+  return held
+    .filter((g) => g.clientId === client.clientId)
+    .sort((a, b) => a.issuedAt - b.issuedAt || a.grantId.localeCompare(b.grantId))
+    .map((g) => ({ grantId: g.grantId, scopes: [...g.scopes].sort() }));
+}
+
+/** Whether introspection says `token` is live. */
+async function isLive(token: string): Promise<boolean> {
+  const res = await postForm(`${auth.issuer}/api/oauth/introspect`, {
+    token,
+    client_id: INTROSPECTOR.clientId,
+    client_secret: INTROSPECTOR.clientSecret,
+  });
+  return (res.body as { active: boolean }).active;
 }
 
 const sorted = (scope: string) => scope.split(' ').sort();
@@ -120,31 +139,48 @@ describe.each([
     const browser = new FormBrowser(auth.issuer);
     const one = await authorize(browser, client, first, resource());
     expect(one.consent).toEqual({ heading: 'It will be able to', listed: first.split(' ') });
-    const [grantId] = await grantsOf(client, one.accessToken);
+    const { grantId } = (await grantsOf(client, one.accessToken))[0]!;
 
     const two = await authorize(browser, client, union, resource());
     expect(two.consent).toEqual({ heading: ALSO, listed: ['courses:write'] });
     expect(sorted(two.scope)).toEqual(sorted(union));
     expect(await introspectedScopes(two.accessToken)).toEqual(sorted(union));
-    expect(await grantsOf(client, one.accessToken)).toEqual([grantId]);
+    expect(await grantsOf(client, one.accessToken)).toEqual([{ grantId, scopes: sorted(union) }]);
   });
 
-  it('after signing in again in another browser: the same, nothing granted before is asked again', async () => {
+  it('after signing in again in another browser: the same, from a copy that leaves the first sign-in apart', async () => {
     const client = await registerClient(auth, { client_name: 'Step-up agent', redirect_uris: [REDIRECT] });
     const one = await authorize(new FormBrowser(auth.issuer), client, first, resource());
     expect(one.consent).toEqual({ heading: 'It will be able to', listed: first.split(' ') });
-    const [grantId] = await grantsOf(client, one.accessToken);
+    const { grantId } = (await grantsOf(client, one.accessToken))[0]!;
 
     const two = await authorize(new FormBrowser(auth.issuer), client, union, resource());
     expect(two.consent).toEqual({ heading: ALSO, listed: ['courses:write'] });
     expect(sorted(two.scope)).toEqual(sorted(union));
     expect(await introspectedScopes(two.accessToken)).toEqual(sorted(union));
-    expect(await grantsOf(client, one.accessToken)).toEqual([grantId]);
+    // The first sign-in's grant is as it was; this sign-in's holds the union.
+    const grants = await grantsOf(client, one.accessToken);
+    expect(grants).toEqual([
+      { grantId, scopes: sorted(first) },
+      { grantId: expect.not.stringMatching(`^${grantId}$`), scopes: sorted(union) },
+    ]);
 
     // Asking for nothing new: the page lists what is asked, all of it allowed before.
     const three = await authorize(new FormBrowser(auth.issuer), client, union, resource());
     expect(three.consent).toEqual({ heading: AGAIN, listed: union.split(' ') });
     expect(sorted(three.scope)).toEqual(sorted(union));
+
+    // Ending one sign-in's grant (revoking its refresh token) leaves the others live.
+    const revoked = await postForm(`${auth.issuer}/api/oauth/revoke`, {
+      token: two.refreshToken,
+      client_id: client.clientId,
+    });
+    expect(revoked.status).toBe(200);
+    expect([
+      await isLive(two.accessToken),
+      await isLive(one.accessToken),
+      await isLive(three.accessToken),
+    ]).toEqual([false, true, true]);
   });
 });
 

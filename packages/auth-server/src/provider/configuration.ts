@@ -33,7 +33,7 @@ import { renderError } from './render-error.js';
 import { loadExistingGrant } from '../cimd/cimd-consent.js';
 import type { CimdConsentStore } from '../cimd/cimd-consent.js';
 import { accountConsoleClient, withAccountConsoleGrant } from './account-console.js';
-import { heldGrantId, type GrantIndex } from './held-grant.js';
+import { withHeldGrant, type GrantIndex } from './held-grant.js';
 import { onlyOwnGrant } from './own-grant.js';
 import { signOutSources } from './sign-out-pages.js';
 import { StorageUnavailable } from './storage-outage.js';
@@ -75,9 +75,9 @@ export interface ProviderDeps {
   /** Where consents to metadata-document clients are tied to their document (cimd/cimd-consent.ts). */
   cimdConsents?: CimdConsentStore;
   /**
-   * The accounts' grant index (storage/account-grants.ts), so that a consent adds to the grant an
-   * account already holds for a client even when the login session does not name it (held-grant.ts).
-   * Without it, only the session's grant is found (oidc-provider's default).
+   * The accounts' grant index (storage/account-grants.ts), so that a sign-in that finds no grant in
+   * its session starts from what the account already allowed the client (held-grant.ts). Without it,
+   * only the session's grant is found (oidc-provider's default).
    */
   grantIndex?: GrantIndex;
 }
@@ -137,7 +137,11 @@ export function buildConfiguration({
       accountConsoleClient(config.BASE_URL),
     ],
     loadExistingGrant: withAccountConsoleGrant(
-      onlyOwnGrant(loadExistingGrant(cimdConsents, grantIndex && heldGrantId(grantIndex))),
+      onlyOwnGrant(
+        grantIndex
+          ? withHeldGrant(grantIndex, cimdConsents, loadExistingGrant(cimdConsents))
+          : loadExistingGrant(cimdConsents),
+      ),
     ),
     jwks: { keys },
     cookies: {
