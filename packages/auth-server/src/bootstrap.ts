@@ -142,7 +142,11 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       }),
     );
     const cimdConsents = { redis, prefix, ttlSeconds: config.GRANT_TTL };
-    const provider = buildProvider({ config, adapter, accounts, keys, cimdConsents }, audit, logger);
+    const provider = buildProvider(
+      { config, adapter, accounts, keys, cimdConsents, grantIndex: { redis, prefix } },
+      audit,
+      logger,
+    );
     allowConcurrentRefresh(provider, redis, prefix, refreshGraceSeconds);
     checkRefreshResourceFirst(provider, (indicator) => isApiResource(config, indicator));
     const countIntrospection = createIntrospectionCount(redis, { prefix });

@@ -161,13 +161,13 @@ describe('/openapi.json on the auth server’s endpoints (a test auth server ans
 });
 
 describe('/.well-known/oauth-protected-resource', () => {
-  it('names BASE_URL as resource and authorization server, and the 35 API scopes', async () => {
+  it('names BASE_URL as resource and authorization server, and only the baseline scopes', async () => {
     const res = await call(api.url, '/.well-known/oauth-protected-resource');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       resource: BASE,
       authorization_servers: [BASE],
-      scopes_supported: [...API_SCOPE_NAMES],
+      scopes_supported: ['school:read', 'account:read'],
       bearer_methods_supported: ['header'],
       resource_name: expect.any(String),
       resource_documentation: `${BASE}/auth.md`,

@@ -140,7 +140,18 @@ export function loginPage(p: {
   );
 }
 
-/** The consent form: who asks, where it sends you, each scope in plain words, and "Not you?". */
+/** The heading over the scopes: what this consent adds, and whether the app holds access already. */
+function scopesHeading(p: { allowedBefore?: boolean; nothingNew?: boolean }): string {
+  if (p.nothingNew) return 'You allowed all of this before. It will still be able to';
+  return p.allowedBefore ? 'Besides what you allowed before, it will also be able to' : 'It will be able to';
+}
+
+/**
+ * The consent form: who asks, where it sends you, each scope in plain words, and "Not you?".
+ * `scopes` are the ones this consent adds; `allowedBefore`: the app already holds a grant of this
+ * account (step-up), whose scopes are not listed again; `nothingNew`: it asks for nothing new, and
+ * `scopes` are the ones it asks for.
+ */
 export function consentPage(p: {
   confirmAction: string;
   abortAction: string;
@@ -148,6 +159,8 @@ export function consentPage(p: {
   csrf: string;
   client: ClientView;
   scopes: readonly string[];
+  allowedBefore?: boolean;
+  nothingNew?: boolean;
   accountEmail?: string;
 }): string {
   const csrf = html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
@@ -161,7 +174,7 @@ export function consentPage(p: {
         <strong><bdi>${destinationText(p.client.redirectUri)}</bdi></strong
         >.
       </p>
-      <h2>It will be able to</h2>
+      <h2>${scopesHeading(p)}</h2>
       ${scopeGroups(p.scopes)}
       <div class="actions">
         <form method="post" action="${p.confirmAction}">${csrf}<button type="submit">Allow</button></form>

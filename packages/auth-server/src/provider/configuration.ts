@@ -34,6 +34,7 @@ import { registeredClientId } from './registered-client-id.js';
 import { loadExistingGrant } from '../cimd/cimd-consent.js';
 import type { CimdConsentStore } from '../cimd/cimd-consent.js';
 import { accountConsoleClient, withAccountConsoleGrant } from './account-console.js';
+import { withHeldGrant, type GrantIndex } from './held-grant.js';
 import { onlyOwnGrant } from './own-grant.js';
 import { signOutSources } from './sign-out-pages.js';
 import { StorageUnavailable } from './storage-outage.js';
@@ -75,6 +76,12 @@ export interface ProviderDeps {
   keys: SigningJwk[];
   /** Where consents to metadata-document clients are tied to their document (cimd/cimd-consent.ts). */
   cimdConsents?: CimdConsentStore;
+  /**
+   * The accounts' grant index (storage/account-grants.ts), so that a sign-in that finds no grant in
+   * its session starts from what the account already allowed the client (held-grant.ts). Without it,
+   * only the session's grant is found (oidc-provider's default).
+   */
+  grantIndex?: GrantIndex;
 }
 
 /** The resource identifier forms accepted for the API (`@school/shared` resource-identifier.ts); all map to `BASE_URL`. */
@@ -107,6 +114,7 @@ export function buildConfiguration({
   accounts,
   keys,
   cimdConsents,
+  grantIndex,
 }: ProviderDeps): Configuration {
   const introspectors = new Set([config.INTROSPECTION_CLIENT_ID]);
   const mayIntrospectAll = (client: Client) =>
@@ -130,7 +138,13 @@ export function buildConfiguration({
       },
       accountConsoleClient(config.BASE_URL),
     ],
-    loadExistingGrant: withAccountConsoleGrant(onlyOwnGrant(loadExistingGrant(cimdConsents))),
+    loadExistingGrant: withAccountConsoleGrant(
+      onlyOwnGrant(
+        grantIndex
+          ? withHeldGrant(grantIndex, cimdConsents, loadExistingGrant(cimdConsents))
+          : loadExistingGrant(cimdConsents),
+      ),
+    ),
     jwks: { keys },
     cookies: {
       keys: config.COOKIE_SECRETS,

@@ -2,7 +2,14 @@
  * `GET /auth.md`: the authentication walkthrough for agents and developers, generated from the
  * configuration and the registry (URLs, scopes, areas), so it cannot drift from what the server does.
  */
-import { ACCOUNT_PATH, API_SCOPES, DISCOVERY_PATHS, OAUTH_ROUTES, OIDC_SCOPES } from '@school/shared';
+import {
+  ACCOUNT_PATH,
+  API_SCOPES,
+  BASELINE_SCOPE_NAMES,
+  DISCOVERY_PATHS,
+  OAUTH_ROUTES,
+  OIDC_SCOPES,
+} from '@school/shared';
 import { prmUrl, type ApiConfig } from '../config.js';
 import { scopeOf, type AreaModule } from '../lib/operation.js';
 
@@ -50,7 +57,9 @@ curl -s ${base}${DISCOVERY_PATHS.authorizationServer}
 \`\`\`
 
 The protected-resource metadata (RFC 9728) says \`"resource": "${base}"\` and
-\`"authorization_servers": ["${base}"]\`. The authorization-server metadata (RFC 8414) lists every
+\`"authorization_servers": ["${base}"]\`. Its \`scopes_supported\` is a baseline,
+${BASELINE_SCOPE_NAMES.map((n) => `\`${n}\``).join(' and ')}: ask for that first, and for more when a
+challenge names it (*What 401, 403 and 503 mean*, below). The authorization-server metadata (RFC 8414) lists every
 endpoint, grant type and scope and is the source of truth if anything here disagrees. It says
 \`"client_id_metadata_document_supported": true\`: a client may use the URL of its metadata document
 as its \`client_id\` (step 2) instead of registering.
@@ -233,7 +242,8 @@ Link: <${prm}>; rel="oauth-protected-resource"
 | \`503 temporarily_unavailable\` | the authorization server cannot be reached to check the token, or the database is unavailable; retry | \`Retry-After\` |
 
 On \`401\` get a new token (refresh, or authorize again). On \`403 insufficient_scope\` authorize
-again asking for the scope named in the challenge. Every error body is
+again asking for the scopes you asked for before plus the one named in the challenge: the person is
+asked only about the new one, and the new token carries them all. Every error body is
 \`{"error": "...", "error_description": "..."}\`.
 
 ## Not supported
