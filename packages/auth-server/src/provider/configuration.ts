@@ -36,6 +36,7 @@ import { accountConsoleClient, withAccountConsoleGrant } from './account-console
 import { onlyOwnGrant } from './own-grant.js';
 import { signOutSources } from './sign-out-pages.js';
 import { StorageUnavailable } from './storage-outage.js';
+import { rotateRefreshToken } from './refresh-rotation.js';
 
 /**
  * How old an account read the token endpoint may reuse, ms: for this long a deleted account can still
@@ -166,6 +167,7 @@ export function buildConfiguration({
     extraParams: { scope: requireKnownScope },
     extraClientMetadata: { properties: [CLIENT_ROLE], validator: validateClientMetadata },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken,
     expiresWithSession: async () => false,
     ttl: {
       AccessToken: config.ACCESS_TOKEN_TTL,

@@ -53,6 +53,7 @@ import {
 import { withScripts } from './redis-scripts.js';
 import { indexAccountSession } from './account-sessions.js';
 import { publishRevoked } from './revocations.js';
+import { RotatedRefresh, watchedRotation } from './rotated-refresh.js';
 
 /** Models that carry a `grantId` and are revoked with their grant. */
 const GRANT_BOUND = new Set([
@@ -98,16 +99,16 @@ export interface RedisAdapterOptions {
    */
   onClientMissing?: (request: object | undefined) => Promise<void>;
   /**
-   * Seconds after its rotation during which a refresh token presented again is a concurrent refresh,
-   * not a replay (provider/refresh-grace.ts): `find` does not call it consumed, and losing the
-   * consumption race throws {@link ConcurrentRefresh} instead of revoking the grant. 0: off.
+   * Seconds after its rotation during which a refresh token presented again may be the same
+   * installation's (provider/refresh-grace.ts): losing the consumption race throws
+   * {@link ConcurrentRefresh} instead of revoking the grant. 0: off.
    */
   refreshGraceSeconds?: number;
 }
 
 /**
- * A refresh token consumed by another request less than the grace period ago: the caller may answer
- * with that request's result (provider/refresh-grace.ts). The grant is left alone.
+ * A refresh token consumed by another request less than the window ago: the caller may answer with
+ * that request's result (provider/refresh-grace.ts). The grant is left alone.
  */
 export class ConcurrentRefresh extends errors.InvalidGrant {
   constructor(
@@ -168,9 +169,9 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       if (!stored) return undefined;
       if (grantId && grant) keepGrant(ctx, modelKey(prefix, 'Grant', grantId), grant);
       if (isUse && recordUse && payload.clientId) recordUse(payload.clientId, payload.grantId);
-      // A refresh token rotated within the grace period reads as unconsumed: its next consumption
-      // decides, atomically, whether this is a concurrent refresh (see `consume`).
-      if (!c || (isRefresh && inGrace(Number(c)))) return payload;
+      if (!c) return payload;
+      // A rotated refresh token the token endpoint presents: the reuse window decides (rotated-refresh.ts).
+      if (isRefresh && watchedRotation(ctx, payload.jti)) throw new RotatedRefresh(payload, Number(c));
       return { ...payload, consumed: Number(c) };
     };
     if (typeof payload.clientId !== 'string') return accept(true);
