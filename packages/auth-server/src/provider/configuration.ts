@@ -13,13 +13,17 @@
  * - Sign-out is RP-Initiated Logout at `end_session_endpoint` (sign-out-pages.ts); it ends the login
  *   session, never an app's access. This service's own account pages are a configured client that
  *   signs in like any app (account-console.ts).
- * - Anything else not in docs/contract.md is off: PAR, DPoP, device flow, dev interactions.
+ * - DPoP is optional: a proof at the token endpoint binds the tokens to the client's key (public
+ *   clients' refresh tokens too; confidential clients' refresh tokens are bound by their client
+ *   authentication, RFC 9449 §5).
+ * - Anything else not in docs/contract.md is off: PAR, device flow, dev interactions.
  */
 import type { Configuration, KoaContextWithOIDC, Client, SubjectTypes } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import {
   ALL_SCOPE_NAMES,
   API_SCOPE_NAMES,
+  DPOP_SIGNING_ALGS,
   INTERACTION_PATH,
   OAUTH_ROUTES,
   namesResource,
@@ -162,7 +166,10 @@ export function buildConfiguration({
       application_type: 'native',
       id_token_signed_response_alg: 'ES256',
     },
-    enabledJWA: { idTokenSigningAlgValues: ['ES256', 'RS256'] },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['ES256', 'RS256'],
+      dPoPSigningAlgValues: [...DPOP_SIGNING_ALGS],
+    },
     allowOmittingSingleRegisteredRedirectUri: false,
     extraParams: { scope: requireKnownScope },
     extraClientMetadata: { properties: [CLIENT_ROLE], validator: validateClientMetadata },
@@ -193,7 +200,11 @@ export function buildConfiguration({
     features: {
       devInteractions: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
-      dPoP: { enabled: false },
+      // DPoP (RFC 9449), optional: a client sending a proof gets tokens bound to its key (`cnf.jkt`),
+      // the resource API then asks for a proof with every call; one sending none gets bearer tokens
+      // as before. No nonces (docs/decisions.md): without a `nonceSecret` oidc-provider issues none,
+      // and a proof's `iat` must be within its window instead.
+      dPoP: { enabled: true, requireNonce: () => false },
       rpInitiatedLogout: { enabled: true, ...signOutSources(accounts) },
       clientCredentials: { enabled: false },
       deviceFlow: { enabled: false },

@@ -119,6 +119,9 @@ export class ConcurrentRefresh extends errors.InvalidGrant {
   }
 }
 
+/** How long a DPoP proof's id is reserved before its save sets its expiry, seconds. */
+const REPLAY_RESERVATION_SECONDS = 600;
+
 const parsed = (json: string | null): AdapterPayload | undefined =>
   json ? (JSON.parse(json) as AdapterPayload) : undefined;
 
@@ -262,6 +265,13 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
         const kept = takeGrant(currentRequest(), key);
         if (kept !== undefined) return Promise.resolve(JSON.parse(kept) as AdapterPayload);
       }
+      // oidc-provider's ReplayDetection.unique (a DPoP proof's jti at the token endpoint) reads, then
+      // saves: two instances could both read "not seen". The read reserves the id instead (SET NX), so
+      // exactly one request in the deployment finds a proof new; the save then sets its real expiry.
+      if (this.name === 'ReplayDetection')
+        return r
+          .set(key, '{}', 'EX', REPLAY_RESERVATION_SECONDS, 'NX')
+          .then((reserved) => (reserved ? undefined : { jti: id }));
       if (this.name === 'Client' && resolveCimdClient && isCimdClientId(id)) return resolveCimdClient(id);
       if (this.name === 'Client') {
         const cached = clients?.get(id);
