@@ -169,6 +169,8 @@ describe('/.well-known/oauth-protected-resource', () => {
       authorization_servers: [BASE],
       scopes_supported: [...API_SCOPE_NAMES],
       bearer_methods_supported: ['header'],
+      dpop_signing_alg_values_supported: ['ES256', 'Ed25519', 'EdDSA'],
+      dpop_bound_access_tokens_required: false,
       resource_name: expect.any(String),
       resource_documentation: `${BASE}/auth.md`,
     });

@@ -3,7 +3,7 @@
  * resource identifier and the authorization server are both `BASE_URL` (docs/decisions.md), byte for byte
  * the issuer; the scopes are the 35 API scopes (the OpenID Connect scopes belong to the auth server).
  */
-import { API_SCOPE_NAMES } from '@school/shared';
+import { DPOP_SIGNING_ALGS, API_SCOPE_NAMES } from '@school/shared';
 import type { ApiConfig } from '../config.js';
 
 /** The metadata document for a deployment. */
@@ -13,6 +13,9 @@ export function protectedResourceMetadata(config: Pick<ApiConfig, 'BASE_URL'>) {
     authorization_servers: [config.BASE_URL],
     scopes_supported: [...API_SCOPE_NAMES],
     bearer_methods_supported: ['header'],
+    // RFC 9728 §2: DPoP proofs are checked for DPoP-bound tokens; bearer tokens are accepted too.
+    dpop_signing_alg_values_supported: [...DPOP_SIGNING_ALGS],
+    dpop_bound_access_tokens_required: false,
     resource_name: 'School platform API',
     resource_documentation: `${config.BASE_URL}/auth.md`,
   };
