@@ -206,6 +206,22 @@ describe('/auth.md', () => {
       expect(md).toContain(expected);
     for (const scope of API_SCOPE_NAMES) expect(md).toContain(`\`${scope}\``);
   });
+
+  it('says how to use DPoP and when a replaced refresh token is still answered', async () => {
+    const md = (await call(api.url, '/auth.md')).text.replace(/\s+/g, ' ');
+    for (const expected of [
+      '## DPoP (optional)',
+      'Authorization: DPoP <access token>',
+      'invalid_dpop_proof',
+      'algs="ES256 Ed25519 EdDSA"',
+      'within 10 minutes of its rotation',
+      "the grant's current refresh token and a fresh access token",
+      'a DPoP proof of its key',
+      'the network address of the grant',
+    ])
+      expect(md).toContain(expected);
+    expect(md).not.toContain('5 seconds');
+  });
 });
 
 describe('the README', () => {
