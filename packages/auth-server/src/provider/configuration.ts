@@ -7,8 +7,9 @@
  *   carries only the API scopes (docs/decisions.md).
  * - Refresh tokens are issued to every client allowed the grant, without `offline_access`, and do not
  *   die with the browser session (`issueRefreshToken`, `expiresWithSession`). The Grant's TTL is the
- *   absolute cap on a refresh-token chain. Public clients' refresh tokens rotate on every use
- *   (oidc-provider's default), and reuse of a rotated one revokes the grant.
+ *   absolute cap on a refresh-token chain. Public clients' refresh tokens rotate on every use, DPoP-bound
+ *   ones too (refresh-rotation.ts); reuse of a rotated one revokes the grant unless the same
+ *   installation presents it within the reuse window (refresh-grace.ts).
  * - PKCE S256 is required of every client, confidential ones too; `pkce.required` must be synchronous.
  * - Sign-out is RP-Initiated Logout at `end_session_endpoint` (sign-out-pages.ts); it ends the login
  *   session, never an app's access. This service's own account pages are a configured client that

@@ -19,7 +19,8 @@
  * round trip), keeps consumed state in a way a racing second request can also pass, and lets the grant
  * list outlive nothing. Here a lost consumption race (two requests redeeming one code or one rotated
  * refresh token at once) is detected by HSETNX: the loser revokes the whole grant and gets
- * `invalid_grant`, as RFC 6749 §4.1.2 and RFC 9700 §4.14 ask.
+ * `invalid_grant`, as RFC 6749 §4.1.2 and RFC 9700 §4.14 ask; a refresh token's loser within the
+ * reuse window throws {@link ConcurrentRefresh} instead, for provider/refresh-grace.ts to judge.
  *
  * A token and its grant are read in one round trip: they share a hash slot (redis-keys.ts, the slot
  * rule), so this runs unchanged on a Redis Cluster. oidc-provider reads a token, then its grant (the
