@@ -101,10 +101,20 @@ export async function startResourceApi(
     closers.push(() => feeding.then((f) => f.close()));
     const commands = createRedisClient(config, 'commands');
     closers.push(() => closeRedis(commands));
+    // ioredis rejects a failed connect with "Connection is closed."; the reason is in its last error.
+    let commandsError: Error | undefined;
+    commands.on('error', (err: Error) => {
+      commandsError = err;
+      logger.warn({ err: err.message }, 'redis connection error (DPoP proof replay)');
+    });
     const [, feed] = await allOrProblems([
       attempt(mongoAt, () => connection.asPromise()),
       feeding,
-      attempt(redisProblem(config, 'connect to'), () => commands.connect()),
+      attempt(redisProblem(config, 'connect to'), () =>
+        commands.connect().catch((err: unknown) => {
+          throw commandsError ?? err;
+        }),
+      ),
     ] as const);
     await attempt(mongoAt, () => initAreas(connection, registry));
 
