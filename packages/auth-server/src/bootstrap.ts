@@ -25,7 +25,7 @@ import type { Logger } from './logger.js';
 import { isApiResource, type ProviderDeps } from './provider/configuration.js';
 import type { ClientStore } from './storage/client-removal.js';
 import { createProvider } from './provider/create-provider.js';
-import { allowConcurrentRefresh } from './provider/refresh-grace.js';
+import { allowRefreshReuse } from './provider/refresh-grace.js';
 import { checkRefreshResourceFirst } from './provider/refresh-resource-check.js';
 import { loadOrCreateKeys } from './provider/keys.js';
 import { createIntrospectionCount, type CountWithRead } from './storage/introspection-count.js';
@@ -147,7 +147,14 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       audit,
       logger,
     );
-    allowConcurrentRefresh(provider, redis, prefix, refreshGraceSeconds);
+    allowRefreshReuse({
+      provider,
+      redis,
+      prefix,
+      seconds: refreshGraceSeconds,
+      audit: audit!,
+      grantTtlSeconds: config.GRANT_TTL,
+    });
     checkRefreshResourceFirst(provider, (indicator) => isApiResource(config, indicator));
     const countIntrospection = createIntrospectionCount(redis, { prefix });
     const clients: ClientStore = { redis, prefix, provider, audit };

@@ -65,10 +65,11 @@ const schema = z
     /** Idle lifetime of a refresh token: each rotation issues a fresh one. */
     REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
     /**
-     * Seconds after a refresh token's rotation during which the same client presenting it again gets
-     * the same new tokens (agents sharing one stored refresh token), not a revoked grant; 0: off.
+     * Seconds after a refresh token's rotation during which the same installation presenting it again
+     * gets the grant's current refresh token and a fresh access token (agents sharing one stored
+     * refresh token), not a revoked grant (provider/refresh-grace.ts); 0: off.
      */
-    REFRESH_REUSE_GRACE: z.coerce.number().int().min(0).max(60).default(5),
+    REFRESH_REUSE_GRACE: z.coerce.number().int().min(0).max(3600).default(600),
     /** Absolute lifetime of a grant: no refresh token outlives it. */
     GRANT_TTL: seconds(365 * 24 * 3600),
     /**

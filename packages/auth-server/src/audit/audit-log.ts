@@ -36,6 +36,7 @@ export const AUDIT_EVENT_TYPES = [
   'login_attack_suspected',
   'tokens_issued',
   'refresh_token_reuse',
+  'refresh_token_reuse_allowed',
   'code_replay',
   'token_revoked',
   'grant_revoked',

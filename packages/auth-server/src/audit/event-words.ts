@@ -17,6 +17,7 @@ export const EVENT_WORDS: Record<AuditEventType, string> = {
   login_attack_suspected: 'Many failed sign-ins for one account (a possible attack)',
   tokens_issued: 'An app received access',
   refresh_token_reuse: 'An app’s old token was used again (it may have been copied)',
+  refresh_token_reuse_allowed: 'An app’s replaced token was used again by the same copy of the app',
   code_replay: 'A sign-in code was used twice (it may have been stolen)',
   token_revoked: 'An app gave up a token',
   grant_revoked: 'Access of an app was taken back',

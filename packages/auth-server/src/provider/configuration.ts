@@ -7,19 +7,24 @@
  *   carries only the API scopes (docs/decisions.md).
  * - Refresh tokens are issued to every client allowed the grant, without `offline_access`, and do not
  *   die with the browser session (`issueRefreshToken`, `expiresWithSession`). The Grant's TTL is the
- *   absolute cap on a refresh-token chain. Public clients' refresh tokens rotate on every use
- *   (oidc-provider's default), and reuse of a rotated one revokes the grant.
+ *   absolute cap on a refresh-token chain. Public clients' refresh tokens rotate on every use, DPoP-bound
+ *   ones too (refresh-rotation.ts); reuse of a rotated one revokes the grant unless the same
+ *   installation presents it within the reuse window (refresh-grace.ts).
  * - PKCE S256 is required of every client, confidential ones too; `pkce.required` must be synchronous.
  * - Sign-out is RP-Initiated Logout at `end_session_endpoint` (sign-out-pages.ts); it ends the login
  *   session, never an app's access. This service's own account pages are a configured client that
  *   signs in like any app (account-console.ts).
- * - Anything else not in docs/contract.md is off: PAR, DPoP, device flow, dev interactions.
+ * - DPoP is optional: a proof at the token endpoint binds the tokens to the client's key (public
+ *   clients' refresh tokens too; confidential clients' refresh tokens are bound by their client
+ *   authentication, RFC 9449 §5).
+ * - Anything else not in docs/contract.md is off: PAR, device flow, dev interactions.
  */
 import type { Configuration, KoaContextWithOIDC, Client, SubjectTypes } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import {
   ALL_SCOPE_NAMES,
   API_SCOPE_NAMES,
+  DPOP_SIGNING_ALGS,
   INTERACTION_PATH,
   OAUTH_ROUTES,
   namesResource,
@@ -39,6 +44,7 @@ import { onlyOwnGrant } from './own-grant.js';
 import { signOutSources } from './sign-out-pages.js';
 import { StorageUnavailable } from './storage-outage.js';
 import { interactionPolicyWithPasskeys } from '../passkeys/passkey-for-writes.js';
+import { rotateRefreshToken } from './refresh-rotation.js';
 
 /**
  * How old an account read the token endpoint may reuse, ms: for this long a deleted account can still
@@ -177,11 +183,15 @@ export function buildConfiguration({
       application_type: 'native',
       id_token_signed_response_alg: 'ES256',
     },
-    enabledJWA: { idTokenSigningAlgValues: ['ES256', 'RS256'] },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['ES256', 'RS256'],
+      dPoPSigningAlgValues: [...DPOP_SIGNING_ALGS],
+    },
     allowOmittingSingleRegisteredRedirectUri: false,
     extraParams: { scope: requireKnownScope },
     extraClientMetadata: { properties: [CLIENT_ROLE], validator: validateClientMetadata },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken,
     expiresWithSession: async () => false,
     ttl: {
       AccessToken: config.ACCESS_TOKEN_TTL,
@@ -210,7 +220,11 @@ export function buildConfiguration({
     features: {
       devInteractions: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
-      dPoP: { enabled: false },
+      // DPoP (RFC 9449), optional: a client sending a proof gets tokens bound to its key (`cnf.jkt`),
+      // the resource API then asks for a proof with every call; one sending none gets bearer tokens
+      // as before. No nonces (docs/decisions.md): without a `nonceSecret` oidc-provider issues none,
+      // and a proof's `iat` must be within its window instead.
+      dPoP: { enabled: true, requireNonce: () => false },
       rpInitiatedLogout: { enabled: true, ...signOutSources(accounts) },
       clientCredentials: { enabled: false },
       deviceFlow: { enabled: false },
