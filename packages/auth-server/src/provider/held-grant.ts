@@ -5,8 +5,8 @@
  * person who signs in again (another browser, or after the session ended) and is asked by the same
  * app for one more scope would be shown every scope again. Step-up authorization (docs/decisions.md)
  * needs the page to list only what is new. So when the session names no grant for the client, the
- * newest grant in the account's grant index (storage/account-grants.ts) for this client, if its
- * metadata document is unchanged (cimd/cimd-consent.ts), is copied into a new grant for this session:
+ * newest grant in the account's grant index (storage/account-grants.ts) for this client whose
+ * metadata document is unchanged (cimd/cimd-consent.ts), if any, is copied into a new grant for this session:
  * the consent adds to the copy, and the tokens of this sign-in hang off it.
  *
  * A copy rather than the grant itself, so that sign-ins stay apart as before: revoking a token, or
@@ -30,17 +30,22 @@ export interface GrantIndex {
 
 type LoadGrant = (ctx: KoaContextWithOIDC) => Promise<Grant | undefined>;
 
-/** The id of the newest grant `accountId` holds for `clientId`, if any. */
-async function newestHeldGrantId(
+/**
+ * The ids of the grants `accountId` holds for `clientId`, newest first (grants of one second, the
+ * resolution of `iat`, by how much they hold).
+ */
+async function heldGrantIds(
   { redis, prefix }: GrantIndex,
   accountId: string,
   clientId: string,
-): Promise<string | undefined> {
+): Promise<string[]> {
   const held = await accountGrants(redis, prefix, accountId).catch((err: unknown) => {
     throw new StorageUnavailable(err); // Redis unreachable: 503, not 500
   });
-  const forClient = held.filter((g) => g.clientId === clientId).sort((a, b) => b.issuedAt - a.issuedAt);
-  return forClient[0]?.grantId;
+  return held
+    .filter((g) => g.clientId === clientId)
+    .sort((a, b) => b.issuedAt - a.issuedAt || b.scopes.length - a.scopes.length)
+    .map((g) => g.grantId);
 }
 
 /** A new grant of `held`'s account and client, holding everything `held` holds. */
@@ -70,10 +75,17 @@ export function withHeldGrant(
     const existing = await load(ctx);
     const { client, account, session } = ctx.oidc;
     if (existing || !client || !account || !session || session.grantIdFor(client.clientId)) return existing;
-    const heldId = await newestHeldGrantId(index, account.accountId, client.clientId);
-    const held = heldId ? await ctx.oidc.provider.Grant.find(heldId) : undefined;
-    if (!held || held.accountId !== account.accountId || held.clientId !== client.clientId) return undefined;
-    if (!(await tiedToCurrentDocument(cimdConsents, heldId!, client))) return undefined;
+    // The newest held grant still tied to the client's current metadata document (any, for others).
+    let held: Grant | undefined;
+    for (const heldId of await heldGrantIds(index, account.accountId, client.clientId)) {
+      const candidate = await ctx.oidc.provider.Grant.find(heldId);
+      if (!candidate || candidate.accountId !== account.accountId || candidate.clientId !== client.clientId)
+        continue;
+      if (!(await tiedToCurrentDocument(cimdConsents, heldId, client))) continue;
+      held = candidate;
+      break;
+    }
+    if (!held) return undefined;
     const grant = copyOf(ctx, held);
     const grantId = await grant.save();
     await tieToDocument(cimdConsents, grantId, client);
