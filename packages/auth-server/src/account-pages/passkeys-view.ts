@@ -15,6 +15,8 @@ export const PASSKEY_NAME_MAX = 60;
 
 /** What the passkey sections show. */
 export interface PasskeySections {
+  /** Browsers can use passkeys at BASE_URL (not at an IP address). */
+  available: boolean;
   passkeys: PasskeyView[];
   /** WebAuthn creation options (JSON) with this page's challenge. */
   registrationOptions: string;
@@ -59,6 +61,15 @@ function passkeyRows(passkeys: PasskeyView[], csrf: SafeHtml): SafeHtml {
 
 /** The Passkeys and Recovery codes sections. */
 export function passkeySections(p: PasskeySections, csrf: SafeHtml): SafeHtml {
+  if (!p.available) {
+    return html`<section class="card" aria-labelledby="passkeys">
+      <h2 id="passkeys">Passkeys</h2>
+      <p class="note">
+        Passkeys need this service at a host name (https, or http://localhost on one computer); browsers
+        refuse them at an IP address. Ask the school's operators to set BASE_URL to one.
+      </p>
+    </section>`;
+  }
   const left = p.recoveryCodesLeft;
   return html`<section class="card" aria-labelledby="passkeys">
       <h2 id="passkeys">Passkeys</h2>

@@ -100,6 +100,7 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
         error,
         done,
         passkeys: {
+          available: passkeys.ceremonies.available,
           passkeys: list,
           registrationOptions: JSON.stringify(options),
           nonce,

@@ -93,6 +93,7 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passke
           options: JSON.stringify(options),
           nonce,
           required: passkeyRequired(ctx),
+          available: passkeys.ceremonies.available,
         },
       }),
       redirectOrigin(details),

@@ -32,6 +32,8 @@ export interface PasskeySignInView {
   recoveryAction: string;
   /** Only a passkey will do (PASSKEY_FOR_WRITE_CONSENT): the password and recovery forms are left out. */
   required: boolean;
+  /** Browsers can use passkeys at BASE_URL (not at an IP address): else no passkey form is shown. */
+  available: boolean;
 }
 
 /** The sign-in page: a passkey, the password, or a recovery code. */
@@ -65,21 +67,25 @@ export function loginPage(p: {
           : ''
       }
       ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
-      <form
-        method="post"
-        action="${p.passkey.action}"
-        data-passkey="sign-in"
-        data-options="${p.passkey.options}"
-      >
-        ${csrf}
-        <input type="hidden" name="response" value="" />
-        <button type="submit">Sign in with a passkey</button>
-        <p class="note" role="status" data-passkey-status></p>
-      </form>
+      ${
+        p.passkey.available
+          ? html`<form
+              method="post"
+              action="${p.passkey.action}"
+              data-passkey="sign-in"
+              data-options="${p.passkey.options}"
+            >
+              ${csrf}
+              <input type="hidden" name="response" value="" />
+              <button type="submit">Sign in with a passkey</button>
+              <p class="note" role="status" data-passkey-status></p>
+            </form>`
+          : ''
+      }
       ${
         p.passkey.required
           ? ''
-          : html`<h2>Or with your password</h2>
+          : html`${p.passkey.available ? html`<h2>Or with your password</h2>` : ''}
               <form method="post" action="${p.action}">
                 ${csrf}
                 <label for="email">Email</label>
@@ -101,31 +107,35 @@ export function loginPage(p: {
                 />
                 <button type="submit">Sign in</button>
               </form>
-              <details ${recovering ? html`open` : ''}>
-                <summary>Lost your passkey? Use a recovery code</summary>
-                <form method="post" action="${p.passkey.recoveryAction}">
-                  ${csrf}
-                  <label for="recovery-email">Email</label>
-                  <input
-                    id="recovery-email"
-                    type="email"
-                    name="email"
-                    autocomplete="username"
-                    required
-                    value="${p.recoveryEmail ?? ''}"
-                  />
-                  <label for="recovery-code">Recovery code</label>
-                  <input
-                    id="recovery-code"
-                    type="text"
-                    name="code"
-                    autocomplete="one-time-code"
-                    spellcheck="false"
-                    required
-                  />
-                  <button type="submit" class="secondary">Sign in with the code</button>
-                </form>
-              </details>`
+              ${
+                p.passkey.available
+                  ? html`<details ${recovering ? html`open` : ''}>
+                      <summary>Lost your passkey? Use a recovery code</summary>
+                      <form method="post" action="${p.passkey.recoveryAction}">
+                        ${csrf}
+                        <label for="recovery-email">Email</label>
+                        <input
+                          id="recovery-email"
+                          type="email"
+                          name="email"
+                          autocomplete="username"
+                          required
+                          value="${p.recoveryEmail ?? ''}"
+                        />
+                        <label for="recovery-code">Recovery code</label>
+                        <input
+                          id="recovery-code"
+                          type="text"
+                          name="code"
+                          autocomplete="one-time-code"
+                          spellcheck="false"
+                          required
+                        />
+                        <button type="submit" class="secondary">Sign in with the code</button>
+                      </form>
+                    </details>`
+                  : ''
+              }`
       }
       ${
         forAccountPages
@@ -136,7 +146,7 @@ export function loginPage(p: {
             </p>`
       }
       <p class="note">On a shared computer, sign out when you are done.</p>
-      ${scriptTags(p.passkey.nonce, [WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL])}`,
+      ${p.passkey.available ? scriptTags(p.passkey.nonce, [WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL]) : ''}`,
   );
 }
 

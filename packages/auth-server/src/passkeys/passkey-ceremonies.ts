@@ -11,6 +11,7 @@
  * assertion made for another site (a look-alike origin, another RP id) is refused. Each challenge is
  * single use (challenges.ts). A counter that does not move forward (a cloned authenticator) is refused.
  */
+import { isIP } from 'node:net';
 import {
   generateAuthenticationOptions,
   generateRegistrationOptions,
@@ -72,6 +73,11 @@ function parsed<T>(json: string): T {
 export class PasskeyCeremonies {
   readonly rpID: string;
   readonly origin: string;
+  /**
+   * Whether browsers will use passkeys here at all: they refuse an IP address as the relying
+   * party's id, so on a BASE_URL like `http://127.0.0.1:8080` the pages offer no passkey.
+   */
+  readonly available: boolean;
   private readonly passkeys: PasskeyStore;
   private readonly challenges: Challenges;
 
@@ -79,6 +85,7 @@ export class PasskeyCeremonies {
     const url = new URL(baseUrl);
     this.rpID = url.hostname;
     this.origin = url.origin;
+    this.available = isIP(url.hostname.replace(/^\[(.*)\]$/, '$1')) === 0;
     this.passkeys = passkeys;
     this.challenges = challenges;
   }
