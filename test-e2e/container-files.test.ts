@@ -123,12 +123,11 @@ describe('the compose file', () => {
   it('is run, in the docs and in its own comments, with the .env file of the repository root', () => {
     // The file sits in docker/, so compose looks for .env there: every command, also `run` for the
     // seeds, must name the repository root's .env, or the secrets and the admin's password are unset.
-    const commands = ['README.md', 'docs/operators.md', 'docs/deploy.md', 'docker/compose.yaml'].flatMap(
-      (file) =>
-        read(file)
-          .split('\n')
-          .filter((line) => line.includes('docker compose '))
-          .map((line) => ({ file, line: line.replace(/^#\s*/, '').trim() })),
+    const commands = ['README.md', 'docs/operators.md', 'docker/compose.yaml'].flatMap((file) =>
+      read(file)
+        .split('\n')
+        .filter((line) => line.includes('docker compose '))
+        .map((line) => ({ file, line: line.replace(/^#\s*/, '').trim() })),
     );
     expect(commands.filter(({ line }) => line.includes(' run --rm ')).length).toBeGreaterThanOrEqual(3);
     for (const { file, line } of commands) {
