@@ -109,7 +109,7 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
         },
       }),
       [],
-      nonce,
+      passkeys.ceremonies.available ? nonce : undefined, // no passkey section: no script at all
     );
   };
   const audited = (ctx: AccountContext) => ({

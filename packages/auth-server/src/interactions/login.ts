@@ -97,7 +97,7 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passke
         },
       }),
       redirectOrigin(details),
-      nonce,
+      passkeys.ceremonies.available ? nonce : undefined, // no passkey form: no script at all
     );
   };
 
