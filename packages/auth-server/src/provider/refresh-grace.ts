@@ -93,7 +93,7 @@ export function allowRefreshReuse({
   const handlers = (instance(provider) as { grantTypeHandlers: Map<string, GrantHandler> }).grantTypeHandlers;
   const original = handlers.get('refresh_token');
   if (!original) throw new Error('oidc-provider has no refresh_token grant to wrap');
-  const raceWaitMs = Math.min(seconds * 1000, 3000);
+  const raceWaitMs = Math.min(seconds * 1000, 10_000);
   const keptSeconds = Math.min(seconds, KEPT_SECONDS) + 1;
 
   /** Ends a grant whose rotated token was presented by someone else, and refuses. */
@@ -157,6 +157,16 @@ export function allowRefreshReuse({
     }
   };
 
+  /**
+   * `503 temporarily_unavailable`: the concurrent refresh that rotated this token has not answered yet
+   * (a slow winner is no evidence of theft); the client retries.
+   */
+  const refreshBusy = () =>
+    Object.assign(
+      new errors.TemporarilyUnavailable('a concurrent refresh of this token is still running; retry shortly'),
+      { status: 503, statusCode: 503, expose: true },
+    );
+
   /** Answers the loser of a race for the current token with the winner's response. */
   const answerConcurrent = async (ctx: KoaContextWithOIDC, err: ConcurrentRefresh, address: string) => {
     const clientId = ctx.oidc.client!.clientId;
@@ -179,7 +189,8 @@ export function allowRefreshReuse({
       }
       await sleep(POLL_MS);
     }
-    return theft(err.grantId, 'no answer from the concurrent refresh');
+    // The winner is slow (a busy machine), which is no evidence of theft: the client tries again.
+    throw refreshBusy();
   };
 
   handlers.set('refresh_token', async function refreshWithReuseWindow(ctx: KoaContextWithOIDC) {
