@@ -138,8 +138,16 @@ export function allowRefreshReuse({
   /** Answers a rotated token from the same installation with the grant's current refresh token. */
   const answerRotated = async (ctx: KoaContextWithOIDC, rotated: RotatedRefresh, address: string) => {
     const grantId = rotated.token.grantId as string | undefined;
-    for (let attempt = 1; ; attempt++) {
+    for (let attempt = 1, waited = 0; ; attempt++) {
       const lineage = grantId ? await currentRefresh(redis, prefix, grantId) : undefined;
+      // Rotated a moment ago by a concurrent request that has not recorded its rotation yet (on a
+      // Redis Cluster the consumption is seen before the race is decided): wait for it.
+      if (grantId && !lineage && now() - rotated.consumedAt <= raceWaitMs / 1000 && waited < raceWaitMs) {
+        await sleep(POLL_MS);
+        waited += POLL_MS;
+        attempt--;
+        continue;
+      }
       const reason = await refusal(ctx, rotated, address, lineage);
       if (reason || !lineage) return theft(grantId, reason ?? 'no grant');
       answerWithoutRotation(ctx);
