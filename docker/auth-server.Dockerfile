@@ -1,5 +1,7 @@
 # syntax=docker/dockerfile:1
 # The auth server: build with the whole workspace, ship only its production dependencies and output.
+# The dependencies ship without what only a compiler or a reader uses (TypeScript sources and types,
+# source maps, Markdown): a quarter of their size.
 # Build from the repository root: docker build -f docker/auth-server.Dockerfile .
 # The base image: the official Node.js 22 image by default. NODE_IMAGE names another one with the
 # same layout, e.g. the local stand-in scripts/standin-images builds where no registry is reachable.
@@ -15,7 +17,9 @@ COPY packages/shared packages/shared
 COPY packages/auth-server packages/auth-server
 RUN npx tsc -b packages/auth-server \
  && npm install --omit=dev --no-audit --no-fund --workspace @school/auth-server --include-workspace-root=false \
- && mkdir -p packages/auth-server/node_modules
+ && mkdir -p packages/auth-server/node_modules \
+ && find node_modules packages/auth-server/node_modules -type f \( -name '*.ts' -o -name '*.mts' -o -name '*.cts' \
+      -o -name '*.map' -o -name '*.md' -o -name '*.markdown' \) -delete
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production AUTH_HOST=0.0.0.0 AUTH_PORT=8082 KEYS_FILE=/var/lib/school-auth/keys/jwks.json

@@ -1,5 +1,7 @@
 # syntax=docker/dockerfile:1
 # The resource API: build with the whole workspace, ship only its production dependencies and output.
+# The dependencies ship without what only a compiler or a reader uses (TypeScript sources and types,
+# source maps, Markdown): a quarter of their size.
 # Build from the repository root: docker build -f docker/resource-api.Dockerfile .
 # The base image: the official Node.js 22 image by default. NODE_IMAGE names another one with the
 # same layout, e.g. the local stand-in scripts/standin-images builds where no registry is reachable.
@@ -15,7 +17,9 @@ COPY packages/shared packages/shared
 COPY packages/resource-api packages/resource-api
 RUN npx tsc -b packages/resource-api \
  && npm install --omit=dev --no-audit --no-fund --workspace @school/resource-api --include-workspace-root=false \
- && mkdir -p packages/resource-api/node_modules
+ && mkdir -p packages/resource-api/node_modules \
+ && find node_modules packages/resource-api/node_modules -type f \( -name '*.ts' -o -name '*.mts' -o -name '*.cts' \
+      -o -name '*.map' -o -name '*.md' -o -name '*.markdown' \) -delete
 
 FROM ${NODE_IMAGE}
 ENV NODE_ENV=production API_HOST=0.0.0.0 API_PORT=8081

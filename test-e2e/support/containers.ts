@@ -113,6 +113,9 @@ export function containersOf(p: Project, service: string): string[] {
 
 /** Removes everything of project `p` (containers, network, volumes, secrets file), whatever state it is in. */
 export async function removeProject(p: Project): Promise<void> {
+  // What every container printed, kept for a failure's diagnosis: .data/containers/<project>-last.log.
+  const logs = await containers(p, 'logs').catch(() => undefined);
+  if (logs) writeFileSync(join(ROOT, `.data/containers/${p.name}-last.log`), logs.stdout + logs.stderr);
   await containers(p, 'down', '--volumes').catch(() => undefined);
   const ids = engine('ps', '-aq', '--filter', `label=com.docker.compose.project=${p.name}`)
     .split('\n')
