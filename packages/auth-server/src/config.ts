@@ -135,8 +135,10 @@ const schema = z
     CIMD_STALE_SECONDS: z.coerce.number().int().min(0).default(3600),
     /** Milliseconds a metadata-document fetch may take in all (connect, TLS, answer). */
     CIMD_FETCH_TIMEOUT_MS: positiveInt(3000, 10_000),
-    /** Metadata-document fetches per minute to one host (all instances together). */
+    /** First fetches (of a document not held) per minute from one host (all instances together). */
     CIMD_FETCHES_PER_MINUTE_PER_HOST: perMinute(30),
+    /** First fetches (of a document not held) per minute one client address may cause. */
+    CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS: perMinute(10),
     /**
      * Test suites only (refused otherwise): fetch metadata documents from loopback addresses too.
      * Every other deployment keeps the special-use-address rule, since Redis and the services

@@ -1,7 +1,8 @@
 /**
  * Resolving a Client ID Metadata Document URL: every validation rule, caching by the HTTP cache
  * headers within the configured bounds, failures never cached, stale serving while the host fails,
- * and the status operators see. Real Redis, a real HTTPS server with a test CA, the real fetcher;
+ * the first-fetch budgets (per requesting address, then per host; refreshes spend neither), what is
+ * left in Redis, and the status operators see. Real Redis, a real HTTPS server with a test CA, the real fetcher;
  * the cache and the stored client also on a real Redis Cluster of this file's own (ports 7131-7136),
  * where the entry and the client record are in different hash slots.
  */
@@ -35,7 +36,6 @@ beforeAll(async () => {
   redis = new Redis(SERVICES.redisUrl);
   fetchDocument = createDocumentFetcher({
     timeoutMs: 1500,
-    limiter: new RateLimiterMemory({ points: 1000, duration: 60 }),
     allowLoopback: true,
     extraCa: pki.caPem,
     lookup: loopbackLookup,
@@ -53,13 +53,22 @@ beforeEach(() => {
   url = server.url(path, 'cimd.test');
 });
 
-const resolver = (policy: Partial<CimdCachePolicy> = {}, on: RedisClient = redis) =>
-  new CimdResolver(on, prefix, fetchDocument, {
-    minSeconds: 0,
-    maxSeconds: 3600,
-    staleSeconds: 60,
-    ...policy,
-  });
+const roomy = () => ({
+  perAddress: new RateLimiterMemory({ points: 1000, duration: 60 }),
+  perHost: new RateLimiterMemory({ points: 1000, duration: 60 }),
+});
+const resolver = (policy: Partial<CimdCachePolicy> = {}, on: RedisClient = redis, budgets = roomy()) =>
+  new CimdResolver(
+    on,
+    prefix,
+    fetchDocument,
+    { minSeconds: 0, maxSeconds: 3600, staleSeconds: 60, ...policy },
+    budgets,
+  );
+/** What a client is told of any document that could not be fetched: nothing about the host. */
+const GENERIC = /^the client_id metadata document could not be fetched; try again later$/;
+/** The operator's view of the document at `url`. */
+const entryOf = async (id = url) => (await listCimdClients(redis, prefix)).find((c) => c.client_id === id);
 const doc = (extra: Record<string, unknown> = {}) => ({
   client_id: url,
   client_name: 'Notes agent',
@@ -215,8 +224,9 @@ describe('caching', () => {
 
   it('never caches a failure or an invalid document: each request fetches again', async () => {
     server.route(path, (_req, res) => res.writeHead(503).end());
-    await expect(resolver().resolve(url)).rejects.toEqual(refusal(/could not be fetched: answered 503/));
-    await expect(resolver().resolve(url)).rejects.toEqual(refusal(/503/));
+    await expect(resolver().resolve(url)).rejects.toEqual(refusal(GENERIC));
+    expect(await entryOf()).toMatchObject({ status: 'failed', error: 'answered 503' });
+    await expect(resolver().resolve(url)).rejects.toEqual(refusal(GENERIC));
     server.json(path, doc({ client_id: 'https://elsewhere.example/c.json' }), {
       'cache-control': 'max-age=600',
     });
@@ -241,8 +251,31 @@ describe('while the host fails', () => {
       error: 'answered 502',
     });
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    await expect(r.resolve(url)).rejects.toEqual(refusal(/502/));
-    expect((await listCimdClients(redis, prefix))[0]).toMatchObject({ status: 'failed' });
+    await expect(r.resolve(url)).rejects.toEqual(refusal(GENERIC));
+    expect((await listCimdClients(redis, prefix))[0]).toMatchObject({
+      status: 'failed',
+      error: 'answered 502',
+    });
+    // Past its stale window the document is kept (not served): once the host is back it is refreshed
+    // as a known document, which spends no budget.
+    server.json(path, doc({ client_name: 'Notes agent 2' }));
+    const spent = {
+      perAddress: new RateLimiterMemory({ points: 0, duration: 60 }),
+      perHost: new RateLimiterMemory({ points: 0, duration: 60 }),
+    };
+    await expect(resolver({ staleSeconds: 1 }, redis, spent).resolve(url, 'a')).resolves.toMatchObject({
+      client_name: 'Notes agent 2',
+    });
+  });
+
+  it('tries a failing host again only every retrySeconds, serving stale meanwhile', async () => {
+    server.json(path, doc(), { 'cache-control': 'max-age=0' });
+    const r = resolver({ retrySeconds: 60 });
+    await r.resolve(url);
+    server.route(path, (_req, res) => res.writeHead(503).end());
+    for (let i = 0; i < 5; i++)
+      await expect(r.resolve(url)).resolves.toMatchObject({ client_name: 'Notes agent' });
+    expect(hits()).toBe(2);
   });
 
   it('serves nothing stale once the host answers that the document is gone or invalid', async () => {
@@ -250,9 +283,84 @@ describe('while the host fails', () => {
     const r = resolver();
     await r.resolve(url);
     server.route(path, (_req, res) => res.writeHead(404).end());
-    await expect(r.resolve(url)).rejects.toEqual(refusal(/404/));
+    await expect(r.resolve(url)).rejects.toEqual(refusal(GENERIC));
+    expect(await entryOf()).toMatchObject({ status: 'failed', error: 'answered 404' });
     server.route(path, (_req, res) => res.writeHead(503).end()); // the old document is forgotten
-    await expect(r.resolve(url)).rejects.toEqual(refusal(/503/));
+    await expect(r.resolve(url)).rejects.toEqual(refusal(GENERIC));
+    expect(await entryOf()).toMatchObject({ status: 'failed', error: 'answered 503' });
+  });
+});
+
+describe('the first-fetch budgets', () => {
+  const junk = () => server.url(`/junk/${randomBytes(6).toString('hex')}.json`, 'cimd.test');
+  const limited = expect.objectContaining({ error: 'too_many_requests', status: 429 });
+
+  it('charge the requesting address first: its made-up ids stop at its budget, others go on', async () => {
+    const budgets = {
+      perAddress: new RateLimiterMemory({ points: 3, duration: 60 }),
+      perHost: new RateLimiterMemory({ points: 100, duration: 60 }),
+    };
+    const r = resolver({}, redis, budgets);
+    const ids = [junk(), junk(), junk(), junk(), junk()];
+    const outcomes = await Promise.allSettled(ids.map((id) => r.resolve(id, 'attacker')));
+    const reasons = outcomes.map((o) => (o as PromiseRejectedResult).reason as { error: string });
+    expect(reasons.filter((e) => e.error === 'invalid_client')).toHaveLength(3);
+    expect(reasons.filter((e) => e.error === 'too_many_requests')).toHaveLength(2);
+    expect(ids.filter((id) => server.hits.has(new URL(id).pathname))).toHaveLength(3);
+    server.json(path, doc());
+    await expect(r.resolve(url, 'someone else')).resolves.toMatchObject({ client_id: url });
+  });
+
+  it('leave no entry in Redis for a fetch that never happened, and a short-lived one for a failure', async () => {
+    const budgets = {
+      perAddress: new RateLimiterMemory({ points: 1, duration: 60 }),
+      perHost: new RateLimiterMemory({ points: 100, duration: 60 }),
+    };
+    const r = resolver({ failureSeconds: 600 }, redis, budgets);
+    const [fetched, refused] = [junk(), junk()];
+    await expect(r.resolve(fetched, 'a')).rejects.toEqual(refusal(GENERIC));
+    await expect(r.resolve(refused, 'a')).rejects.toEqual(limited);
+    expect(await redis.exists(`${prefix}cimd:${refused}`)).toBe(0);
+    const life = await redis.pttl(`${prefix}cimd:${fetched}`);
+    expect(life).toBeGreaterThan(0);
+    expect(life).toBeLessThanOrEqual(600_000);
+    // A special-use IP literal is refused on the URL alone: nothing fetched, nothing kept.
+    const strict = new CimdResolver(
+      redis,
+      prefix,
+      createDocumentFetcher({ timeoutMs: 1500 }),
+      { minSeconds: 0, maxSeconds: 60, staleSeconds: 0 },
+      roomy(),
+    );
+    const before = server.connections;
+    const literal = `https://127.0.0.1:${server.port}/apps/x/client.json`;
+    await expect(strict.resolve(literal, 'b')).rejects.toEqual(refusal(GENERIC));
+    expect(server.connections).toBe(before);
+    expect(await redis.exists(`${prefix}cimd:${literal}`)).toBe(0);
+  });
+
+  it('are not spent by cached, stale or refreshed documents, so junk on a host cannot starve its real clients', async () => {
+    const budgets = {
+      perAddress: new RateLimiterMemory({ points: 100, duration: 60 }),
+      perHost: new RateLimiterMemory({ points: 3, duration: 60 }),
+    };
+    const r = resolver({}, redis, budgets);
+    server.json(path, doc(), { 'cache-control': 'max-age=0' });
+    await r.resolve(url, 'owner'); // the real client's first use: one of the host's three
+    for (let i = 0; i < 4; i++) await r.resolve(junk(), `junk-${i}`).catch(() => undefined); // the rest, and more
+    await expect(r.resolve(junk(), 'late')).rejects.toEqual(limited);
+    // The held document still refreshes (max-age 0: every use refetches), and serves stale while its host fails.
+    const before = hits();
+    await expect(r.resolve(url, 'owner')).resolves.toMatchObject({ client_id: url });
+    expect(hits()).toBe(before + 1);
+    server.route(path, (_req, res) => res.writeHead(503).end());
+    await expect(r.resolve(url, 'owner')).resolves.toMatchObject({ client_id: url });
+  });
+
+  it('refuse a document that names a sector_identifier_uri (public subjects only)', async () => {
+    server.json(path, doc({ sector_identifier_uri: 'https://cimd.test/sector.json' }));
+    await expect(resolver().resolve(url)).rejects.toEqual(refusal(/sector_identifier_uri/));
+    expect(server.hits.get('/sector.json')).toBeUndefined();
   });
 });
 

@@ -5,19 +5,29 @@
  *
  * Caching, shared by every instance through Redis (`cimd:<url>`, redis-keys.ts):
  * - A valid document is reused for as long as its `Cache-Control`/`Expires` say, within a floor and a
- *   ceiling (CIMD_CACHE_MIN_SECONDS, CIMD_CACHE_MAX_SECONDS).
- * - A failed fetch and an invalid document are never cached: the next request fetches again (the
- *   per-host rate limit of the fetcher bounds how often).
- * - While the host fails (unreachable, timeout, 5xx, 429, our rate limit), a document that was valid
- *   is served stale for at most CIMD_STALE_SECONDS past its freshness. A host that answers but
- *   refuses (404, wrong type, ...) or serves an invalid document ends it at once.
- * - Every outcome is recorded in the entry (status, error, times): `school-auth clients cimd` shows it.
+ *   ceiling (CIMD_CACHE_MIN_SECONDS, CIMD_CACHE_MAX_SECONDS), without any fetch or budget.
+ * - While the host fails (unreachable, timeout, 5xx, 429), a document that was valid is served stale
+ *   for at most CIMD_STALE_SECONDS past its freshness, and kept (not served) after that, so that it
+ *   is refreshed as a known document once the host is back. A failing host is tried again at most
+ *   every `retrySeconds`. A host that answers but refuses (404, wrong type, ...) or serves an invalid
+ *   document ends it at once: that is the host's own word.
+ * - A failure is never served from cache, and its entry (kept for the operator's view) lives
+ *   `failureSeconds`; a request refused before anything was fetched (a budget, a special-use IP
+ *   literal) leaves no entry at all.
+ * - Every outcome is logged with its detail and recorded in the entry (`school-auth clients cimd`);
+ *   the client is only told that the document could not be used, never what an address answered.
+ *
+ * Budgets (who may make this server fetch): refreshing a document already held spends nothing, so
+ * nobody can keep a working client from its refresh. A first fetch (no document held) spends the
+ * requesting address's budget first (CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS: made-up client ids
+ * cost their sender), then the host's (CIMD_FETCHES_PER_MINUTE_PER_HOST: protects the remote host);
+ * either exhausted answers `429` with `Retry-After` and fetches nothing.
  *
  * Why not oidc-provider's own (experimental) `features.clientIdMetadataDocument`: its cache is an
  * in-process LRU of 100 documents (each instance fetches on its own), it has no stale serving and no
- * status anyone can look at, its fetch cannot be given a test CA or our per-host budget, and its
- * clients are not stored, so our token reads (which check that a token's client is stored) would
- * find every token of such a client gone.
+ * status anyone can look at, its fetch cannot be given a test CA or our budgets, and its clients are
+ * not stored, so our token reads (which check that a token's client is stored) would find every token
+ * of such a client gone.
  *
  * The resolved client is also stored as a `Client:<url>` record, as registered clients are, because
  * token reads check that a token's client is stored (redis-adapter.ts); it is refreshed on every
@@ -26,18 +36,38 @@
  */
 import type { RedisClient } from '@school/shared';
 import { errors, type ClientMetadata } from 'oidc-provider';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { cimdAllowedKey, cimdEntryKey, modelKey } from '../storage/redis-keys.js';
 import { DocumentFetchError, type FetchedDocument } from './document-fetcher.js';
+import { TooManyRequests } from '../provider/too-many-requests.js';
 import { checkDocument, toClientMetadata, type MetadataDocument } from './metadata-document.js';
 
 const DAY_MS = 86_400_000;
+/** The longest error detail kept in an entry. */
+const ERROR_DETAIL_LIMIT = 200;
 
 /** The bounds of caching, seconds. */
 export interface CimdCachePolicy {
   minSeconds: number;
   maxSeconds: number;
   staleSeconds: number;
+  /** How long the entry of a document that failed and is not held lives (the operator's view). */
+  failureSeconds?: number;
+  /** The least time between two fetches of a held document whose host failed. */
+  retrySeconds?: number;
 }
+
+/** Who may make this server fetch a document it does not hold (see the module comment). */
+export interface CimdBudgets {
+  /** Keyed by the requesting address (`addressKey`). */
+  perAddress: RateLimiterAbstract;
+  /** Keyed by the document's host name. */
+  perHost: RateLimiterAbstract;
+}
+
+/** What the client is told of any document that could not be fetched (the detail is logged). */
+const unusable = () =>
+  new errors.InvalidClient('the client_id metadata document could not be fetched; try again later');
 
 /** What one resolution did, for the log. */
 export interface CimdOutcome {
@@ -55,6 +85,8 @@ export type CimdStatus = (typeof CIMD_STATUSES)[number];
 /** A document's cache entry in Redis. */
 interface Entry {
   doc?: string;
+  /** Not before this (ms) is a held document's failing host tried again. */
+  retryAt?: string;
   /** When the `Client:<url>` record was first stored, Unix seconds. */
   issuedAt?: string;
   freshUntil?: string;
@@ -68,6 +100,7 @@ export class CimdResolver {
     private readonly prefix: string,
     private readonly fetchDocument: (url: string) => Promise<FetchedDocument>,
     private readonly policy: CimdCachePolicy,
+    private readonly budgets: CimdBudgets,
     private readonly log: (outcome: CimdOutcome) => void = () => undefined,
   ) {}
 
@@ -83,8 +116,13 @@ export class CimdResolver {
     for (const observer of this.observers) observer(outcome);
   }
 
-  /** The client named by the document at `url`, as stored client metadata; throws `invalid_client`. */
-  async resolve(url: string): Promise<ClientMetadata> {
+  /**
+   * The client named by the document at `url`, as stored client metadata; throws `invalid_client`,
+   * or {@link TooManyRequests} when a first fetch is over a budget. `requester`: the requesting
+   * address's key, for the first-fetch budget (absent for the server's own lookups, which spend only
+   * the host's).
+   */
+  async resolve(url: string, requester?: string): Promise<ClientMetadata> {
     const key = cimdEntryKey(this.prefix, url);
     const recordKey = modelKey(this.prefix, 'Client', url);
     const [entry, allowed, stored] = await Promise.all([
@@ -96,31 +134,36 @@ export class CimdResolver {
     const cached = (doc: string) =>
       this.withRecord(url, JSON.parse(doc) as MetadataDocument, allowed === 1, entry, stored === 1);
     if (entry.doc && now < Number(entry.freshUntil)) return cached(entry.doc);
+    const servable = !!entry.doc && now < Number(entry.staleUntil);
+    if (entry.doc && now < Number(entry.retryAt ?? 0)) {
+      if (servable) return cached(entry.doc);
+      throw unusable();
+    }
+    if (!entry.doc) await this.spendFirstFetch(url, requester);
     let fetched: FetchedDocument;
     try {
       fetched = await this.fetchDocument(url);
     } catch (err) {
       const failure =
         err instanceof DocumentFetchError ? err : new DocumentFetchError('unreachable', String(err));
-      if (failure.kind === 'unreachable' && entry.doc && now < Number(entry.staleUntil)) {
-        await this.record(key, url, 'stale', failure.message, now);
-        return cached(entry.doc);
+      if (failure.beforeConnecting) {
+        this.report({ clientId: url, status: 'failed', error: failure.message });
+        throw unusable();
       }
-      await this.record(key, url, 'failed', failure.message, now, true);
-      throw new errors.InvalidClient(`client_id metadata document could not be fetched: ${failure.message}`);
+      if (failure.kind === 'unreachable' && entry.doc) {
+        await this.recordHeld(key, url, servable ? 'stale' : 'failed', failure.message, now);
+        if (servable) return cached(entry.doc);
+        throw unusable();
+      }
+      await this.recordFailure(key, url, 'failed', failure.message, now);
+      throw unusable();
     }
     let doc: MetadataDocument;
     try {
       doc = checkDocument(url, fetched.body);
     } catch (err) {
-      await this.record(
-        key,
-        url,
-        'invalid',
-        (err as errors.OIDCProviderError).error_description ?? '',
-        now,
-        true,
-      );
+      const why = (err as errors.OIDCProviderError).error_description ?? '';
+      await this.recordFailure(key, url, 'invalid', why, now);
       throw err;
     }
     const { minSeconds, maxSeconds, staleSeconds } = this.policy;
@@ -137,12 +180,29 @@ export class CimdResolver {
         checkedAt: now,
         fetchedAt: now,
       })
-      .hdel(key, 'error')
+      .hdel(key, 'error', 'retryAt')
       .pexpireat(key, staleUntil + DAY_MS)
       .exec();
     this.report({ clientId: url, status: 'fresh' });
     // May refuse its redirect URIs: the document stays cached all the same.
     return this.withRecord(url, doc, allowed === 1, entry, stored === 1, true);
+  }
+
+  /** Spends the budgets of a first fetch: the requester's, then the host's; throws when either is out. */
+  private async spendFirstFetch(url: string, requester: string | undefined): Promise<void> {
+    const host = new URL(url).hostname;
+    try {
+      if (requester !== undefined) await this.budgets.perAddress.consume(requester);
+      await this.budgets.perHost.consume(host);
+    } catch (err) {
+      if (!(err instanceof RateLimiterRes)) throw err;
+      const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
+      this.report({ clientId: url, status: 'failed', error: 'first-fetch budget spent' });
+      throw new TooManyRequests(
+        `too many new client_id metadata documents just now; retry after ${retryAfter} s`,
+        retryAfter,
+      );
+    }
   }
 
   /**
@@ -171,18 +231,30 @@ export class CimdResolver {
     return metadata;
   }
 
-  /** Records an outcome other than a fresh fetch; `drop` forgets the document (no stale serving). */
-  private async record(
-    key: string,
-    url: string,
-    status: CimdStatus,
-    error: string,
-    now: number,
-    drop = false,
-  ) {
-    const tx = this.redis.multi().hset(key, { status, error, checkedAt: now });
-    if (drop) tx.hdel(key, 'doc', 'freshUntil', 'staleUntil');
-    await tx.pexpire(key, DAY_MS, 'NX').exec(); // an entry that was never valid goes after a day
+  /** Records a failed refresh of a document that is kept (served stale while `status` is `stale`). */
+  private async recordHeld(key: string, url: string, status: CimdStatus, error: string, now: number) {
+    const retryAt = now + (this.policy.retrySeconds ?? 0) * 1000;
+    await this.redis.hset(key, {
+      status,
+      error: error.slice(0, ERROR_DETAIL_LIMIT),
+      checkedAt: now,
+      retryAt,
+    });
+    this.report({ clientId: url, status, error });
+  }
+
+  /**
+   * Records a fetch that gave no usable document: any document held is forgotten (its host refused
+   * or served an invalid one), and the entry lives `failureSeconds` for the operator's view.
+   */
+  private async recordFailure(key: string, url: string, status: CimdStatus, error: string, now: number) {
+    const lifeMs = (this.policy.failureSeconds ?? 600) * 1000;
+    await this.redis
+      .multi()
+      .hset(key, { status, error: error.slice(0, ERROR_DETAIL_LIMIT), checkedAt: now })
+      .hdel(key, 'doc', 'freshUntil', 'staleUntil', 'retryAt')
+      .pexpire(key, lifeMs)
+      .exec();
     this.report({ clientId: url, status, error });
   }
 }

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LookupFunction } from 'node:net';
-import { RateLimiterMemory } from 'rate-limiter-flexible';
 import {
   fixedLookup,
   loopbackLookup,
@@ -13,6 +12,7 @@ import {
   cacheSeconds,
   createDocumentFetcher,
   DOCUMENT_BYTES_LIMIT,
+  unfetchableUrlProblem,
   type DocumentFetcherOptions,
 } from './document-fetcher.js';
 
@@ -28,7 +28,6 @@ afterAll(() => server.close());
 const fetcher = (over: Partial<DocumentFetcherOptions> = {}) =>
   createDocumentFetcher({
     timeoutMs: 1500,
-    limiter: new RateLimiterMemory({ points: 100, duration: 60 }),
     allowLoopback: true,
     extraCa: pki.caPem,
     lookup: loopbackLookup,
@@ -188,17 +187,48 @@ describe('the document fetcher', () => {
     expect(server.hits.get('/once.json')).toBe(1);
   });
 
-  it('rate limits fetches per host', async () => {
-    server.json('/limited.json', {});
-    const fetch = fetcher({ limiter: new RateLimiterMemory({ points: 2, duration: 60 }) });
-    await fetch(server.url('/limited.json', 'cimd.test'));
-    await fetch(server.url('/limited.json', 'cimd.test'));
-    await expect(fetch(server.url('/limited.json', 'cimd.test'))).rejects.toEqual(
-      unreachable(/too many fetches from cimd\.test/),
+  it.each([
+    ['127.0.0.1', /127\.0\.0\.1 is a special-use address \(loopback\)/],
+    ['[::ffff:7f00:1]', /127\.0\.0\.1 is a special-use address \(loopback\)/],
+    ['[::ffff:127.0.0.1]', /loopback/],
+    ['0x7f.1', /loopback/],
+  ])('refuses the IP literal %s before opening any connection', async (host, pattern) => {
+    server.json('/literal.json', {});
+    const before = server.connections;
+    const strict = fetcher({ allowLoopback: false, lookup: undefined });
+    await expect(strict(server.url('/literal.json', host))).rejects.toEqual(
+      expect.objectContaining({
+        kind: 'refused',
+        beforeConnecting: true,
+        message: expect.stringMatching(pattern),
+      }),
     );
-    await expect(fetch(server.url('/limited.json', 'localhost'))).resolves.toBeDefined(); // another host
-    expect(server.hits.get('/limited.json')).toBe(3);
+    expect(server.connections).toBe(before);
   });
+});
+
+describe('unfetchableUrlProblem', () => {
+  it.each([
+    'https://0.0.0.0/x',
+    'https://10.0.0.1/x',
+    'https://[::1]/x',
+    'https://[::7f00:1]/x',
+    'https://[::a9fe:a9fe]/x',
+    'https://[fe80::1]/x',
+    'https://169.254.169.254/latest',
+    'https://2130706433/x',
+    'http://example.com/x',
+    'https://user:pw@example.com/x',
+  ])('refuses %s on the URL alone', (url) => {
+    expect(unfetchableUrlProblem(url)).toBeDefined();
+  });
+
+  it.each(['https://example.com/x', 'https://93.184.215.14/x', 'https://[2606:4700:4700::1111]/x'])(
+    'leaves %s to the fetch',
+    (url) => {
+      expect(unfetchableUrlProblem(url)).toBeUndefined();
+    },
+  );
 });
 
 describe('cacheSeconds', () => {

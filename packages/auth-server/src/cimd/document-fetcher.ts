@@ -6,25 +6,25 @@
  *   `Accept: application/json`, and only an `application/json` answer of status 200 is read.
  * - A short overall timeout, and a body limit of a few KB counted while reading (a lying or missing
  *   `Content-Length` does not help a huge body through).
- * - The address checked is the one the TCP socket actually connected to, after the name was resolved
- *   for that connection and before TLS or HTTP start: a name that resolves to a public address when
- *   someone looks and to 127.0.0.1 when we connect (DNS rebinding) is refused, as is an IP literal
- *   (which no resolver sees). The resolver's answer is checked too, before connecting, so nothing is
- *   ever connected to a private address; an answer with any special-use address is refused whole.
- *   Special-use addresses (special-use-address.ts) are refused; loopback only when `allowLoopback`
- *   says so (the test suites), never by default.
- * - Fetches are rate limited per host (`limiter`, counted in Redis by the server so every instance
- *   shares the budget), and concurrent fetches of one URL share one request (single flight).
+ * - Nothing is ever connected to a special-use address (special-use-address.ts; loopback only when
+ *   `allowLoopback` says so, the test suites, never by default). An IP literal is checked before any
+ *   socket is opened (Node skips the `lookup` hook for literals); a name's every resolved address is
+ *   checked before connecting (an answer with any special-use address is refused whole); and the
+ *   address the TCP socket actually connected to is checked again before TLS or HTTP start, so a
+ *   name that resolves to a public address when someone looks and to 127.0.0.1 when we connect (DNS
+ *   rebinding) is refused too.
+ * - Concurrent fetches of one URL share one request (single flight). How often a host is fetched is
+ *   the caller's budget (cimd-resolver.ts), not this module's.
  *
- * A failure says whether the host failed (`unreachable`: network, timeout, 5xx, 429, our own rate
- * limit), for which a document fetched before may still be served for a while, or answered something
- * unacceptable (`refused`).
+ * A failure says whether the host failed (`unreachable`: network, timeout, 5xx, 429), for which a
+ * document fetched before may still be served for a while, or answered something unacceptable
+ * (`refused`), and whether anything was sent at all (`beforeConnecting`). Its message is for the log
+ * and the operator only: it can say what an address answered.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { connect as tcpConnect, type LookupFunction } from 'node:net';
+import { connect as tcpConnect, isIP, type LookupFunction } from 'node:net';
 import { rootCertificates } from 'node:tls';
 import { Agent, buildConnector, request } from 'undici';
-import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import { specialUseProblem } from './special-use-address.js';
 
 /** The most a document may weigh: the draft suggests 5 KB. */
@@ -32,10 +32,14 @@ export const DOCUMENT_BYTES_LIMIT = 5 * 1024;
 
 /** Why a fetch gave no document. */
 export class DocumentFetchError extends Error {
-  /** `unreachable`: the host failed (stale may be served); `refused`: it answered wrongly. */
+  /**
+   * `unreachable`: the host failed (stale may be served); `refused`: it answered wrongly, or the URL
+   * may not be fetched. `beforeConnecting`: refused on the URL alone, no connection was opened.
+   */
   constructor(
     readonly kind: 'unreachable' | 'refused',
     message: string,
+    readonly beforeConnecting = false,
   ) {
     super(message);
     this.name = 'DocumentFetchError';
@@ -53,8 +57,6 @@ export interface FetchedDocument {
 export interface DocumentFetcherOptions {
   /** The whole fetch (connect, TLS, headers, body), ms. */
   timeoutMs: number;
-  /** Per host: fetches allowed per window; an exhausted budget is `unreachable` without fetching. */
-  limiter: RateLimiterAbstract;
   /** Connect to loopback addresses too (test suites only). */
   allowLoopback?: boolean;
   /** PEM certificates trusted besides the system's roots (test suites only: a test CA). */
@@ -107,6 +109,8 @@ function checkedAgent(options: DocumentFetcherOptions): Agent {
   );
   const connect: buildConnector.connector = (opts, callback) => {
     if (opts.protocol !== 'https:') return callback(new Error('only https is fetched'), null);
+    const literalProblem = urlAddressProblem(opts.hostname, !!options.allowLoopback);
+    if (literalProblem) return callback(new DocumentFetchError('refused', literalProblem, true), null);
     const socket = tcpConnect({ host: opts.hostname, port: Number(opts.port) || 443, lookup });
     const fail = (err: Error) => {
       socket.destroy();
@@ -125,6 +129,23 @@ function checkedAgent(options: DocumentFetcherOptions): Agent {
   return new Agent({ connect, connections: 4, pipelining: 0 });
 }
 
+/** Why the host of a URL (`URL.hostname`), when it is an IP literal, may not be connected to. */
+function urlAddressProblem(hostname: string, allowLoopback: boolean): string | undefined {
+  const address = hostname.replace(/^\[(.*)\]$/, '$1');
+  return isIP(address) ? specialUseProblem(address, allowLoopback) : undefined;
+}
+
+/**
+ * Why `url` will not be fetched whatever its host answers (not https, credentials, a special-use IP
+ * literal), or undefined. Checked before any budget is spent or socket opened.
+ */
+export function unfetchableUrlProblem(url: string, allowLoopback = false): string | undefined {
+  const target = URL.parse(url);
+  if (!target || target.protocol !== 'https:') return 'only https URLs are fetched';
+  if (target.username || target.password) return 'the URL carries credentials';
+  return urlAddressProblem(target.hostname, allowLoopback);
+}
+
 /** A fetcher of small JSON documents by https URL (see the module comment). */
 export function createDocumentFetcher(
   options: DocumentFetcherOptions,
@@ -133,15 +154,9 @@ export function createDocumentFetcher(
   const inFlight = new Map<string, Promise<FetchedDocument>>();
 
   async function fetchOnce(url: string): Promise<FetchedDocument> {
+    const problem = unfetchableUrlProblem(url, options.allowLoopback);
+    if (problem) throw new DocumentFetchError('refused', problem, true);
     const target = new URL(url);
-    if (target.protocol !== 'https:') throw new DocumentFetchError('refused', 'only https URLs are fetched');
-    if (target.username || target.password)
-      throw new DocumentFetchError('refused', 'the URL carries credentials');
-    try {
-      await options.limiter.consume(target.hostname);
-    } catch {
-      throw new DocumentFetchError('unreachable', `too many fetches from ${target.hostname} just now`);
-    }
     let res;
     try {
       res = await request(target, {
