@@ -19,6 +19,7 @@ import { requestLog } from './http/request-log.js';
 import { pinPublicOrigin } from './http/public-origin.js';
 import { methodGuard } from './http/method-guard.js';
 import { cors } from './http/cors.js';
+import { unidentifiedClientCount } from './http/unidentified-client-limit.js';
 import { strictClientAuthentication } from './http/strict-client-authentication.js';
 import { rateLimit } from './http/rate-limit.js';
 import { loginGuardFor } from './interactions/login-guard.js';
@@ -141,7 +142,13 @@ export function createApp({
       countIntrospection ? { [OAUTH_ROUTES.introspection]: countIntrospection } : {},
     ),
   );
-  app.use(strictClientAuthentication(OAUTH_ROUTES, config.BASE_URL));
+  const unidentifiedClients = unidentifiedClientCount(
+    redis,
+    config.REDIS_KEY_PREFIX,
+    minute(config.RATE_LIMIT_PER_ADDRESS),
+    (key) => void audit.record('rate_limited', { details: { reason: 'client authentication refused', key } }),
+  );
+  app.use(strictClientAuthentication(OAUTH_ROUTES, config.BASE_URL, unidentifiedClients));
   const loginGuard = loginGuardFor(redis, config);
   const interactions = interactionRouter({
     audit,

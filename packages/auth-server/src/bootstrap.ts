@@ -22,10 +22,11 @@ import { AuditLog } from './audit/audit-log.js';
 import { auditProviderEvents } from './audit/provider-events.js';
 import type { AuthConfig } from './config.js';
 import type { Logger } from './logger.js';
-import type { ProviderDeps } from './provider/configuration.js';
+import { isApiResource, type ProviderDeps } from './provider/configuration.js';
 import type { ClientStore } from './storage/client-removal.js';
 import { createProvider } from './provider/create-provider.js';
 import { allowConcurrentRefresh } from './provider/refresh-grace.js';
+import { checkRefreshResourceFirst } from './provider/refresh-resource-check.js';
 import { loadOrCreateKeys } from './provider/keys.js';
 import { createIntrospectionCount, type CountWithRead } from './storage/introspection-count.js';
 import { createRedisAdapter } from './storage/redis-adapter.js';
@@ -33,7 +34,8 @@ import { createUsageRecorder, usageResolutionSeconds } from './storage/client-us
 import { createGrantUsageRecorder } from './storage/grant-usage.js';
 import { markUsageRecordingStart } from './provider/client-sweep.js';
 import { withOutageErrors } from './provider/storage-outage.js';
-import { createCimdResolver } from './cimd/cimd-setup.js';
+import { createCimdResolver, resolveForCurrentRequest } from './cimd/cimd-setup.js';
+import { refuseUnknownClientsOverLimit, unidentifiedClientCount } from './http/unidentified-client-limit.js';
 import type { CimdResolver } from './cimd/cimd-resolver.js';
 
 /** The auth server's open connections and its provider. */
@@ -111,13 +113,27 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
     await attempt(redisProblem(config, 'use'), () => markUsageRecordingStart(redis, prefix));
     const refreshGraceSeconds = config.REFRESH_REUSE_GRACE;
     const cimd = createCimdResolver(config, redis, logger);
-    const resolveCimdClient = (clientId: string) => cimd.resolve(clientId);
+    const resolveCimdClient = resolveForCurrentRequest(cimd);
     const adapter = withOutageErrors(
-      createRedisAdapter(redis, { prefix, recordUse, refreshGraceSeconds, resolveCimdClient }),
+      createRedisAdapter(redis, {
+        prefix,
+        recordUse,
+        refreshGraceSeconds,
+        resolveCimdClient,
+        onClientMissing: refuseUnknownClientsOverLimit(
+          unidentifiedClientCount(
+            redis,
+            prefix,
+            { points: config.RATE_LIMIT_PER_ADDRESS, seconds: 60 },
+            (key) => void audit!.record('rate_limited', { details: { reason: 'unknown client', key } }),
+          ),
+        ),
+      }),
     );
     const cimdConsents = { redis, prefix, ttlSeconds: config.GRANT_TTL };
     const provider = buildProvider({ config, adapter, accounts, keys, cimdConsents }, audit, logger);
     allowConcurrentRefresh(provider, redis, prefix, refreshGraceSeconds);
+    checkRefreshResourceFirst(provider, (indicator) => isApiResource(config, indicator));
     const countIntrospection = createIntrospectionCount(redis, { prefix });
     const clients: ClientStore = { redis, prefix, provider, audit };
     return { redis, mongo, accounts, audit, provider, countIntrospection, clients, cimd, close };

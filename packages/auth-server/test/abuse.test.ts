@@ -13,20 +13,33 @@ import { request } from 'node:http';
 const REDIRECT = 'http://127.0.0.1:40404/cb';
 let auth: TestAuthServer;
 let clientId: string;
+/** Registered clients for the token limits: two from this address, one flooded from another. */
+let noisy: string;
+let quiet: string;
+let victim: string;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer({
-    RATE_LIMIT_REGISTRATION: '4',
-    RATE_LIMIT_TOKEN: '2',
-    RATE_LIMIT_PER_ADDRESS: '2',
-    LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '4',
-  });
+async function registered(): Promise<string> {
   const res = await fetch(`${auth.issuer}/api/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ redirect_uris: [REDIRECT] }),
   });
-  clientId = ((await res.json()) as { client_id: string }).client_id;
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+beforeAll(async () => {
+  auth = await startTestAuthServer({
+    RATE_LIMIT_REGISTRATION: '7',
+    RATE_LIMIT_TOKEN: '2',
+    RATE_LIMIT_PER_ADDRESS: '2',
+    LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '4',
+  });
+  [clientId, noisy, quiet, victim] = [
+    await registered(),
+    await registered(),
+    await registered(),
+    await registered(),
+  ];
 });
 afterAll(() => auth.stop());
 
@@ -77,7 +90,7 @@ async function expectLimited(res: Response): Promise<void> {
 
 describe('rate limits', () => {
   it('limits registrations per address with 429, Retry-After and an RFC 6749 body', async () => {
-    // One of the four allowed registrations went to the client of the login tests.
+    // Four of the seven allowed registrations went to the clients of the other tests.
     const register = () =>
       post(
         '/api/oauth/register',
@@ -91,19 +104,46 @@ describe('rate limits', () => {
   it('limits token requests per client, and one noisy client does not block another', async () => {
     const token = (clientId: string) =>
       post('/api/oauth/token', `grant_type=refresh_token&refresh_token=x&client_id=${clientId}`);
-    expect((await token('noisy')).status).not.toBe(429);
-    expect((await token('noisy')).status).not.toBe(429);
-    await expectLimited(await token('noisy'));
-    expect((await token('quiet')).status).not.toBe(429);
+    expect((await token(noisy)).status).not.toBe(429);
+    expect((await token(noisy)).status).not.toBe(429);
+    await expectLimited(await token(noisy));
+    expect((await token(quiet)).status).not.toBe(429);
   });
 
   it('counts a named client per address: a flood naming it from elsewhere leaves its budget alone', async () => {
     const token = (from: string) =>
-      postFrom(from, '/api/oauth/token', 'grant_type=refresh_token&refresh_token=x&client_id=victim');
+      postFrom(from, '/api/oauth/token', `grant_type=refresh_token&refresh_token=x&client_id=${victim}`);
     expect((await token('127.0.0.2')).status).not.toBe(429);
     expect((await token('127.0.0.2')).status).not.toBe(429);
     await expectLimited(await token('127.0.0.2'));
     expect((await token('127.0.0.1')).status).not.toBe(429);
+  });
+
+  it('counts requests naming a client that does not exist per address: a new made-up id each time does not help', async () => {
+    // Concurrent, so a count taken after the answer would let them all through.
+    const from = '127.0.0.3';
+    const made = (path: string, i: number) =>
+      postFrom(
+        from,
+        path,
+        `grant_type=refresh_token&refresh_token=x&token=x&client_id=made-up-${path.length}-${i}`,
+      );
+    const paths = ['/api/oauth/token', '/api/oauth/introspect', '/api/oauth/revoke'];
+    const answers = await Promise.all(paths.flatMap((path) => [0, 1, 2].map((i) => made(path, i))));
+    expect(answers.filter((r) => r.status === 401)).toHaveLength(2);
+    const limited = answers.filter((r) => r.status === 429);
+    expect(limited).toHaveLength(7);
+    await expectLimited(limited[0]!);
+    // A client that exists, from the same address, is not refused: its own bucket counts it.
+    expect(
+      (
+        await postFrom(
+          from,
+          '/api/oauth/token',
+          `grant_type=refresh_token&refresh_token=x&client_id=${quiet}`,
+        )
+      ).status,
+    ).toBe(400);
   });
 
   it('limits requests that name no client per address', async () => {

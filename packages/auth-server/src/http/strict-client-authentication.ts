@@ -15,12 +15,14 @@
  *
  * Each is `401 invalid_client` (RFC 6749 §5.2: an unsupported authentication method); a refused
  * `Authorization` header gets the `WWW-Authenticate` challenge of the scheme it used, as §5.2
- * requires. The rest (the right secret for the client, the client's registered method among the
- * two) is oidc-provider's.
+ * requires. Each refusal of a request naming a client is counted against the sender's address like a made-up client id
+ * (unidentified-client-limit.ts), and answered `429` once that is over its limit. The rest (the right
+ * secret for the client, the client's registered method among the two) is oidc-provider's.
  */
-import { InvalidClientError } from '@school/shared';
-import type { Middleware } from 'koa';
+import { InvalidClientError, TooManyRequestsError } from '@school/shared';
+import type { Context, Middleware } from 'koa';
 import { requestForm } from './request-form.js';
+import type { UnidentifiedClientCount } from './unidentified-client-limit.js';
 
 /** The endpoints that authenticate clients, by path. */
 export interface ClientAuthenticationRoutes {
@@ -30,12 +32,28 @@ export interface ClientAuthenticationRoutes {
 }
 
 /** Koa middleware refusing client authentication the metadata does not list. */
-export function strictClientAuthentication(routes: ClientAuthenticationRoutes, realm: string): Middleware {
+export function strictClientAuthentication(
+  routes: ClientAuthenticationRoutes,
+  realm: string,
+  count: UnidentifiedClientCount,
+): Middleware {
   const paths = new Set([routes.token, routes.introspection, routes.revocation]);
+  /**
+   * Counts the refusal against the address, unless the request names no client (the rate limiter
+   * counted it in that bucket already); a `429` instead once the address is over its limit.
+   */
+  const counted = async (ctx: Context) => {
+    const form = await requestForm(ctx);
+    if (typeof form === 'string' || !form.get('client_id')) return;
+    const retryAfter = await count(ctx.ip);
+    if (retryAfter !== undefined)
+      throw new TooManyRequestsError(`rate limit exceeded; retry after ${retryAfter} s`, retryAfter);
+  };
   return async (ctx, next) => {
     if (ctx.method !== 'POST' || !paths.has(ctx.path)) return next();
     const authorization = ctx.get('authorization');
     if (authorization) {
+      await counted(ctx);
       const scheme = /^[A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*/.exec(authorization)?.[0] ?? 'Basic';
       throw new InvalidClientError(
         'client authentication in the Authorization header is not supported; send client_secret in the body',
@@ -46,9 +64,11 @@ export function strictClientAuthentication(routes: ClientAuthenticationRoutes, r
     const form = await requestForm(ctx);
     if (typeof form === 'string') return next();
     if (form.has('client_assertion') || form.has('client_assertion_type')) {
+      await counted(ctx);
       throw new InvalidClientError('JWT client authentication (client_assertion) is not supported');
     }
     if (ctx.path === routes.introspection && !form.get('client_secret')) {
+      await counted(ctx);
       throw new InvalidClientError('introspection requires client_secret_post authentication');
     }
     return next();

@@ -93,6 +93,11 @@ export interface RedisAdapterOptions {
    */
   resolveCimdClient?: (clientId: string) => Promise<AdapterPayload>;
   /**
+   * Told when a request looks up a client that is not stored (`Provider.ctx`, undefined outside a
+   * request); it may refuse the request by throwing (http/unknown-client-limit.ts).
+   */
+  onClientMissing?: (request: object | undefined) => Promise<void>;
+  /**
    * Seconds after its rotation during which a refresh token presented again is a concurrent refresh,
    * not a replay (provider/refresh-grace.ts): `find` does not call it consumed, and losing the
    * consumption race throws {@link ConcurrentRefresh} instead of revoking the grant. 0: off.
@@ -125,7 +130,7 @@ export type AdapterConstructor = new (name: string) => Adapter;
  */
 export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOptions): AdapterConstructor {
   const r = withScripts(redis);
-  const { prefix, recordUse, resolveCimdClient } = options;
+  const { prefix, recordUse, resolveCimdClient, onClientMissing } = options;
   const grace = options.refreshGraceSeconds ?? 0;
   /** Consumed less than `grace` seconds ago (a refresh token's consumption time, in seconds). */
   const inGrace = (consumedAt: number) => grace > 0 && Math.floor(Date.now() / 1000) - consumedAt <= grace;
@@ -257,11 +262,15 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
         if (kept !== undefined) return Promise.resolve(JSON.parse(kept) as AdapterPayload);
       }
       if (this.name === 'Client' && resolveCimdClient && isCimdClientId(id)) return resolveCimdClient(id);
-      if (this.name === 'Client' && clients) {
-        const cached = clients.get(id);
+      if (this.name === 'Client') {
+        const cached = clients?.get(id);
         if (cached) return Promise.resolve(cached);
-        const started = clients.readStarted();
-        return r.get(key).then((json) => clients.keep(id, json, started));
+        const started = clients?.readStarted() ?? 0;
+        return r.get(key).then(async (json) => {
+          const client = clients ? clients.keep(id, json, started) : parsed(json);
+          if (!client && onClientMissing) await onClientMissing(currentRequest());
+          return client;
+        });
       }
       return r.get(key).then(parsed);
     }
