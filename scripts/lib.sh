@@ -58,7 +58,9 @@ ensure_apt() { # ensure_apt COMMAND PACKAGE
 write_edge_config() { # write_edge_config DIR
   local dir=$1
   mkdir -p "$dir/conf.d" "$dir/logs" "$dir/tmp"
-  LISTEN_PORT=$LISTEN_PORT AUTH_UPSTREAM=$(upstream_servers "$AUTH_UPSTREAM") API_UPSTREAM=$(upstream_servers "$API_UPSTREAM") \
+  local address
+  address=$(edge_listen_address)
+  LISTEN_PORT=${address:+$address:}$LISTEN_PORT AUTH_UPSTREAM=$(upstream_servers "$AUTH_UPSTREAM") API_UPSTREAM=$(upstream_servers "$API_UPSTREAM") \
     EDGE_TRUSTED_PROXY=${EDGE_TRUSTED_PROXY:-unix:} \
     envsubst '${LISTEN_PORT} ${AUTH_UPSTREAM} ${API_UPSTREAM} ${EDGE_TRUSTED_PROXY}' \
     <"$root/docker/edge.conf.template" >"$dir/conf.d/edge.conf"
@@ -78,6 +80,22 @@ http {
   include $dir/conf.d/edge.conf;
 }
 CONF
+}
+
+# The address the edge listens on, for nginx's `listen ADDRESS:PORT`: EDGE_LISTEN_ADDRESS when set
+# (`0.0.0.0` or `[::]` opens the edge to the network deliberately); otherwise BASE_URL's own host when
+# that is a loopback one (`localhost` as 127.0.0.1), so a laptop's sign-in page and open registration
+# do not face the local network; otherwise nothing: every interface, as a server behind a real name
+# needs.
+edge_listen_address() {
+  if [ -n "${EDGE_LISTEN_ADDRESS:-}" ]; then
+    echo "$EDGE_LISTEN_ADDRESS"
+    return
+  fi
+  node -e '
+    const host = new URL(process.argv[1]).hostname;
+    if (/^127(\.\d{1,3}){3}$/.test(host) || host === "[::1]") console.log(host);
+    else if (host === "localhost") console.log("127.0.0.1");' "$BASE_URL"
 }
 
 # `a:1 b:2` → `a:1; server b:2` (see write_edge_config).
