@@ -2,7 +2,7 @@
  * The auth server process: read the configuration once (stopping with every problem listed), start,
  * and shut down gracefully on SIGTERM/SIGINT.
  */
-import { exitOnStartFailure, loadOrExit, stopOnSignals } from '@school/shared';
+import { exitOnStartFailure, loadOrExit, redisEvictionProblem, stopOnSignals } from '@school/shared';
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { missingNodeFlags } from './node-flags.js';
@@ -20,6 +20,8 @@ async function main(): Promise<void> {
       'started without its Node.js flags: it works, but every request costs more CPU (see src/node-flags.ts)',
     );
   }
+  const eviction = await redisEvictionProblem(running.redis);
+  if (eviction) logger.warn(eviction);
   logger.flush(); // log lines are written in batches; this one should show at once
   stopOnSignals(() => running.close(true), logger);
 }

@@ -20,3 +20,4 @@ export * from './listen.js';
 export * from './redis-client.js';
 export * from './resource-identifier.js';
 export * from './metrics.js';
+export * from './redis-memory-policy.js';
