@@ -20,10 +20,14 @@ import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-s
 import { launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
 import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
 import { scrape, total } from '../test-support/metrics-scrape.js';
+import { postFormFrom } from '../test-support/from-address.js';
+import { SERVICES } from '../test-support/auth-server.js';
+import { Redis } from 'ioredis';
 
 let stack: Stack;
 let browser: Browser;
 let docs: DocumentServer;
+const redis = new Redis(SERVICES.redisUrl, { lazyConnect: true });
 
 beforeAll(async () => {
   const pki = makeTestPki();
@@ -34,6 +38,7 @@ beforeAll(async () => {
   ]);
 }, 90_000);
 afterAll(async () => {
+  redis.disconnect();
   await browser?.close();
   await stack?.stop();
   await docs?.close();
@@ -204,4 +209,39 @@ describe('the MCP TypeScript client 2.x with clientMetadataUrl, unmodified', () 
       await listener.close();
     }
   }, 60_000);
+});
+
+describe('first fetches of documents, through the edge', () => {
+  const junk = () => docs.url(`/junk/${randomBytes(6).toString('hex')}/client.json`, '127.0.0.1');
+  const tokenFrom = (from: string, clientId: string) =>
+    postFormFrom(stack.edgeUrl, from, '/api/oauth/token', {
+      client_id: clientId,
+      grant_type: 'authorization_code',
+      code: 'not-a-code',
+      redirect_uri: 'http://127.0.0.1/callback',
+      code_verifier: 'x'.repeat(43),
+    });
+
+  it('are paid by their sender: made-up ids stop at its budget, fetch nothing more, and keep nothing', async () => {
+    const ids = Array.from({ length: 14 }, junk);
+    const answers = await Promise.all(ids.map((id) => tokenFrom('127.0.0.7', id)));
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited).toHaveLength(4); // CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS: 10
+    expect(Number(limited[0]!.headers['retry-after'])).toBeGreaterThan(0);
+    expect(limited[0]!.body.error).toBe('too_many_requests');
+    const fetched = ids.filter((id) => docs.hits.has(new URL(id).pathname));
+    expect(fetched).toHaveLength(10);
+    // Failed fetches are kept for the operator briefly; refused ones leave nothing.
+    const prefix = `${stack.env.REDIS_KEY_PREFIX}cimd:`;
+    for (const id of ids) {
+      const life = await redis.pttl(`${prefix}${id}`);
+      if (fetched.includes(id)) expect(life).toBeLessThanOrEqual(600_000);
+      else expect(life).toBe(-2);
+    }
+    // Another sender's real client is not held back by it.
+    const clientId = publish({ client_name: 'e2e budget', redirect_uris: ['http://127.0.0.1/callback'] });
+    const real = await tokenFrom('127.0.0.8', clientId);
+    expect(real.status).toBe(400);
+    expect(real.body.error).toBe('invalid_grant');
+  });
 });
