@@ -18,7 +18,7 @@ export default tseslint.config(
     },
   },
   {
-    // Configuration is read once, through each service's zod schema (STYLE.md, "Config"): only the
+    // Configuration is read once, through each service's zod schema: only the
     // config modules see the environment; everything else is given the parsed values.
     files: ['packages/*/src/**/*.ts'],
     ignores: ['packages/*/src/config.ts', 'packages/*/src/cli/seed-config.ts', '**/*.test.ts'],

@@ -3,7 +3,7 @@
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
-# Node.js 22 LTS (issue 18): oidc-provider 9 supports Node 22 and later, and Node 20 is past its end of
+# Node.js 22 LTS: oidc-provider 9 supports Node 22 and later, and Node 20 is past its end of
 # life. When the machine's `node` is older, the npm registry's `node` package (a prebuilt binary, no
 # other download) is installed once into .data/node22 and put first on PATH, so every script, test
 # and service process below runs on it (child processes inherit PATH; the tests spawn
@@ -119,7 +119,7 @@ random_secret() {
   od -An -tx1 -N32 /dev/urandom | tr -d ' \n'
 }
 
-# Per-installation secrets (issue 13, finding 9): on first use creates FILE (mode 0600) with random
+# Per-installation secrets: on first use creates FILE (mode 0600) with random
 # COOKIE_SECRETS, INTROSPECTION_CLIENT_SECRET and SEED_ADMIN_PASSWORD, adds any of them missing on
 # later runs (keeping the rest), and exports each one not already set in the environment (an
 # explicitly set variable wins). The services refuse to start without secrets outside NODE_ENV=test.

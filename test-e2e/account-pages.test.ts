@@ -1,5 +1,5 @@
 /**
- * Your account and Staff accounts (issue 16) in headless Chromium through the edge: the admin unlocks
+ * Your account and Staff accounts in headless Chromium through the edge: the admin unlocks
  * a staff account locked by wrong passwords (which then signs in at once), adds a staff account on
  * Staff accounts (its generated password shown once), that person signs in with it, changes their
  * password on Your account, and signs out everywhere. Each page is photographed at 1280

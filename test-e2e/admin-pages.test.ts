@@ -1,5 +1,5 @@
 /**
- * Issue 16's "done when", in headless Chromium through the edge: a school admin signs in, approves two
+ * The account pages end to end, in headless Chromium through the edge: a school admin signs in, approves two
  * apps (one open registration, one operator integration), sees both on Connected apps with their
  * scopes, revokes one, and its token is refused by the API at once while the other still works; then
  * lists, filters and deletes clients on All clients and reads the audit trail on Activity.

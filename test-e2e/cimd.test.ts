@@ -1,6 +1,6 @@
 /**
  * Client ID Metadata Documents end to end, through the edge, with the admin in a real browser
- * (issue 15): a client whose client_id is an https URL (a real HTTPS server on loopback, with a test
+ *: a client whose client_id is an https URL (a real HTTPS server on loopback, with a test
  * CA the stack trusts through its test-only settings) signs in with plain HTTP calls, and the MCP
  * TypeScript client 2.x (`@modelcontextprotocol/client`, `auth()` with `clientMetadataUrl`), unmodified,
  * completes the flow and calls the API. Neither registers: the server fetches the document itself.

@@ -115,10 +115,10 @@ describe('the compose file', () => {
     }
   });
 
-  it('is run, in the README and in its own comments, with the .env file of the repository root', () => {
+  it('is run, in the docs and in its own comments, with the .env file of the repository root', () => {
     // The file sits in docker/, so compose looks for .env there: every command, also `run` for the
     // seeds, must name the repository root's .env, or the secrets and the admin's password are unset.
-    const commands = ['README.md', 'docker/compose.yaml'].flatMap((file) =>
+    const commands = ['README.md', 'docs/operators.md', 'docker/compose.yaml'].flatMap((file) =>
       read(file)
         .split('\n')
         .filter((line) => line.includes('docker compose '))

@@ -1,5 +1,5 @@
 /**
- * CORS through the real edge (issue 13, finding 11): a browser-based client on another origin (the
+ * CORS through the real edge: a browser-based client on another origin (the
  * MCP Inspector's, here) can discover, register, redeem, revoke, call userinfo and the API, reading
  * error answers and the 401 challenge too; never with credentials. The authorization endpoint, the
  * login and consent pages and introspection give such a page nothing.

@@ -1,5 +1,5 @@
 /**
- * Whatever the edge answers itself is in the service's shape (issue 13, finding 7): malformed
+ * Whatever the edge answers itself is in the service's shape: malformed
  * requests, oversized request lines, headers and bodies, unknown paths, a service that is down or too
  * slow each get the RFC 6749 JSON body (the HTML error page on the browser routes under /oauth/), with
  * the security headers; a service's own answers, errors included, pass through untouched. And the

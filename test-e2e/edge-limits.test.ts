@@ -1,5 +1,5 @@
 /**
- * Body limits through the real edge in front of the real services (issue 13, finding 7). An upload
+ * Body limits through the real edge in front of the real services. An upload
  * just over UPLOAD_LIMIT used to reach the API, which answered 413 and closed while nginx was still
  * sending, so the client got nginx's HTML 502 now and then. Now every location refuses a body over
  * its service's own limit itself, in the service's shape, and lets one at the limit through; the

@@ -1,5 +1,5 @@
 /**
- * Several instances behind the edge (issue 18): two auth servers and two resource APIs, as
+ * Several instances behind the edge: two auth servers and two resource APIs, as
  * `AUTH_INSTANCES=2 API_INSTANCES=2 scripts/start` runs them. The services keep no state of their own,
  * so a flow whose every request lands on another instance than the one before works, and an instance
  * stopped under load (SIGTERM) costs no client a failed request the edge could have sent elsewhere.

@@ -1,5 +1,5 @@
 /**
- * SPEC.md's lifecycle through the edge only, as outside clients run it, with the admin in a real
+ * the contract's lifecycle through the edge only, as outside clients run it, with the admin in a real
  * browser: once with openid-client (discover → register → authorize → exchange → API → userinfo →
  * refresh → revoke → refused), once with the MCP TypeScript SDK's `auth()` starting from a protected
  * API URL (PRM → AS metadata → registration → `resource` → a bound token). Also checks that no token

@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics (issue 18, "Seeing a fleet"): each service serves `/metrics` on its own port and
+ * Prometheus metrics ("Seeing a fleet"): each service serves `/metrics` on its own port and
  * the edge does not route it; after a flow the counters an operator watches have moved; label values
  * stay bounded however many different paths clients send.
  */

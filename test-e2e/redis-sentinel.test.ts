@@ -1,6 +1,6 @@
 /**
- * Both services on a primary with a replica behind Sentinel (REDIS_SENTINELS + REDIS_SENTINEL_NAME,
- * issue 18): the whole flow works, Sentinel fails the primary over to the replica, and the services
+ * Both services on a primary with a replica behind Sentinel (REDIS_SENTINELS + REDIS_SENTINEL_NAME):
+ * the whole flow works, Sentinel fails the primary over to the replica, and the services
  * follow it by themselves: every token issued (and replicated) before is still accepted, a revoked
  * one still refused, and new sign-ins work on the new primary.
  */

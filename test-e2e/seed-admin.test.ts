@@ -1,7 +1,7 @@
 /**
  * `school-auth seed-admin` as an operator runs it (the built command, a real database): no published
  * password reaches production, and a generated one is shown once on stdout and written nowhere else
- * (issue 13, finding 14).
+ *.
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';

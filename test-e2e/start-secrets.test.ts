@@ -1,5 +1,5 @@
 /**
- * scripts/start's per-installation secrets (scripts/lib.sh `ensure_secrets`, issue 13, finding 9):
+ * scripts/start's per-installation secrets (scripts/lib.sh `ensure_secrets`):
  * generated on first run into a file only the owner can read, reused on later runs, never a value
  * published in the repository, and accepted by both services outside NODE_ENV=test.
  */

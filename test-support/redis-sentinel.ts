@@ -71,7 +71,7 @@ export async function startRedisSentinel(): Promise<LocalSentinel> {
     primaryPort,
     async failover() {
       const before = primaryPort();
-      // Replication is asynchronous: fail over once the replica has everything (the README says what
+      // Replication is asynchronous: fail over once the replica has everything (docs/operators.md says what
       // a failover in the middle of the stream can lose).
       const offset = (port: number, field: string) =>
         new RegExp(`${field}:(\\d+)`).exec(cli(port, 'info', 'replication'))?.[1];

@@ -1,5 +1,5 @@
 /**
- * What every answer nginx writes itself must look like (issue 13, finding 7): the RFC 6749 §5.2 JSON
+ * What every answer nginx writes itself must look like: the RFC 6749 §5.2 JSON
  * body, or the small HTML page on the browser routes under /oauth/, with the services' security
  * headers and no caching. Shared by the edge's own tests.
  */

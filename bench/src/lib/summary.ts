@@ -1,8 +1,8 @@
 /**
  * The closing summary of a bench run: one Markdown table, measure × server (req/s, p50, p99, CPU per
  * request of the server and its store), the figure each goal is judged on, the goal and PASS/FAIL.
- * It is printed after the measure lines so that it can be pasted as it is into the README's
- * Performance section; the lines above it keep the detail (CPU by process, references, notes).
+ * It is printed after the measure lines so that it can be pasted as it is into
+ * bench/PERFORMANCE.md's results; the lines above it keep the detail (CPU by process, references, notes).
  */
 import type { Measure, Outcome } from './bench.js';
 import { int, ms } from './report.js';

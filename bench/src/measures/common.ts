@@ -36,8 +36,8 @@ export function perCoreOutcome(f: Figures, min: number, extra: string[] = []): O
 }
 
 /**
- * A measure whose goal the side-by-side measures hold (issue 17: AS1's and AS4's per-core goals gave
- * way to P1 and P2, ratios to Hydra's and Keycloak's CPU in the same run): its figures, PASS when
+ * A measure whose goal the side-by-side measures hold (AS1's and AS4's goals are P1
+ * and P2, ratios to Hydra's and Keycloak's CPU in the same run): its figures, PASS when
  * nothing failed.
  */
 export function figuresOnlyOutcome(f: Figures, goalId: string, extra: string[] = []): Outcome {

@@ -1,5 +1,5 @@
 /**
- * MET (issue 18): what the metrics cost, on RS1's load. The same API read as RS1 (one cached token,
+ * MET: what the metrics cost, on RS1's load. The same API read as RS1 (one cached token,
  * `GET /api/v1/courses`) on three API processes of the same build, started the same way, side by
  * side: two as deployed (metrics on) and one with `METRICS=false` (no registry, no default metrics, no
  * histogram on the request path). CPU counted: the loaded API process alone.

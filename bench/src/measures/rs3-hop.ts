@@ -1,5 +1,5 @@
 /**
- * RS3 (issue 17's definition): the introspection hop at one connection, ours over the machine's
+ * RS3: the introspection hop at one connection, ours over the machine's
  * floor in the same run.
  *
  * Two API processes read the same course (`courseRoute`) at one connection: instance 0 introspects

@@ -1,5 +1,5 @@
 /**
- * SCALE (issue 17, "also measured"): the auth server and the resource API each as 1 and as 2
+ * SCALE (printed, no goal): the auth server and the resource API each as 1 and as 2
  * processes behind the real edge (docker/edge.conf.template through nginx, round robin, as
  * scripts/start runs AUTH_INSTANCES=2 API_INSTANCES=2), loaded through the edge by the same wrk:
  * introspection of P1's 500 tokens for the auth server, RS1's read with a cached token for the API.

@@ -2,9 +2,9 @@
  * Our auth server once more, run by Node.js 20 (the machine's /usr/bin/node; BENCH_NODE20 names
  * another binary), beside the Node 22 process every other measure loads: the same environment, Redis,
  * MongoDB and request files, its own port. P1–P3 load it in the same interleaving as ours and the
- * peers, so the run also prints Node 22 against Node 20 on the same loads (issue 17, "also
- * measured"): a ratio, no goal. oidc-provider 9 warns that Node 20 is unsupported (the services need
- * Node 22 since issue 18) but runs on it.
+ * peers, so the run also prints Node 22 against Node 20 on the same loads: a
+ * ratio, no goal. oidc-provider 9 warns that Node 20 is unsupported (the services need
+ * Node 22) but runs on it.
  */
 import { execFileSync } from 'node:child_process';
 import type { Bench } from '../lib/bench.js';

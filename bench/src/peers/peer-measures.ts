@@ -1,5 +1,5 @@
 /**
- * P1–P3 (issue 17): our CPU per request against Ory Hydra's and Keycloak's, same machine, same run,
+ * P1–P3: our CPU per request against Ory Hydra's and Keycloak's, same machine, same run,
  * same load generator (wrk, 1 thread, 50 keep-alive connections), same token count.
  *
  * The servers are warmed up together (BENCH_PEER_WARM seconds, default 8: the JVM's JIT needs more

@@ -1,5 +1,5 @@
 /**
- * What the side-by-side measures (P1–P3, issue 17) know of a server: where to send each load, the
+ * What the side-by-side measures (P1–P3) know of a server: where to send each load, the
  * request file of each, and which processes' CPU to count. Ours and each peer (Ory Hydra, Keycloak)
  * are described the same way, so one measure loads them all alike.
  *

@@ -5,7 +5,7 @@
  * message naming every problem at once, not the first one. Provider behaviour is code, not config:
  * only deployment values (addresses, secrets, lifetimes) live here.
  *
- * Secrets (issue 13, finding 9): there is no default secret outside the test suites. A value written
+ * Secrets: there is no default secret outside the test suites. A value written
  * in the source is known to everyone who has read it, so a server started on one is a server whose
  * cookies and introspection anyone can forge. Outside `NODE_ENV=test` COOKIE_SECRETS and
  * INTROSPECTION_CLIENT_SECRET must be given, and the values ever published in this repository are
@@ -182,6 +182,9 @@ const schema = z
     COOKIE_SECRETS: env.COOKIE_SECRETS ?? [TEST_ONLY_SECRETS.cookie],
     INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET ?? TEST_ONLY_SECRETS.introspection,
   }));
+
+/** Names of every environment variable the auth server reads (docs/configuration.md lists them). */
+export const CONFIG_KEYS = Object.keys(schema.in.shape) as (keyof z.input<typeof schema>)[];
 
 /** The auth server's validated settings. */
 export type AuthConfig = z.output<typeof schema> & {

@@ -1,5 +1,5 @@
 /**
- * The account pages (issue 16) over real HTTP, as a browser without JavaScript uses them: signing in
+ * The account pages over real HTTP, as a browser without JavaScript uses them: signing in
  * through the login page, Connected apps listing what this account granted, Revoke ending exactly
  * that app's tokens for this account, and the pages' refusals (CSRF, another origin, signed out).
  */

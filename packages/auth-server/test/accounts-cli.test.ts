@@ -1,5 +1,5 @@
 /**
- * `school-auth accounts …` (issue 16: everything the Staff accounts page does, for operators and
+ * `school-auth accounts …` (everything the Staff accounts page does, for operators and
  * scripts), run as a separate process on a test server's storage: list, create-staff (generated or
  * from stdin), unlock, reset-password; each audited with the actor `operator`, and each visible to the
  * running server at once (the new person signs in, the unlocked one too, the reset one's session ends).

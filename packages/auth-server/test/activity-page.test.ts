@@ -1,5 +1,5 @@
 /**
- * Activity (issue 16) over real HTTP on the real server and the real audit log in the MongoDB-protocol
+ * Activity over real HTTP on the real server and the real audit log in the MongoDB-protocol
  * server: events newest first in plain words with the app, the account and the address; the filters
  * (event, app, account by email or id); paging by cursor without repeats or gaps; client-supplied
  * strings isolated; and `school-auth activity` run as an operator would.

@@ -1,5 +1,5 @@
 /**
- * All clients (issue 16) over real HTTP, as a browser without JavaScript uses it, on the real server
+ * All clients over real HTTP, as a browser without JavaScript uses it, on the real server
  * and real Redis: every stored client listed with its kind, created, last used and accounts; the GET
  * filters; paging by SCAN cursor; Delete ending the client's tokens at once and audited; the refusals
  * (staff, CSRF, another origin); and `school-auth clients list` run as an operator would.

@@ -1,5 +1,5 @@
 /**
- * Client ID Metadata Documents through the real auth server (issue 15): the metadata flag, a whole
+ * Client ID Metadata Documents through the real auth server: the metadata flag, a whole
  * flow with a URL client_id at every endpoint (authorize, login, consent, token, introspection,
  * refresh, revocation), the redirect policy (https callbacks only for an operator-allowed client_id,
  * else our error page with invalid_redirect_uri), the verified host on the consent page, and a

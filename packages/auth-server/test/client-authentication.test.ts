@@ -1,6 +1,6 @@
 /**
  * Each client authenticates exactly by a method the discovery metadata lists, at every endpoint that
- * authenticates clients (issue 13, finding 10): HTTP Basic is not offered, so it is refused even with
+ * authenticates clients: HTTP Basic is not offered, so it is refused even with
  * the right secret; stray `client_assertion` parameters are refused, not ignored; introspection takes
  * `client_secret_post` alone, so a public client cannot introspect with its client id. Real server,
  * real Redis.

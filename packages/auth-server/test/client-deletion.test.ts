@@ -1,5 +1,5 @@
 /**
- * Deleting a client ends everything issued to it (issue 13, finding 13), on the real server and real
+ * Deleting a client ends everything issued to it, on the real server and real
  * Redis: its access and refresh tokens, its unredeemed codes and its grants are gone before the client
  * is, resource servers are told (the revocation feed), and a token whose client vanished some other
  * way (deleted straight from Redis) is simply inactive everywhere: never a 500.

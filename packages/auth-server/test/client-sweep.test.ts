@@ -1,5 +1,5 @@
 /**
- * The lifecycle of self-registered clients (issue 13, finding 4) on the real server and real Redis,
+ * The lifecycle of self-registered clients on the real server and real Redis,
  * with periods of seconds instead of a day and 90 days: the sweep inside the server removes a client
  * that never completed an authorization and one whose tokens went unused, each with its grants and
  * tokens; it keeps a client in use and never touches operator clients; `school-auth clients sweep`

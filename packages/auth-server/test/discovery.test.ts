@@ -1,13 +1,13 @@
 /**
  * The two discovery documents (RFC 8414 and OpenID Connect Discovery) against the real server: the
- * same document at both paths, advertising exactly what SPEC.md and the issue list, and nothing the
+ * same document at both paths, advertising exactly what docs/contract.md lists, and nothing the
  * server does not do (no PAR, DPoP, logout, device flow, CIBA, agent_auth or identity endpoints).
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { get } from './oauth-http.js';
 
-/** SPEC.md's scope table, written out again here so the test does not trust the code's own list. */
+/** The contract's scope table, written out again here so the test does not trust the code's own list. */
 const SPEC_SCOPES = [
   'openid',
   'profile',
@@ -70,7 +70,7 @@ describe('the discovery documents', () => {
     expect(rfc8414).toEqual(oidc);
   });
 
-  it('names the issuer and exactly the seven endpoints of the service (sign-out since issue 16), plus the JWKS URI', () => {
+  it('names the issuer and exactly the seven endpoints of the service (sign-out included), plus the JWKS URI', () => {
     const endpoints = Object.fromEntries(Object.entries(oidc).filter(([k]) => k.endsWith('_endpoint')));
     expect(endpoints).toEqual({
       authorization_endpoint: `${auth.issuer}/oauth/authorize`,
@@ -92,11 +92,11 @@ describe('the discovery documents', () => {
       code_challenge_methods_supported: ['S256'],
       token_endpoint_auth_methods_supported: ['none', 'client_secret_post'],
       authorization_response_iss_parameter_supported: true,
-      client_id_metadata_document_supported: true, // issue 15
+      client_id_metadata_document_supported: true, // draft-ietf-oauth-client-id-metadata-document
     });
   });
 
-  it("lists exactly SPEC.md's 38 scopes", () => {
+  it("lists exactly the contract's 38 scopes", () => {
     expect(SPEC_SCOPES).toHaveLength(38);
     expect(oidc.scopes_supported).toEqual(SPEC_SCOPES);
   });

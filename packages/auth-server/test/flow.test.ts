@@ -1,5 +1,5 @@
 /**
- * The whole lifecycle of SPEC.md, driven by openid-client (an independently written client) against
+ * The whole lifecycle of docs/contract.md, driven by openid-client (an independently written client) against
  * the real server, real Redis and the real MongoDB-protocol server: discovery, dynamic registration
  * (public and confidential), authorization with PKCE through the real login and consent forms, code
  * exchange with `iss` checked, userinfo, refresh, revocation, and introspection before and after.

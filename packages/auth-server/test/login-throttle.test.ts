@@ -1,5 +1,5 @@
 /**
- * Login brute force without a lockout (issue 13, finding 2). An attacker who knows the admin's email
+ * Login brute force without a lockout. An attacker who knows the admin's email
  * keeps failing from one or several addresses (real source addresses in 127.0.0.0/8, which the
  * in-process server sees as `ctx.ip`): the attacker's addresses are slowed and then refused, the
  * account itself only ever gets a small bounded delay, the owner signing in from another address with

@@ -1,5 +1,5 @@
 /**
- * The login and consent pages (DESIGN.md §5) over real HTTP with cookies, as a browser without
+ * The login and consent pages (docs/decisions.md) over real HTTP with cookies, as a browser without
  * JavaScript uses them: headers, CSRF, escaping, the generic login error, deny, replays and expiry.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -201,7 +201,7 @@ describe('an expired or unknown interaction', () => {
   });
 });
 
-describe('what a person sees of the app (issue 16)', () => {
+describe('what a person sees of the app', () => {
   it('isolates the name in <bdi> and says in visible words, set no quieter than the name, that it is self-declared', async () => {
     const page = await consentPage(new FormBrowser(auth.issuer));
     expect(page.body).toContain('<span class="app-name"><bdi>Lesson Planner CLI</bdi></span>');

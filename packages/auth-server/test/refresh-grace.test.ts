@@ -1,5 +1,5 @@
 /**
- * Refresh tokens that survive concurrent clients (issue 15): within REFRESH_REUSE_GRACE of a rotation,
+ * Refresh tokens that survive concurrent clients: within REFRESH_REUSE_GRACE of a rotation,
  * the same refresh token from the same client gets the very tokens the first refresh issued, whichever
  * of two auth-server instances (one Redis) answers and however the requests interleave; after the
  * window, reuse revokes the whole grant and is audited; a grant revoked meanwhile is not brought back.

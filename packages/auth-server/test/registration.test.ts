@@ -1,6 +1,6 @@
 /**
  * Open dynamic registration (RFC 7591) at POST /api/oauth/register against the real server: what it
- * refuses (DESIGN.md §3: only loopback redirect URIs; only `none` and `client_secret_post`; only the
+ * refuses (docs/decisions.md: only loopback redirect URIs; only `none` and `client_secret_post`; only the
  * code flow) and what it accepts and echoes.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

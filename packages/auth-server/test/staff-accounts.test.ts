@@ -1,5 +1,5 @@
 /**
- * Staff accounts (issue 16) over real HTTP: an admin lists every account with its lock state, adds a
+ * Staff accounts over real HTTP: an admin lists every account with its lock state, adds a
  * staff account (who can then sign in and sees Connected apps, but not the admins' pages), unlocks an
  * account the sign-in throttle locked (sign-in works at once), resets a password (shown once, every
  * session of that account ends); anyone else gets 403; every form checks CSRF and Origin; each action

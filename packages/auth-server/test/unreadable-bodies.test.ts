@@ -1,5 +1,5 @@
 /**
- * Bodies the auth server cannot read (issue 13, finding 6): over the parser's limit, declared gzip
+ * Bodies the auth server cannot read: over the parser's limit, declared gzip
  * but not gzip, in an unknown content coding, gzip in an unknown charset. On every route that takes a
  * POST body — the login and consent forms of a live interaction and oidc-provider's own token,
  * registration, revocation and introspection endpoints — each answers 413, 400 or 415 in the route's

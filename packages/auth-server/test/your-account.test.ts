@@ -1,5 +1,5 @@
 /**
- * Your account (issue 16) over real HTTP, as browsers without JavaScript use it: changing the password
+ * Your account over real HTTP, as browsers without JavaScript use it: changing the password
  * (the current one checked and throttled like a sign-in, the new one under the one rule, every other
  * session of the account ended, the old password refused afterwards), signing out everywhere (every
  * session ends, the apps keep their tokens), the forms' CSRF and Origin checks, and the audit events.

@@ -5,7 +5,7 @@
  * limit, and a bad environment stops the process with every problem listed at once. Nothing else in
  * the package reads `process.env`.
  *
- * The introspection secret has no default outside the test suites (issue 13, finding 9): a value
+ * The introspection secret has no default outside the test suites: a value
  * written in the source lets anyone who read it introspect every token as this API. Unless
  * `NODE_ENV=test` it must be given and must not be one of the values ever published in the
  * repository (`@school/shared` secrets.ts); `scripts/start` generates one per installation into
@@ -94,7 +94,7 @@ export type ApiConfig = Omit<z.output<typeof schema>, 'INTROSPECTION_CLIENT_SECR
   INTROSPECTION_CLIENT_SECRET: string;
 };
 
-/** What each environment variable means (the README's table is generated from this). */
+/** What each environment variable means (docs/configuration.md's table is generated from this). */
 export const CONFIG_DOCS: Record<keyof ApiConfig, string> = {
   NODE_ENV:
     '`development`, `test` or `production`; outside `test` a real INTROSPECTION_CLIENT_SECRET is required.',

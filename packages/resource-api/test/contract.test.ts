@@ -96,7 +96,7 @@ async function send(op: Operation, init: { token?: string; id?: string }): Promi
 }
 
 describe('the registry', () => {
-  it('has the twenty areas of SPEC.md, in its order', () => {
+  it('has the twenty areas of the contract, in its order', () => {
     expect(REGISTRY.map((a) => a.name)).toEqual(AREAS.map((a) => a.name));
   });
 

@@ -83,7 +83,7 @@ describe('/openapi.json', () => {
     expect(count).toBe(REGISTRY.flatMap((a) => a.operations).length);
   });
 
-  it('describes the OAuth endpoints of SPEC.md and the authorization-code flow with every scope', () => {
+  it('describes the OAuth endpoints of the contract and the authorization-code flow with every scope', () => {
     for (const [path, method] of [
       ['/api/oauth/register', 'post'],
       ['/api/oauth/token', 'post'],

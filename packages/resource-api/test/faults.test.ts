@@ -1,5 +1,5 @@
 /**
- * Faults at the API (issue 6), with a real MongoDB-protocol server of its own that the tests stop and
+ * Faults at the API, with a real MongoDB-protocol server of its own that the tests stop and
  * start (test-support/private-servers.ts): reads and writes answer 503 `temporarily_unavailable` during the
  * outage and work again without a restart once it is back; an interrupted upload leaves no file and
  * its chunks are swept; multi-document deletes run in the order that leaves only valid states (seen

@@ -1,5 +1,5 @@
 /**
- * Hostile input at the API (issue 6): oversized and chunked bodies, wrong media types and charsets,
+ * Hostile input at the API: oversized and chunked bodies, wrong media types and charsets,
  * deep nesting, invalid UTF-8 in bodies, paths and queries, duplicate and huge query parameters,
  * oversized headers, malformed HTTP, stalled clients, unknown methods and junk Authorization headers.
  * Each gets a clear 4xx in the RFC 6749 shape (JSON `{error, error_description}`), quickly: never a

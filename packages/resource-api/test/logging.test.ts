@@ -1,5 +1,5 @@
 /**
- * Secrets never logged (issue 6): the log of an API at level debug, captured line by line while it
+ * Secrets never logged: the log of an API at level debug, captured line by line while it
  * serves requests carrying tokens in every place a client might put one (the Authorization header,
  * the query string, a cookie, a body) and while the auth server is unreachable, contains none of
  * them, nor the introspection client secret.

@@ -1,5 +1,5 @@
 /**
- * METRICS=false (issue 18; scripts/bench's MET compares the API with and without): each service then
+ * METRICS=false (scripts/bench's MET compares the API with and without): each service then
  * collects nothing and `/metrics` is a 404 in the service's error shape, while it keeps serving. With
  * the default, both serve the exposition, so the switch is what changes the answer.
  */

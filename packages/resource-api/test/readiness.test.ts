@@ -1,6 +1,6 @@
 /**
  * Readiness checks what serving needs, introspection with the API's own credentials included, and
- * liveness stays cheap (issue 13, finding 15), against the real auth server.
+ * liveness stays cheap, against the real auth server.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';

@@ -1,5 +1,5 @@
 /**
- * Security headers on every answer of the API (issue 6): successes, every kind of error, the
+ * Security headers on every answer of the API: successes, every kind of error, the
  * documents and the health routes all carry a CSP that allows nothing (`default-src 'none';
  * frame-ancestors 'none'`), nosniff, `Referrer-Policy: no-referrer` and `X-Frame-Options: DENY`;
  * Strict-Transport-Security only when the public origin (BASE_URL) is https.

@@ -1,5 +1,5 @@
 /**
- * How the API checks tokens (DESIGN.md §2), against the real auth server: the answers for every kind
+ * How the API checks tokens (docs/decisions.md), against the real auth server: the answers for every kind
  * of bad token, audience binding, the introspection cache (counted where the calls arrive, at the auth
  * server), single flight, the separate negative cache, and the auth server going away (stopped, or
  * hanging) and coming back: 503 for what is not cached, cached tokens served until their bound and no
@@ -120,7 +120,7 @@ describe('answers', () => {
   });
 });
 
-describe('tokens of every shape (issue 13, finding 3)', () => {
+describe('tokens of every shape', () => {
   const jwt = async (issuer: string) => {
     const { privateKey } = await generateKeyPair('ES256');
     return new SignJWT({ sub: 'someone', scope: 'students:read' })
@@ -177,7 +177,7 @@ describe('tokens of every shape (issue 13, finding 3)', () => {
   });
 });
 
-describe('an auth server that refuses or fails (issue 13, finding 3)', () => {
+describe('an auth server that refuses or fails', () => {
   async function answering(status: number, body: object) {
     const server = createHttpServer((req, res) => {
       req.resume();
@@ -306,7 +306,7 @@ describe('when the auth server is unreachable', () => {
   });
 });
 
-describe('while the auth server is stopped (issue 6)', () => {
+describe('while the auth server is stopped', () => {
   const BOUND = 2; // INTROSPECTION_CACHE_TTL of this API, seconds
   let bounded: TestResourceApi;
   beforeAll(async () => {

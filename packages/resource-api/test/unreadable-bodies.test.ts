@@ -1,5 +1,5 @@
 /**
- * Bodies the resource API cannot read (issue 13, finding 6, on the API's side): over its limit,
+ * Bodies the resource API cannot read (on the API's side): over its limit,
  * declared gzip but not gzip, in an unknown content coding, gzip in an unknown charset. Every
  * operation that takes a body (each JSON create and update, the raw file upload), called with a token
  * holding its scope so the body is really read, answers 413, 400 or 415 in the RFC 6749 §5.2 shape,

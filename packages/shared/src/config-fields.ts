@@ -1,5 +1,5 @@
 /**
- * The pieces both services' config schemas are made of (STYLE.md, "Config"): the field types that
+ * The pieces both services' config schemas are made of: the field types that
  * mean the same thing in both (a public origin, a Redis or MongoDB URL, a lifetime, a byte size, a
  * flag), the parse that reports every problem at once, and the error it throws.
  *

@@ -45,7 +45,7 @@ export async function listen(server: Server, opts: ListenOptions): Promise<{ por
 export const DRAIN_MS = 5000;
 
 /**
- * Stops a server without failing a request another instance could have served (issue 18, several
+ * Stops a server without failing a request another instance could have served (several
  * instances behind the edge). The listener closes at once, so new connections are refused and nginx
  * sends them to another instance (a refused connection carried no request: safe to retry, even a
  * POST). The open keep-alive connections are not cut: a request nginx sends on one now is still

@@ -1,5 +1,5 @@
 /**
- * The loopback redirect rule of open registration (DESIGN.md §3, RFC 8252 §7.3), once for both
+ * The loopback redirect rule of open registration (docs/decisions.md, RFC 8252 §7.3), once for both
  * services: the auth server enforces it, the resource API documents it in `/openapi.json`.
  *
  * A redirect URI is matched as the client TYPED it, not as a URL parser reads it: WHATWG URL parsing

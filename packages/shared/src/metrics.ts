@@ -1,5 +1,5 @@
 /**
- * Prometheus metrics both services share (issue 18, "Seeing a fleet"), on prom-client: one registry
+ * Prometheus metrics both services share ("Seeing a fleet"), on prom-client: one registry
  * per service process with Node's default metrics (event-loop lag, GC, heap, CPU), every request in
  * one latency histogram by method, route template and status, and the availability of each
  * dependency, probed when Prometheus scrapes (never on a request's path). Each service adds its own

@@ -1,5 +1,5 @@
 /**
- * The error table both services answer from (STYLE.md: error classes that are the RFC table). Each
+ * The error table both services answer from (error classes that are the RFC table). Each
  * class is one row: wire code, HTTP status, headers and when it is used. Code throws these; each
  * service's one error middleware writes them in the RFC 6749 §5.2 shape `{error, error_description,
  * ...extra}` with their headers. One condition has one wire code whichever service answers it: a

@@ -1,5 +1,5 @@
 /**
- * Where the authorization server answers (SPEC.md, DESIGN.md §1): the auth server mounts its
+ * Where the authorization server answers (docs/contract.md, docs/decisions.md): the auth server mounts its
  * endpoints here, the resource API introspects at and documents the same paths. A path changed here
  * changes both services.
  */

@@ -1,7 +1,7 @@
 /**
  * The single source of the platform's OAuth scopes.
  *
- * SPEC.md lists 38 scopes: the three OpenID Connect scopes and 35 API scopes, one per area and access
+ * docs/contract.md lists 38 scopes: the three OpenID Connect scopes and 35 API scopes, one per area and access
  * level. The API scopes are derived from {@link AREAS}, so an area, its path segment
  * (`/api/v1/<area>`), its scopes and its documentation can never disagree. Both services read this
  * module: the auth server for discovery and the consent page, the resource API for routes, scope
@@ -17,11 +17,11 @@ export interface AreaDefinition {
   readonly name: string;
   /** Human words for the area, e.g. `membership plans`, used on the consent page and in docs. */
   readonly title: string;
-  /** The access levels SPEC.md grants scopes for. */
+  /** The access levels docs/contract.md grants scopes for. */
   readonly access: readonly Access[];
 }
 
-/** The twenty areas of SPEC.md, in its order, with exactly the access levels it names. */
+/** The twenty areas of docs/contract.md, in its order, with exactly the access levels it names. */
 export const AREAS = [
   { name: 'courses', title: 'courses', access: ['read', 'write'] },
   { name: 'students', title: 'students', access: ['read', 'write'] },
@@ -48,17 +48,17 @@ export const AREAS = [
 /** The name of one area. */
 export type AreaName = (typeof AREAS)[number]['name'];
 
-/** The OpenID Connect scopes of SPEC.md with the text SPEC.md gives them. */
+/** The OpenID Connect scopes of docs/contract.md with the text docs/contract.md gives them. */
 export const OIDC_SCOPES = {
   openid: 'OpenID Connect authentication',
   profile: 'Basic profile information',
   email: 'Email address',
 } as const;
 
-/** One scope with its SPEC.md description and, for consent, words a school admin understands. */
+/** One scope with its docs/contract.md description and, for consent, words a school admin understands. */
 export interface ScopeDefinition {
   readonly name: string;
-  /** The description SPEC.md gives, e.g. `Read access to courses`. */
+  /** The description docs/contract.md gives, e.g. `Read access to courses`. */
   readonly description: string;
   /** What approving it lets the app do, in plain words for the consent page. */
   readonly consentText: string;
@@ -77,7 +77,7 @@ const oidcConsentText: Record<keyof typeof OIDC_SCOPES, string> = {
   email: 'See your email address',
 };
 
-/** The 35 API scopes, `<area>:<access>`, in SPEC.md order. */
+/** The 35 API scopes, `<area>:<access>`, in the contract's order. */
 export const API_SCOPES: readonly ScopeDefinition[] = AREAS.flatMap((area) =>
   area.access.map((access) => ({
     name: `${area.name}:${access}`,
@@ -90,7 +90,7 @@ export const API_SCOPES: readonly ScopeDefinition[] = AREAS.flatMap((area) =>
   })),
 );
 
-/** Every scope of SPEC.md: the OpenID Connect scopes first, then the API scopes. */
+/** Every scope of docs/contract.md: the OpenID Connect scopes first, then the API scopes. */
 export const ALL_SCOPES: readonly ScopeDefinition[] = [
   ...Object.entries(OIDC_SCOPES).map(([name, description]) => ({
     name,
@@ -108,7 +108,7 @@ export const ALL_SCOPE_NAMES: readonly string[] = ALL_SCOPES.map((s) => s.name);
 
 const byName = new Map(ALL_SCOPES.map((s) => [s.name, s]));
 
-/** Looks a scope up by name; `undefined` for anything SPEC.md does not define. */
+/** Looks a scope up by name; `undefined` for anything docs/contract.md does not define. */
 export function findScope(name: string): ScopeDefinition | undefined {
   return byName.get(name);
 }

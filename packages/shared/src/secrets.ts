@@ -1,5 +1,5 @@
 /**
- * The rule both services apply to their secrets (issue 13, finding 9): outside the test suites
+ * The rule both services apply to their secrets: outside the test suites
  * (`NODE_ENV` other than `test`) a secret must be given, and must not be one of the values ever
  * written in this repository, whose every reader could forge what it protects. The problems name the
  * variable and say how to make a good value, for the start-up message.

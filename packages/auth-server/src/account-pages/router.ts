@@ -1,5 +1,5 @@
 /**
- * The account pages under `/oauth/account` (issue 16): Connected apps and Your account for everyone
+ * The account pages under `/oauth/account`: Connected apps and Your account for everyone
  * signed in; All clients, Activity and Staff accounts for the school's admins (`role: admin` on the
  * account; the seeded admin is one). Built like the interaction pages (interactions/router.ts):
  * never cached (`noStore`), the signed-in person loaded first (`requireSignIn`), every form checked

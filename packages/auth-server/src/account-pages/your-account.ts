@@ -1,5 +1,5 @@
 /**
- * Your account, for everyone signed in: change password and sign out everywhere (issue 16).
+ * Your account, for everyone signed in: change password and sign out everywhere.
  *
  * Changing the password needs the current one, checked like a sign-in: the login guard
  * (interactions/login-guard.ts) counts a wrong one as a failed sign-in of this account from this

@@ -1,5 +1,5 @@
 /**
- * A consent given to a metadata-document client holds for the document the user saw (issue 15): it
+ * A consent given to a metadata-document client holds for the document the user saw: it
  * is tied to {@link consentHash} of the client (its name and redirect URIs), and when the document
  * changes them the user is asked again, with every scope, as for a new app.
  *

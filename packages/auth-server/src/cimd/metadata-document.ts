@@ -1,7 +1,7 @@
 /**
  * A Client ID Metadata Document checked, and turned into the client oidc-provider loads.
  *
- * The rules (issue 15; draft-ietf-oauth-client-id-metadata-document §4): the document's `client_id`
+ * The rules (draft-ietf-oauth-client-id-metadata-document §4): the document's `client_id`
  * is the URL it was fetched from, byte for byte; the client is public (`token_endpoint_auth_method`
  * `none`: this server takes no client keys from a document, so `private_key_jwt` is refused by name,
  * and a document carrying a secret is refused); grant and response types are those open

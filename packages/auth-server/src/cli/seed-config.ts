@@ -2,7 +2,7 @@
  * The settings of `school-auth seed-admin`, read from the environment through one schema (the
  * server's own settings are in config.ts).
  *
- * The admin password (issue 13, finding 14): there is no default password. In production
+ * The admin password: there is no default password. In production
  * (`NODE_ENV=production`) SEED_ADMIN_PASSWORD must be given and must not be one published in this
  * repository. Elsewhere, when it is not given, seed-admin generates one for a new admin and prints it
  * once (seed-admin.ts); `scripts/start` instead passes the one it keeps in `.data/secrets.env`.

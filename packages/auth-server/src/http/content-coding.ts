@@ -5,7 +5,7 @@
  * Why refuse rather than decode: no OAuth client or browser compresses a form or a registration, and
  * the two readers here disagree — oidc-provider and the rate limiter read the raw bytes whatever the
  * header says (a gzip body is silently read as garbage), while the login pages' parser inflates it
- * (a bomb costs CPU; a body that is not gzip used to end as a 500, issue 13, finding 6). One rule
+ * (a bomb costs CPU; a body that is not gzip used to end as a 500). One rule
  * before both is simpler and leaves nothing to decompress.
  */
 import { UnsupportedMediaTypeError } from '@school/shared';

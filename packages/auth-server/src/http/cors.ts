@@ -1,5 +1,5 @@
 /**
- * CORS for browser-based clients (issue 13, finding 11; OAuth 2.0 for Browser-Based Applications):
+ * CORS for browser-based clients (OAuth 2.0 for Browser-Based Applications):
  * a browser MCP client (the MCP Inspector runs in a page) must be able to read the discovery
  * documents and the JWKS, register, redeem and refresh at the token endpoint, revoke and call
  * userinfo. Those endpoints answer any origin with `Access-Control-Allow-Origin: *` and never

@@ -6,7 +6,7 @@
  * (provider/render-error.ts); this is for everything around it.
  *
  * What reaches it, besides the table's own errors:
- * - a library's refusal of the request itself (issue 13, finding 6): the body parser's 413 for a form
+ * - a library's refusal of the request itself: the body parser's 413 for a form
  *   over its limit, its 415 for a content coding or charset it cannot read, a 400 for a body that does
  *   not decompress. These carry an HTTP status (http-errors' `status`, with `expose` set) or a zlib
  *   code and are the client's fault: the same 4xx row, never the library's text. They used to be 500s;

@@ -15,10 +15,10 @@ const EXACT = new Map<string, string[]>([
   [OAUTH_ROUTES.jwks, READ],
   [OAUTH_ROUTES.registration, ['POST']],
   [OAUTH_ROUTES.token, ['POST']],
-  [OAUTH_ROUTES.userinfo, READ], // SPEC.md: GET with a bearer header
+  [OAUTH_ROUTES.userinfo, READ], // docs/contract.md: GET with a bearer header
   [OAUTH_ROUTES.revocation, ['POST']],
   [OAUTH_ROUTES.introspection, ['POST']],
-  [OAUTH_ROUTES.authorization, READ], // SPEC.md: a browser redirect (GET)
+  [OAUTH_ROUTES.authorization, READ], // docs/contract.md: a browser redirect (GET)
   [OAUTH_ROUTES.end_session, [...READ, 'POST']], // RP-initiated logout (GET or form POST)
   [`${OAUTH_ROUTES.end_session}/confirm`, ['POST']],
   [`${OAUTH_ROUTES.end_session}/success`, READ],

@@ -1,5 +1,5 @@
 /**
- * The auth server's Prometheus metrics (issue 18), served at `/metrics` on its own port beside
+ * The auth server's Prometheus metrics, served at `/metrics` on its own port beside
  * `/healthz` and `/readyz` (the edge does not route it). On top of `@school/shared` metrics.ts (Node's
  * default metrics, requests by route template and status, Redis and MongoDB availability):
  * - `auth_tokens_issued_total{grant_type}`: oidc-provider's `grant.success`, by grant type;

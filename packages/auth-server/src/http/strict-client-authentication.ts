@@ -1,5 +1,5 @@
 /**
- * Client authentication exactly as the metadata says (issue 13, finding 10). oidc-provider treats
+ * Client authentication exactly as the metadata says. oidc-provider treats
  * `client_secret_basic` and `client_secret_post` as one (a `client_secret_post` client passes with
  * HTTP Basic), drops `client_assertion` parameters it was not configured for without a word, and
  * authenticates introspection by the client's token-endpoint method (so a public client introspected

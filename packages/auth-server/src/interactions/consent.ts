@@ -1,5 +1,5 @@
 /**
- * The consent page and its two forms (DESIGN.md §5): who asks, where the browser goes afterwards, and
+ * The consent page and its two forms (docs/decisions.md): who asks, where the browser goes afterwards, and
  * each scope in plain words. `…/confirm` grants what oidc-provider found missing and records it;
  * `…/abort` ends the request with `access_denied`, after a page of our own saying that nothing was
  * shared (the app may no longer be listening, and a browser error page would say nothing); `…/switch`

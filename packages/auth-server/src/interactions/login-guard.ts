@@ -1,5 +1,5 @@
 /**
- * Brute-force protection for the login form, in Redis so it holds across instances (issue 13,
+ * Brute-force protection for the login form, in Redis so it holds across instances (
  * finding 2: an attacker's failures must slow the attacker, not lock the owner out).
  *
  * Nothing counted per account alone ever refuses: ten wrong passwords for an email from anywhere used

@@ -1,5 +1,5 @@
 /**
- * The sign-in page and its form (DESIGN.md §5).
+ * The sign-in page and its form (docs/decisions.md).
  *
  * `POST …/login` after the shared steps (router.ts): {@link LoginSteps.submit} is
  * `throttleLogin` → `checkPassword` → `completeLogin`. The throttle is login-guard.ts: a refused

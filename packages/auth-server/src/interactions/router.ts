@@ -1,5 +1,5 @@
 /**
- * The login and consent pages under `/oauth/interaction/<uid>` (DESIGN.md §5), wired from named steps
+ * The login and consent pages under `/oauth/interaction/<uid>` (docs/decisions.md), wired from named steps
  * (steps.ts, login.ts, consent.ts): every route turns refusals into pages and is never cached
  * (`noStore`), loads the interaction bound to this browser's cookie that must match the uid in the
  * URL (`loadInteraction`), and every form is checked against its zod schema, its CSRF token and its

@@ -1,5 +1,5 @@
 /**
- * The login, consent, denied, sign-out and error pages (DESIGN.md §5). Every value shown comes from a
+ * The login, consent, denied, sign-out and error pages (docs/decisions.md). Every value shown comes from a
  * client or a user, so everything goes through the escaping {@link html} template, and every string a
  * client supplied is isolated and labelled by page-parts.ts.
  */

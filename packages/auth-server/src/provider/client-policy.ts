@@ -1,5 +1,5 @@
 /**
- * Who may register, and what a registered client may be (DESIGN.md §3).
+ * Who may register, and what a registered client may be (docs/decisions.md).
  *
  * Open registration needs at least one redirect URI and accepts only loopback ones (`http` on
  * 127.0.0.1, [::1] or localhost written canonically, any port at authorization time, RFC 8252 §7.3;

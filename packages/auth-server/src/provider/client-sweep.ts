@@ -1,5 +1,5 @@
 /**
- * The lifecycle of self-registered clients (issue 13, finding 4): open registration lets anyone store
+ * The lifecycle of self-registered clients: open registration lets anyone store
  * a client, so clients that are not used go away by themselves.
  *
  * - A self-registered client that never has a token issued or used (it never completes an

@@ -1,10 +1,10 @@
 /**
- * oidc-provider's configuration: SPEC.md and DESIGN.md written as provider options.
+ * oidc-provider's configuration: docs/contract.md and docs/decisions.md written as provider options.
  *
  * Choices that are not obvious from the option names (see shared/notes/oidc-provider.md):
  * - All 38 scopes are listed in `scopes`, so a token obtained without `resource` carries every granted
  *   scope and works at the API and at userinfo; with `resource=BASE_URL` it is bound (`aud`) and
- *   carries only the API scopes (DESIGN.md §2).
+ *   carries only the API scopes (docs/decisions.md).
  * - Refresh tokens are issued to every client allowed the grant, without `offline_access`, and do not
  *   die with the browser session (`issueRefreshToken`, `expiresWithSession`). The Grant's TTL is the
  *   absolute cap on a refresh-token chain. Public clients' refresh tokens rotate on every use
@@ -13,7 +13,7 @@
  * - Sign-out is RP-Initiated Logout at `end_session_endpoint` (sign-out-pages.ts); it ends the login
  *   session, never an app's access. This service's own account pages are a configured client that
  *   signs in like any app (account-console.ts).
- * - Anything else not in SPEC.md is off: PAR, DPoP, device flow, dev interactions.
+ * - Anything else not in docs/contract.md is off: PAR, DPoP, device flow, dev interactions.
  */
 import type { Configuration, KoaContextWithOIDC, Client, SubjectTypes } from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -211,7 +211,7 @@ export function buildConfiguration({
       },
       introspection: {
         enabled: true,
-        // Introspecting services see every token; any other client only its own (DESIGN.md §3).
+        // Introspecting services see every token; any other client only its own (docs/decisions.md).
         allowedPolicy: async (_ctx: KoaContextWithOIDC, client: Client, token) =>
           mayIntrospectAll(client) || (token.clientId !== undefined && token.clientId === client.clientId),
       },

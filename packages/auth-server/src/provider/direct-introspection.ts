@@ -1,6 +1,6 @@
 /**
  * The resource API's introspections of active access tokens, answered without oidc-provider's HTTP
- * pipeline (issue 17, RS3).
+ * pipeline (RS3).
  *
  * Introspection is the auth server's hottest call: every cache miss of every API instance. Through
  * oidc-provider each one costs its whole request path around one Redis round trip: its Koa app and

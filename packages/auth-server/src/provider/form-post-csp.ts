@@ -1,5 +1,5 @@
 /**
- * `response_mode=form_post` in a real browser (issue 13, finding 8).
+ * `response_mode=form_post` in a real browser.
  *
  * oidc-provider answers form_post with a page whose inline script submits a hidden form to the
  * client's redirect URI (`lib/response_modes/form_post.js`). It adds that script's hash to the page's

@@ -5,7 +5,7 @@
  * segment decodes as a JOSE header) with 400 `unsupported_token_type` (lib/shared/
  * reject_structured_tokens.js). RFC 7662 §2.2 asks for `active: false` for a token that is not
  * active "or otherwise invalid", without revealing why; and a resource server that reads a 400 as the
- * auth server failing tells its caller to retry forever (issue 13, finding 3). The refusal comes
+ * auth server failing tells its caller to retry forever. The refusal comes
  * after client authentication in oidc-provider's chain, so only an authenticated client ever sees the
  * rewritten answer; an unauthenticated one still gets `invalid_client`.
  */

@@ -3,7 +3,7 @@
  * tokens stay verifiable across restarts and all instances sharing the file sign with the same keys.
  *
  * The file is a JWKS of private keys. The first key of each algorithm signs; every key is published
- * at the JWKS URI. To rotate (see README "Rotating signing keys"): add a new key at the end, restart
+ * at the JWKS URI. To rotate (docs/operators.md, "Rotating signing keys"): add a new key at the end, restart
  * every instance so the new public key is published, then move it to the front and restart again.
  * `ES256` signs ID tokens by default (fast, small); `RS256` is there for clients that ask for it.
  */

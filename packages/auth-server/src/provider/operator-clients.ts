@@ -1,5 +1,5 @@
 /**
- * Clients only an operator can create (DESIGN.md §3): registered integrations (confidential, fixed
+ * Clients only an operator can create (docs/decisions.md): registered integrations (confidential, fixed
  * HTTPS redirect URIs) and introspecting services (confidential, no grants, may introspect any
  * token). They are stored with the dynamically registered clients, marked by `client_role`, which
  * open registration refuses to set.

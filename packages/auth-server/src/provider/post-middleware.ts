@@ -1,6 +1,6 @@
 /**
  * Corrections oidc-provider has no option for, applied after its routes run:
- * - discovery lists exactly SPEC.md's 38 scopes (its computed `scopes_supported` cannot be overridden
+ * - discovery lists exactly the contract's 38 scopes (its computed `scopes_supported` cannot be overridden
  *   through the `discovery` option), and may be cached for five minutes like the API's documents;
  * - registration errors use RFC 7591's codes: a malformed body or wrong content type is
  *   `invalid_client_metadata`, not `invalid_request`;

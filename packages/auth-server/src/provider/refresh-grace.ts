@@ -1,5 +1,5 @@
 /**
- * Refresh tokens that survive concurrent clients (issue 15). Public clients' refresh tokens rotate and
+ * Refresh tokens that survive concurrent clients. Public clients' refresh tokens rotate and
  * a rotated one presented again revokes the whole grant (RFC 9700 §4.14.2). Real agents run several
  * processes sharing one stored refresh token; two of them refreshing at the same moment used to end
  * the user's grant. Now, within REFRESH_REUSE_GRACE seconds of the rotation, the same refresh token

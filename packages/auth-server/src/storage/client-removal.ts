@@ -1,6 +1,6 @@
 /**
  * Removing a client: its grants and every token issued under them end first, the client last
- * (issue 13, finding 13). Used by `school-auth clients delete` and by the lifecycle sweep.
+ *. Used by `school-auth clients delete` and by the lifecycle sweep.
  *
  * The order makes an interrupted removal safe to finish by running it again. Each step reads up to
  * {@link BATCH} grant ids of the client's grant set (`clientGrants:{<id>}`, redis-keys.ts), ends each

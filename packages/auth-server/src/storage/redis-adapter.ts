@@ -8,7 +8,7 @@
  * nothing when it is not: introspection says `active: false`, userinfo 401 `invalid_token`, the token
  * endpoint `invalid_grant`, revocation 200, whichever way the client went (deleted by an operator, the
  * sweep, or straight from Redis), instead of oidc-provider failing on the missing client (a 500 on
- * `client.subjectType` in introspection, issue 13 finding 13). Every client that can hold tokens is
+ * `client.subjectType` in introspection). Every client that can hold tokens is
  * stored in Redis; the only configured (static) client, the resource API's introspector, has no grants.
  * Reads and issues of access and refresh tokens are also reported to `recordUse` (client-usage.ts, which
  * the client lifecycle sweep reads; grant-usage.ts, which Connected apps shows). A Grant is indexed by

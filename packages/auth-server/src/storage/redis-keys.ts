@@ -3,7 +3,7 @@
  * kept beside it, under the configured prefix (REDIS_KEY_PREFIX, e.g. `oidc:`), built here and
  * nowhere else. Every Lua script is in redis-scripts.ts.
  *
- * THE SLOT RULE (Redis Cluster, issue 18). A cluster spreads keys over 16384 hash slots by the text
+ * THE SLOT RULE (Redis Cluster). A cluster spreads keys over 16384 hash slots by the text
  * between the first `{` and the next `}` of a key (its hash tag), else by the whole key; a script or
  * a multi-key command may only touch keys of ONE slot. So:
  *

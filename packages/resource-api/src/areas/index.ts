@@ -1,6 +1,6 @@
 /**
- * The registry: every area of the platform, in SPEC.md's order (the order of `AREAS`). Routes, scope
- * checks, the OpenAPI document, auth.md, the README table and the contract test all read this list.
+ * The registry: every area of the platform, in the contract's order (the order of `AREAS`). Routes, scope
+ * checks, the OpenAPI document, auth.md, docs/areas.md's table and the contract test all read this list.
  * Adding an area is one file and one line here.
  */
 import type { AreaModule } from '../lib/operation.js';

@@ -1,5 +1,5 @@
 /**
- * The school: the one school this deployment serves (DESIGN.md §5) — its name, tagline, contact,
+ * The school: the one school this deployment serves (docs/decisions.md) — its name, tagline, contact,
  * locale, time zone, default currency and social links. Anonymous visitors get the public profile.
  */
 import { z } from 'zod';

@@ -158,7 +158,7 @@ const area: AreaModule = {
         const declared = Number(req.headers['content-length']);
         // Refused on its declared size, the body is left for Node to read and discard after the
         // answer, on a connection kept open: closing it while a proxy is still sending made the proxy
-        // lose our 413 and answer 502 (issue 13, finding 7). REQUEST_TIMEOUT_MS bounds the reading.
+        // lose our 413 and answer 502. REQUEST_TIMEOUT_MS bounds the reading.
         if (Number.isFinite(declared) && declared > limit) throw new RequestTooLargeError(limit);
         sweepNowAndThen(services.connection, services.logger);
         // The files document is written when the stream ends, from these options: the metadata

@@ -1,6 +1,6 @@
 /**
  * Audience restriction (RFC 9700 §2.3, RFC 8707 §2): is a token meant for this API? A token without
- * `aud` is unbound and good everywhere its scopes are (DESIGN.md §2). A bound one must name this
+ * `aud` is unbound and good everywhere its scopes are (docs/decisions.md). A bound one must name this
  * API's resource identifier by the rule the auth server binds with (`@school/shared`
  * resource-identifier.ts: BASE_URL with or without one trailing slash, scheme and host in any case,
  * the rest byte for byte). An empty `aud` list names no resource at all and is refused.

@@ -1,7 +1,7 @@
 /**
  * The first step of every API operation: who is calling?
  *
- * - No `Authorization` header: anonymous. Not an error and never challenged (SPEC.md); the operation
+ * - No `Authorization` header: anonymous. Not an error and never challenged (docs/contract.md); the operation
  *   decides between its public view and 403 `access_denied`.
  * - A token in the query string (with or without the header): 400 (only the header method is
  *   supported, `bearer_methods_supported: ["header"]`), so a client does not silently get the

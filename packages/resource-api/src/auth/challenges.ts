@@ -1,5 +1,5 @@
 /**
- * The headers DESIGN.md §2 puts on auth answers, in one place:
+ * The headers docs/decisions.md puts on auth answers, in one place:
  * - 401 `invalid_token` and 403 `insufficient_scope`: `WWW-Authenticate: Bearer error=..., ...,
  *   resource_metadata="<PRM URL>"` (RFC 6750 §3, RFC 9728 §5.1), both with `scope` naming every scope
  *   the operation needs (the MCP authorization spec of 2026-07-28 asks for it on the 401 too, so a

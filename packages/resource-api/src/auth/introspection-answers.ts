@@ -1,5 +1,5 @@
 /**
- * What an introspection answer other than 200 means (issue 13, finding 3).
+ * What an introspection answer other than 200 means.
  *
  * The API's request carries only its own credentials and the caller's token. So a refusal that is
  * about the request can only be about the token, and the caller is told 401 `invalid_token` (the

@@ -1,5 +1,5 @@
 /**
- * Readiness of token checking (issue 13, finding 15): can this API introspect at all, with its own
+ * Readiness of token checking: can this API introspect at all, with its own
  * credentials? It introspects a token that cannot exist and expects the auth server's ordinary
  * `{"active": false}`. A wrong INTROSPECTION_CLIENT_SECRET, an unreachable or failing auth server
  * all show here, before callers get 503s. The result is kept for a few seconds and concurrent probes

@@ -1,6 +1,6 @@
 /**
  * The second step: may this caller run this operation, and which view do they get?
- * Scope checks are exact (`<area>:read` for reads, `<area>:write` for writes; DESIGN.md §2).
+ * Scope checks are exact (`<area>:read` for reads, `<area>:write` for writes; docs/decisions.md).
  *
  * | caller                     | operation has a public view | no public view             |
  * |----------------------------|-----------------------------|----------------------------|

@@ -1,18 +1,22 @@
 /**
- * `node dist/docs/areas-table.js`: prints the README's areas table (from the registry).
- * `--env` prints the environment table instead; `--write <README.md>` rewrites both sections of a
- * README in place.
+ * `node dist/docs/areas-table.js`: prints the areas table (from the registry); `--env` prints the
+ * environment table instead. `--write <file>…` rewrites, in each Markdown file given, whichever of
+ * the two sections it holds (docs/areas.md and docs/configuration.md; `scripts/docs-tables`).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { REGISTRY } from '../areas/index.js';
-import { areasTable, envTable, withSection } from './tables.js';
+import { areasTable, envTable, section, withSection } from './tables.js';
 
 const args = process.argv.slice(2);
-if (args[0] === '--write' && args[1]) {
-  let text = readFileSync(args[1], 'utf8');
-  text = withSection(text, 'areas-table', areasTable(REGISTRY));
-  text = withSection(text, 'env-table', envTable());
-  writeFileSync(args[1], text);
+if (args[0] === '--write' && args.length > 1) {
+  const tables = { 'areas-table': () => areasTable(REGISTRY), 'env-table': envTable };
+  for (const file of args.slice(1)) {
+    let text = readFileSync(file, 'utf8');
+    const held = Object.entries(tables).filter(([name]) => section(text, name) !== undefined);
+    if (held.length === 0) throw new Error(`${file} has neither an areas-table nor an env-table section`);
+    for (const [name, table] of held) text = withSection(text, name, table());
+    writeFileSync(file, text);
+  }
 } else {
   process.stdout.write(`${args[0] === '--env' ? envTable() : areasTable(REGISTRY)}\n`);
 }

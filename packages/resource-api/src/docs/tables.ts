@@ -1,6 +1,7 @@
 /**
- * The README's generated tables: the areas with their operations and scopes (from the registry) and
- * the environment variables (from the configuration). A test checks the README holds exactly these.
+ * The generated tables of docs/areas.md and docs/configuration.md: the areas with their operations
+ * and scopes (from the registry) and the environment variables (from the configuration). A test
+ * checks the documents hold exactly these.
  */
 import { CONFIG_DEFAULTS, CONFIG_DOCS, CONFIG_KEYS } from '../config.js';
 import { scopeOf, type AreaModule } from '../lib/operation.js';

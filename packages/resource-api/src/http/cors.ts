@@ -1,5 +1,5 @@
 /**
- * CORS for browser-based clients (issue 13, finding 11): a browser MCP client (the MCP Inspector
+ * CORS for browser-based clients: a browser MCP client (the MCP Inspector
  * runs in a page) must be able to read the protected-resource metadata, `/openapi.json` and
  * `/auth.md`, and call every `/api/v1` operation with its bearer token. Every origin is allowed
  * (`Access-Control-Allow-Origin: *`) and credentials never are: the API authenticates by the

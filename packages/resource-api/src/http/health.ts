@@ -3,7 +3,7 @@
  * outage elsewhere never gets this process restarted) and `/readyz` (readiness: what serving needs
  * answers: MongoDB, the Redis revocation feed, and introspection with this API's own credentials).
  *
- * Introspection is part of readiness (issue 13, finding 15): with a wrong secret or an unreachable
+ * Introspection is part of readiness: with a wrong secret or an unreachable
  * auth server every token check is a 503, so an instance in that state is not ready, even though it
  * could still serve anonymous requests and cached tokens. The introspection check is cached for a
  * few seconds (auth/introspection-readiness.ts), so probes cannot amplify load on the auth server.

@@ -1,6 +1,6 @@
 /**
  * `GET /.well-known/oauth-protected-resource`: the Protected Resource Metadata of RFC 9728. The
- * resource identifier and the authorization server are both `BASE_URL` (DESIGN.md §2), byte for byte
+ * resource identifier and the authorization server are both `BASE_URL` (docs/decisions.md), byte for byte
  * the issuer; the scopes are the 35 API scopes (the OpenID Connect scopes belong to the auth server).
  */
 import { API_SCOPE_NAMES } from '@school/shared';

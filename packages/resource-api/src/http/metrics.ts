@@ -1,5 +1,5 @@
 /**
- * The resource API's Prometheus metrics (issue 18), served at `/metrics` on its own port beside
+ * The resource API's Prometheus metrics, served at `/metrics` on its own port beside
  * `/healthz` and `/readyz` (the edge does not route it). On top of `@school/shared` metrics.ts (Node's
  * default metrics, requests by route template and status, MongoDB, Redis and introspection
  * availability), read from the token verifier's plain counts at scrape time (auth/token-verifier.ts),

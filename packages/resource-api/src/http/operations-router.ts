@@ -1,6 +1,6 @@
 /**
- * Mounts every operation of the registry as a route, each one the same pipeline (STYLE.md, "Request
- * flow"): authenticate → requireScope → read the body → validate params, query and body (every problem
+ * Mounts every operation of the registry as a route, each one the same pipeline: authenticate
+ * → requireScope → read the body → validate params, query and body (every problem
  * at once) → handler → write the answer. Paths the registry knows with another method answer 405.
  */
 import { preflight } from './cors.js';

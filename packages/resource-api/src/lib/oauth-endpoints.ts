@@ -1,5 +1,5 @@
 /**
- * The auth server's endpoints (SPEC.md) and the discovery documents, as data for the OpenAPI
+ * The auth server's endpoints (docs/contract.md) and the discovery documents, as data for the OpenAPI
  * document: the same renderer turns these and the registry's operations into paths. The auth server
  * owns their behaviour; this is their description for clients of this origin.
  */

@@ -1,7 +1,7 @@
 /**
  * What an API operation is, as data. An area file produces a list of these; the one registry
  * (`areas/index.ts`) collects them, and from it alone the app mounts routes and scope checks
- * (`http/operations-router.ts`), the OpenAPI document is generated (`lib/openapi.ts`), the README's
+ * (`http/operations-router.ts`), the OpenAPI document is generated (`lib/openapi.ts`), docs/areas.md's
  * table is printed (`docs/areas-table.ts`) and the contract test tries every operation.
  */
 import type { Request, Response } from 'express';

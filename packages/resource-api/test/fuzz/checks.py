@@ -7,7 +7,7 @@ Checks that scripts/fuzz adds to schemathesis' own (loaded through SCHEMATHESIS_
   an answer the document itself declares as a page for a person (text/html only): the authorization
   endpoint's error page when it cannot redirect back to the client (RFC 6749 §4.1.2.1).
 - api_security_headers: every answer of the resource API (its paths: /api/v1/*, /openapi.json,
-  /auth.md, /.well-known/oauth-protected-resource) carries the security headers of issue 6: a CSP
+  /auth.md, /.well-known/oauth-protected-resource) carries the API's security headers: a CSP
   with default-src 'none' and frame-ancestors 'none', nosniff, a referrer policy, and no
   Strict-Transport-Security over plain http.
 

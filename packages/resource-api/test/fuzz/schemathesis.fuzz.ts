@@ -1,11 +1,11 @@
 /**
- * The schemathesis run of issue 6 (`scripts/fuzz`): every operation of `/openapi.json`, against a whole
+ * The schemathesis run (`scripts/fuzz`): every operation of `/openapi.json`, against a whole
  * stack started the way an operator runs it (test-e2e/support/stack.ts: the built auth server and
  * resource API as processes, nginx with the edge config, a seeded school and admin).
  *
  * Each service is fuzzed on its own port (the resource API's operations at the API, the rest at the
  * auth server), so a finding names the service that answered; `FUZZ_THROUGH_EDGE=1` sends everything
- * through the edge instead (nginx answers some hostile requests itself, see the report of issue 6).
+ * through the edge instead (nginx answers some hostile requests itself).
  *
  * A token with every scope (the 35 API scopes and openid/profile/email, unbound so userinfo takes it
  * too) is obtained through the real flow — registration, authorization code + PKCE through the
@@ -39,7 +39,7 @@ const SCHEMATHESIS = process.env.SCHEMATHESIS ?? resolve(ROOT, '.data/venv/bin/s
 const MAX_EXAMPLES = process.env.FUZZ_MAX_EXAMPLES ?? '50';
 const BUDGET_MS = 9 * 60_000;
 const THROUGH_EDGE = process.env.FUZZ_THROUGH_EDGE === '1';
-/** The resource API's paths (DESIGN.md §1); every other documented path is the auth server's. */
+/** The resource API's paths (docs/decisions.md); every other documented path is the auth server's. */
 const API_PATHS = '^/(api/v1/|openapi\\.json$|auth\\.md$|\\.well-known/oauth-protected-resource$)';
 
 let stack: Stack;

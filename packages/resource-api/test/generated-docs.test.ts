@@ -1,0 +1,21 @@
+/**
+ * docs/areas.md lists every area with its operations and scopes, and docs/configuration.md every
+ * environment variable of the resource API, exactly as the registry and the configuration schema say
+ * (regenerate with `scripts/docs-tables`).
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { REGISTRY } from '../src/areas/index.js';
+import { areasTable, envTable, section } from '../src/docs/tables.js';
+
+const doc = (name: string) => readFileSync(new URL(`../../../docs/${name}`, import.meta.url), 'utf8');
+
+describe('the generated documentation', () => {
+  it('lists every area with its operations and scopes, as the registry says', () => {
+    expect(section(doc('areas.md'), 'areas-table')).toBe(areasTable(REGISTRY));
+  });
+
+  it('lists every environment variable of the resource API', () => {
+    expect(section(doc('configuration.md'), 'env-table')).toBe(envTable());
+  });
+});
