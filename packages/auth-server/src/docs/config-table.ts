@@ -56,6 +56,7 @@ export const CONFIG_DEFAULTS: Record<Key, string> = {
   CIMD_STALE_SECONDS: '3600',
   CIMD_FETCH_TIMEOUT_MS: '3000',
   CIMD_FETCHES_PER_MINUTE_PER_HOST: '30',
+  CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS: '10',
   CIMD_ALLOW_LOOPBACK: 'false',
   CIMD_EXTRA_CA_FILE: '',
 };
@@ -130,7 +131,10 @@ export const CONFIG_DOCS: Record<Key, string> = {
   CIMD_CACHE_MAX_SECONDS: 'Seconds it is reused at most.',
   CIMD_STALE_SECONDS: 'Seconds past its freshness a valid document may still be served while its host fails.',
   CIMD_FETCH_TIMEOUT_MS: 'The whole fetch of a document (connect, TLS, answer), milliseconds, at most 10000.',
-  CIMD_FETCHES_PER_MINUTE_PER_HOST: 'Document fetches per minute to one host, all instances together.',
+  CIMD_FETCHES_PER_MINUTE_PER_HOST:
+    'First fetches (of a document not held) per minute to one host, all instances together; refreshing a held document spends none.',
+  CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS:
+    'First fetches (of a document not held) per minute one client address may cause; over it `429` with `Retry-After`.',
   CIMD_ALLOW_LOOPBACK:
     'Test suites only (refused unless `NODE_ENV=test`): fetch documents from loopback addresses too.',
   CIMD_EXTRA_CA_FILE:
