@@ -1,9 +1,10 @@
 /**
  * `school-auth seed-admin` as an operator runs it (the built command, a real database): no published
- * password reaches production, and a generated one is shown once on stdout and written nowhere else
- *.
+ * password is accepted, in production or not, the example environment file seeds as it is, and a
+ * generated password is shown once on stdout and written nowhere else.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import mongoose, { type Connection } from 'mongoose';
@@ -78,6 +79,42 @@ describe('seed-admin in production', () => {
     expect(run.status).toBe(0);
     const id = await accounts.authenticate('prod-admin@school.test', 'an operator chosen password');
     expect(id).toBeDefined();
+  });
+});
+
+describe('seed-admin outside production', () => {
+  it.each(
+    [...PUBLISHED_ADMIN_PASSWORDS].flatMap((p) => [
+      ['development', p],
+      ['test', p],
+    ]),
+  )('refuses in %s the published password %j, creating nobody', async (NODE_ENV, password) => {
+    const run = seed({
+      NODE_ENV,
+      SEED_ADMIN_EMAIL: 'dev-published@school.test',
+      SEED_ADMIN_PASSWORD: password,
+    });
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/SEED_ADMIN_PASSWORD: is a password published in the source code/);
+    expect(await accounts.idOf('dev-published@school.test')).toBeUndefined();
+  });
+
+  it('seeds with the example environment file as it is, generating the password', async () => {
+    const example = readFileSync(resolve(ROOT, 'config/auth-server.env.example'), 'utf8');
+    const seedLines = example.split('\n').filter((l) => l.startsWith('SEED_ADMIN_'));
+    const fromExample = Object.fromEntries(
+      seedLines.map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+    );
+    const run = seed({
+      ...fromExample,
+      NODE_ENV: 'development',
+      SEED_ADMIN_EMAIL: 'example-admin@school.test',
+    });
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      email: 'example-admin@school.test',
+      password_generated: true,
+    });
   });
 });
 

@@ -21,10 +21,13 @@ export const SERVICES = {
   mongoBase: (process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27027/school').replace(/\/[^/?]*(\?.*)?$/, ''),
 };
 
-/** The admin every test auth server is seeded with. */
+/**
+ * The admin every test auth server is seeded with. The password is made for each test file's run:
+ * `seed-admin` refuses every password written in this repository.
+ */
 export const ADMIN = {
   email: 'admin@school.test',
-  password: 'correct horse battery staple',
+  password: `test admin ${randomBytes(9).toString('base64url')}`,
   name: 'Ada Admin',
 };
 

@@ -24,8 +24,15 @@ import { AUTH_SERVER_NODE_FLAGS } from '../../packages/auth-server/dist/node-fla
 const ROOT = resolve(import.meta.dirname, '../..');
 const AUTH_MAIN = 'packages/auth-server/dist/main.js';
 
-/** The admin the stack is seeded with. */
-export const E2E_ADMIN = { email: 'admin@e2e.test', password: 'e2e admin password 123', name: 'Erin Admin' };
+/**
+ * The admin the stack is seeded with. The password is made for each run: `seed-admin` refuses every
+ * password written in this repository.
+ */
+export const E2E_ADMIN = {
+  email: 'admin@e2e.test',
+  password: `e2e admin ${randomBytes(9).toString('base64url')}`,
+  name: 'Erin Admin',
+};
 
 /** A running stack. */
 export interface Stack {

@@ -8,7 +8,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
 import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
-import { FormBrowser, formAction, inputValue, type Page } from '../../../test-support/form-browser.js';
+import {
+  FormBrowser,
+  formAction,
+  inputValue,
+  openAccountPage,
+  type Page,
+} from '../../../test-support/form-browser.js';
 
 const REDIRECT = 'http://127.0.0.1:40404/cb';
 const PER_PAIR = 5;
@@ -34,8 +40,8 @@ beforeAll(async () => {
 });
 afterAll(() => auth.stop());
 
-/** One sign-in attempt from `from`: a fresh browser starts a flow and posts the login form. */
-async function attempt(from: string, email: string, password: string): Promise<Page & { ms: number }> {
+/** A fresh browser at `from` on the sign-in page of a new flow. */
+async function openSignIn(from: string): Promise<{ browser: FormBrowser; page: Page }> {
   const browser = new FormBrowser(auth.issuer, { localAddress: from });
   const q = new URLSearchParams({
     response_type: 'code',
@@ -45,11 +51,25 @@ async function attempt(from: string, email: string, password: string): Promise<P
     code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
     code_challenge_method: 'S256',
   });
-  const page = await browser.follow(`${auth.issuer}/oauth/authorize?${q}`);
-  const started = Date.now();
-  const answer = await browser.request(formAction(page.body, '/login')!, {
+  return { browser, page: await browser.follow(`${auth.issuer}/oauth/authorize?${q}`) };
+}
+
+/** Posts the sign-in form of `page`. */
+function postSignIn(
+  { browser, page }: { browser: FormBrowser; page: Page },
+  email: string,
+  password: string,
+) {
+  return browser.request(formAction(page.body, '/login')!, {
     form: { csrf: inputValue(page.body, 'csrf')!, email, password },
   });
+}
+
+/** One sign-in attempt from `from`: a fresh browser starts a flow and posts the login form. */
+async function attempt(from: string, email: string, password: string): Promise<Page & { ms: number }> {
+  const flow = await openSignIn(from);
+  const started = Date.now();
+  const answer = await postSignIn(flow, email, password);
   return { ...answer, ms: Date.now() - started };
 }
 
@@ -140,5 +160,105 @@ describe('the limits', () => {
       expect(next.ms).toBeGreaterThanOrEqual(ACCOUNT_DELAY_MS - 50);
       expect(next.ms).toBeLessThan(ACCOUNT_DELAY_MS + 4000);
     }
+  }, 60_000);
+});
+
+/** How many of `pages` have each status. */
+function tally(pages: Page[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const { status } of pages) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
+/** The login_failed events stored for address `ip`. */
+async function failuresFrom(ip: string) {
+  const failed = await auth.running.audit.query({ type: 'login_failed', limit: 1000 });
+  return failed.filter((e) => e.ip === ip);
+}
+
+describe('concurrent attempts', () => {
+  // Every sign-in page is opened first; then all the forms are posted at once, so the throttle
+  // sees them together. Only as many as the limit may reach the password check (401); the rest are
+  // refused before it (429).
+  it('lets only the pair’s limit of simultaneous wrong passwords for one email from one address be checked', async () => {
+    const from = '127.0.0.81';
+    const email = 'together@school.test';
+    const flows = await Promise.all(Array.from({ length: 30 }, () => openSignIn(from)));
+    const answers = await Promise.all(flows.map((f, i) => postSignIn(f, email, `wrong-${i}`)));
+    expect(tally(answers)).toEqual({ 401: PER_PAIR, 429: 30 - PER_PAIR });
+    expect(await failuresFrom(from)).toHaveLength(PER_PAIR);
+  }, 60_000);
+
+  it('lets only the address’s limit of simultaneous wrong passwords for many emails be checked', async () => {
+    const from = '127.0.0.82';
+    const flows = await Promise.all(Array.from({ length: 40 }, () => openSignIn(from)));
+    const answers = await Promise.all(
+      flows.map((f, i) => postSignIn(f, `many-${i}@school.test`, 'Spring2026!')),
+    );
+    expect(tally(answers)).toEqual({ 401: PER_ADDRESS, 429: 40 - PER_ADDRESS });
+    expect(await failuresFrom(from)).toHaveLength(PER_ADDRESS);
+  }, 60_000);
+
+  it('lets only the pair’s limit of simultaneous wrong current passwords on Change password be checked', async () => {
+    const from = '127.0.0.83';
+    const person = { email: 'changer@school.test', password: 'changer password 0123' };
+    const { _id } = await auth.running.accounts.create({ ...person, name: 'Cam Changer' });
+    const browser = new FormBrowser(auth.issuer, { localAddress: from });
+    const page = await openAccountPage(browser, '/oauth/account/account', person);
+    expect(page.status).toBe(200);
+    const action = formAction(page.body, '/account/password')!;
+    const csrf = inputValue(page.body, 'csrf')!;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        browser.request(action, {
+          form: {
+            csrf,
+            current: `wrong current ${i}`,
+            password: 'a new password 4567',
+            confirm: 'a new password 4567',
+          },
+        }),
+      ),
+    );
+    expect(tally(answers)).toEqual({ 401: PER_PAIR, 429: 20 - PER_PAIR });
+    const failed = await auth.running.audit.query({ type: 'login_failed', accountId: _id, limit: 1000 });
+    expect(failed).toHaveLength(PER_PAIR);
+    // The right password from that address is refused too until the window ends.
+    const right = await browser.request(action, {
+      form: {
+        csrf,
+        current: person.password,
+        password: 'a new password 4567',
+        confirm: 'a new password 4567',
+      },
+    });
+    expect(right.status).toBe(429);
+  }, 60_000);
+
+  it('reports an attack of simultaneous failures from many addresses once, and delays the account after it', async () => {
+    const email = 'crowd@school.test';
+    const flows = await Promise.all(
+      Array.from({ length: 2 * ACCOUNT_DELAY_AFTER }, (_, i) => openSignIn(`127.0.0.${100 + i}`)),
+    );
+    const answers = await Promise.all(flows.map((f, i) => postSignIn(f, email, `wrong-${i}`)));
+    expect(tally(answers)).toEqual({ 401: 2 * ACCOUNT_DELAY_AFTER });
+    const reports = await auth.running.audit.query({ type: 'login_attack_suspected', limit: 1000 });
+    expect(reports.filter((e) => e.details?.email === email)).toHaveLength(1);
+    const next = await attempt('127.0.0.130', email, 'nope');
+    expect(next.status).toBe(401);
+    expect(next.ms).toBeGreaterThanOrEqual(ACCOUNT_DELAY_MS - 50);
+  }, 60_000);
+
+  it('gives the address its attempt back when the password is right', async () => {
+    const from = '127.0.0.84';
+    const person = { email: 'regular@school.test', password: 'regular password 0123' };
+    await auth.running.accounts.create({ ...person, name: 'Reg Ular' });
+    // More right passwords than the address's limit, one after the other: none is counted.
+    for (let i = 0; i < PER_ADDRESS + 2; i++)
+      expect(signedIn(await attempt(from, person.email, person.password))).toBe(true);
+    // So the address still has all its failures to spend.
+    const flows = await Promise.all(Array.from({ length: PER_ADDRESS + 4 }, () => openSignIn(from)));
+    const answers = await Promise.all(flows.map((f, i) => postSignIn(f, `other-${i}@school.test`, 'nope')));
+    expect(tally(answers)).toEqual({ 401: PER_ADDRESS, 429: 4 });
   }, 60_000);
 });

@@ -102,6 +102,18 @@ describe('POST /api/oauth/register caps what it stores and refuses undisplayable
     ['an escape sequence in the name', { client_name: '\u001b[31mRed' }],
     ['a C1 control in the name', { client_name: 'A\u0085B' }],
     ['a right-to-left mark in a contact', { contacts: ['it\u200f@school.test'] }],
+    ['a zero-width space in the name', { client_name: 'School\u200bConsole' }],
+    ['a zero-width joiner in the name', { client_name: 'School\u200dConsole' }],
+    ['a word joiner in the name', { client_name: 'School\u2060Console' }],
+    ['a byte-order mark in the name', { client_name: '\ufeffSchool Console' }],
+    ['a soft hyphen in the name', { client_name: 'School Con\u00adsole' }],
+    ['a tag character in the name', { client_name: 'School Console\u{e0041}' }],
+    ['a lone surrogate in the name', { client_name: 'School \ud800Console' }],
+    ['a run of combining marks in the name', { client_name: `School C${'\u0301'.repeat(4)}onsole` }],
+    ['a private-use character in the name', { client_name: 'School \ue000Console' }],
+    ['an unassigned code point in the name', { client_name: 'School \u0378Console' }],
+    ['a Hangul filler in the name', { client_name: 'School\u3164Console' }],
+    ['a line separator in the name', { client_name: 'School\u2028Console' }],
   ])('refuses %s with 400 invalid_client_metadata or invalid_redirect_uri', async (_what, metadata) => {
     const res = await register(auth, { redirect_uris: [REDIRECT], ...metadata });
     expect(res.status).toBe(400);
@@ -124,7 +136,7 @@ describe('POST /api/oauth/register caps what it stores and refuses undisplayable
   });
 
   it('accepts names at the cap and in any script', async () => {
-    for (const name of ['a'.repeat(100), 'École Über App 日本語 مرحبا']) {
+    for (const name of ['a'.repeat(100), 'École Über App 日本語 مرحبا', 'Cafe\u0301 Việt हिन्दी']) {
       const res = await register(auth, { redirect_uris: [REDIRECT], client_name: name });
       expect(res.status).toBe(201);
       expect((res.body as { client_name: string }).client_name).toBe(name);

@@ -67,7 +67,9 @@ describe('changing the password', () => {
     expect(refused.body).toContain('Your current password is not right');
     expect(await trySignIn(person.email, person.password)).toBe(200);
     expect(await trySignIn(person.email, 'a brand new password')).toBe(401);
-    const [failure] = await auth.running.audit.query({ type: 'login_failed', accountId: person.id });
+    // The sign-in failure above names the account too; the form's own failure says which form.
+    const failures = await auth.running.audit.query({ type: 'login_failed', accountId: person.id });
+    const failure = failures.find((e) => e.details?.form === 'change_password');
     expect(failure?.details).toMatchObject({ email: person.email, form: 'change_password' });
   });
 

@@ -1,16 +1,44 @@
 /**
- * Text a client supplies that a person will read (a client's name on the consent page, in the
- * admin's lists, in the audit log). Control characters can truncate or corrupt what is shown (NUL,
- * escape sequences in a terminal reading the logs), and bidirectional controls reorder the text
- * around them, so `U+202E` can make "Evil" read as "liveE" or turn the page's own words backwards.
- * Such text is refused where it enters (registration), never silently altered.
+ * The one rule for text a person reads as a name: a client's name (open registration and Client ID
+ * Metadata Documents) and its other metadata, an account's display name (Staff accounts, the
+ * `school-auth` command, seed-admin). Such text is refused where it enters, never silently altered.
+ *
+ * Refused, by Unicode property rather than by a list:
+ * - controls (`\p{Cc}`: C0, DEL, C1): they truncate or corrupt what is shown, and drive terminals;
+ * - format characters (`\p{Cf}`): the bidirectional controls, which reorder the text around them
+ *   (`U+202E` makes "Evil" read "liveE"), and the invisible ones (zero-width space and joiners,
+ *   word joiner, byte-order mark, soft hyphen, tag characters), which let two names that read the
+ *   same differ, so an app can pass for the school's own console;
+ * - every other default-ignorable code point (`\p{Default_Ignorable_Code_Point}`: fillers, variation
+ *   selectors), invisible by definition;
+ * - private-use (`\p{Co}`), unassigned (`\p{Cn}`) and lone surrogate (`\p{Cs}`) code points, which
+ *   show as nothing or as whatever a font decides, and the line and paragraph separators;
+ * - a run of more than {@link MAX_MARKS} combining marks (`\p{M}`), which stacks over the text around
+ *   it; real words in any script need no more.
  */
 
-/** C0 and C1 controls and DEL (`\p{Cc}`), and the Unicode bidirectional formatting characters. */
-const UNDISPLAYABLE = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
+/** Combining marks one character may carry (Vietnamese, Devanagari and the like use up to three). */
+export const MAX_MARKS = 3;
 
-/** The first character of `text` that must not be shown to a person, as `U+XXXX`, or undefined. */
+const UNDISPLAYABLE =
+  /[\p{Cc}\p{Cf}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\p{Default_Ignorable_Code_Point}]|\p{M}{4,}/u;
+
+/**
+ * What in `text` must not be shown to a person: the first such character as `U+XXXX`, or a run of
+ * combining marks as `N combining marks in a row`; undefined when there is none.
+ */
 export function undisplayableCharacter(text: string): string | undefined {
   const found = UNDISPLAYABLE.exec(text);
-  return found ? `U+${found[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` : undefined;
+  if (!found) return undefined;
+  const [match] = found;
+  if ([...match].length > 1) return `${[...match].length} combining marks in a row`;
+  return `U+${match.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
+/** Why `text` breaks the rule, as a sentence ending the name of the field; undefined when it does not. */
+export function displayTextProblem(text: string): string | undefined {
+  const bad = undisplayableCharacter(text);
+  return bad
+    ? `must not contain control, invisible, formatting or bidirectional characters, nor more than ${MAX_MARKS} combining marks in a row (found ${bad})`
+    : undefined;
 }

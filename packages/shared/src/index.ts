@@ -7,6 +7,7 @@ export * from './secrets.js';
 export * from './caching.js';
 export * from './loopback.js';
 export * from './display-text.js';
+export * from './terminal-text.js';
 export * from './registration-caps.js';
 export * from './config-fields.js';
 export * from './oauth-routes.js';

@@ -27,7 +27,7 @@ export const PUBLISHED_SECRETS: ReadonlySet<string> = new Set([
 
 /**
  * Admin passwords published in this repository (the seed default of earlier versions, the test
- * harnesses' admins). `seed-admin` refuses them in production.
+ * harnesses' admins of earlier versions). `seed-admin` and every form that sets a password refuse them.
  */
 export const PUBLISHED_ADMIN_PASSWORDS: ReadonlySet<string> = new Set([
   'school-admin-password',

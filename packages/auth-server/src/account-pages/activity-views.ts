@@ -8,7 +8,7 @@ import type { z } from 'zod';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { AUDIT_EVENT_TYPES, type AuditEvent } from '../audit/audit-log.js';
 import type { ActivityPage } from '../audit/audit-page.js';
-import { EVENT_WORDS } from '../audit/event-words.js';
+import { EVENT_WORDS, eventWords } from '../audit/event-words.js';
 import { html, type SafeHtml } from '../interactions/html.js';
 import type { activityQuery, ActivityNames } from './activity.js';
 import { listTable, pageLinks } from './list-parts.js';
@@ -56,7 +56,7 @@ function row(e: AuditEvent, names: ActivityNames): SafeHtml {
   const email = e.accountId ? names.emails.get(e.accountId) : undefined;
   return html`<tr>
     <td data-label="Time">${when(new Date(e.at))}</td>
-    <td data-label="Event">${EVENT_WORDS[e.type] ?? e.type} <code>${e.type}</code></td>
+    <td data-label="Event">${eventWords(e)} <code>${e.type}</code></td>
     <td data-label="App" class="ids">${appCell(e, names)}</td>
     <td data-label="Account">${e.accountId ? html`<bdi>${email ?? e.accountId}</bdi>` : '—'}</td>
     <td data-label="Address">${e.ip ? html`<bdi>${e.ip}</bdi>` : '—'}</td>

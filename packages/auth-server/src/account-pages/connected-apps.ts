@@ -1,7 +1,10 @@
 /**
  * Connected apps: one row per app the signed-in person has granted (their grants grouped by client,
  * storage/account-grants.ts), with what the page shows of it, and Revoke, which ends all of that
- * app's access and refresh tokens for this person (and only theirs) and is audited.
+ * app's access and refresh tokens for this person (and only theirs) and is audited. A Revoke names
+ * one of the person's apps, so an id that is not one (not printable ASCII, as every client id is,
+ * or no grant of theirs) is refused with the page's error and no audit event: the audit log only
+ * holds ids of real grants, never text a person typed.
  */
 import type { RedisClient } from '@school/shared';
 import type { Provider } from 'oidc-provider';
@@ -30,6 +33,9 @@ export interface ConnectedApp extends AppIdentity {
 
 /** The Revoke form. */
 export const revokeForm = z.object({ csrf: z.string(), client_id: z.string().min(1).max(2000) });
+
+/** What every client id is: printable ASCII (generated ids, and the URLs of metadata documents). */
+const CLIENT_ID = /^[\x21-\x7e]+$/;
 
 /** What the steps need. */
 export interface ConnectedAppsDeps {
@@ -104,8 +110,15 @@ export function connectedAppsSteps(
       sendPage(ctx, 200, connectedAppsPage({ account, csrf, apps, revoked }));
     },
     revoke: async function revokeApp(ctx) {
-      const { account, form } = ctx.state;
-      const ended = await endAccountAccess(deps.redis, deps.prefix, account._id, form.client_id);
+      const { account, form, csrf } = ctx.state;
+      const ended = CLIENT_ID.test(form.client_id)
+        ? await endAccountAccess(deps.redis, deps.prefix, account._id, form.client_id)
+        : { grants: 0, tokens: 0 };
+      if (ended.grants === 0) {
+        const apps = await connectedApps(deps, account._id);
+        const error = 'That app has no access to your account to end: nothing was revoked.';
+        return sendPage(ctx, 404, connectedAppsPage({ account, csrf, apps, error }));
+      }
       void deps.audit.record('grant_revoked', {
         requestId: ctx.state.requestId,
         ip: ctx.ip,

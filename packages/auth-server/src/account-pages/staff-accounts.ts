@@ -14,7 +14,7 @@ import {
   unlockAccount,
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
-import { AccountExists } from '../accounts/account-store.js';
+import { AccountExists, NameRefused } from '../accounts/account-store.js';
 import { sendPage } from '../interactions/html.js';
 import type { AccountContext, AccountStep } from './signed-in.js';
 import { lockText, staffAccountsPage, type StaffNotice } from './staff-accounts-view.js';
@@ -67,7 +67,8 @@ export function staffAccountsSteps(deps: AccountAdminDeps): {
         const password = generatedPassword ? { email: account.email, value: generatedPassword } : undefined;
         return await answer(ctx, 200, { done, password });
       } catch (err) {
-        if (err instanceof PasswordRefused) return answer(ctx, 400, { error: err.message });
+        if (err instanceof PasswordRefused || err instanceof NameRefused)
+          return answer(ctx, 400, { error: err.message });
         if (err instanceof AccountExists)
           return answer(ctx, 400, { error: `There is already an account for ${err.email}.` });
         throw err;

@@ -119,12 +119,14 @@ export function connectedAppsPage(p: {
   csrf: string;
   apps: ConnectedApp[];
   revoked?: string;
+  /** Why the Revoke just sent did nothing. */
+  error?: string;
 }): string {
   return accountPage(
     'Connected apps',
     p.account,
     'apps',
-    html`${
+    html`${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}${
         p.revoked
           ? html`<p class="ok" role="status">
               Access of <bdi>${p.revoked}</bdi> has ended. Its tokens no longer work.

@@ -9,12 +9,12 @@
  * shown once and is stored only as its hash. Ending sessions leaves the apps' grants and tokens alone
  * (storage/account-sessions.ts): Connected apps is where access ends.
  */
-import type { RedisClient } from '@school/shared';
+import { displayTextProblem, type RedisClient } from '@school/shared';
 import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { AccountLockState, LoginGuard } from '../interactions/login-guard.js';
 import { endAccountSessions } from '../storage/account-sessions.js';
-import type { AccountProfile, AccountStore } from './account-store.js';
+import { NameRefused, type AccountProfile, type AccountStore } from './account-store.js';
 import { generatePassword, passwordProblem } from './password-rule.js';
 
 /** What the operations need. */
@@ -76,6 +76,8 @@ export async function createStaff(
   input: z.input<typeof newStaffSchema>,
   by: Actor,
 ): Promise<{ account: AccountProfile; generatedPassword?: string }> {
+  const nameProblem = displayTextProblem(input.name.trim());
+  if (nameProblem) throw new NameRefused(`The name ${nameProblem}.`);
   const { email, name, password: given } = newStaffSchema.parse(input);
   const password = given || generatePassword();
   const problem = given ? passwordProblem(given) : undefined;

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { displayTextProblem } from '@school/shared';
 import type { Connection, Model } from 'mongoose';
 import type { Account, AccountClaims } from 'oidc-provider';
 import { accountModel, type AccountDocument } from './account.model.js';
@@ -33,9 +34,20 @@ export class AccountExists extends Error {
 
 const PROFILE = { email: 1, name: 1, role: 1, createdAt: 1 } as const;
 
-/** What is stored of a new account besides its id, email and password hash. */
+/** A name that breaks the display rule (`@school/shared` display-text.ts), with the rule's words. */
+export class NameRefused extends Error {}
+
+/**
+ * What is stored of a new account besides its id, email and password hash. Every name is one a
+ * person reads (the account pages, `school-auth`, an app's userinfo), so each follows the display
+ * rule, whichever way the account is made.
+ */
 function stored(input: NewAccount) {
   const { name, givenName, familyName } = input;
+  for (const text of [name, givenName, familyName]) {
+    const problem = text === undefined ? undefined : displayTextProblem(text);
+    if (problem) throw new NameRefused(`The name ${problem}.`);
+  }
   return { name, givenName, familyName, role: input.role ?? 'staff', emailVerified: true };
 }
 

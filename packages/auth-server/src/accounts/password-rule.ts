@@ -3,8 +3,7 @@
  * (cli/seed-config.ts), Your account's change of password, a staff account created on the Staff
  * accounts page or with `school-auth accounts create-staff`. A password is 12 to 1024 characters
  * (the upper bound only keeps a hash's input reasonable), and one published in this repository is
- * refused wherever it is refused (always on the pages and for staff accounts; by seed-admin in
- * production only, where it is checked by seed-config.ts). Generated passwords are 144 random bits.
+ * refused everywhere (seed-admin checks it in seed-config.ts). Generated passwords are 144 random bits.
  */
 import { randomBytes } from 'node:crypto';
 import { PUBLISHED_ADMIN_PASSWORDS } from '@school/shared';

@@ -15,7 +15,9 @@
  * loses at most the pending batch from MongoDB, never from stdout.
  *
  * One address cannot flood it: at most `perAddressPerMinute` (60) events of one type from one address
- * are logged and stored per minute and process (flood-guard.ts); the metrics still count every one.
+ * about one account (or about none) are logged and stored one by one per minute and process
+ * (flood-guard.ts); the rest are stored as one `audit_summary` event per window with their count, and
+ * the metrics still count every one.
  */
 import { randomUUID } from 'node:crypto';
 import { Schema, type Connection, type Model } from 'mongoose';
@@ -44,6 +46,7 @@ export const AUDIT_EVENT_TYPES = [
   'account_created',
   'account_unlocked',
   'password_reset',
+  'audit_summary',
 ] as const;
 
 /** One kind of security event. */
@@ -106,7 +109,10 @@ export interface AuditBatching {
   batchSize?: number;
   /** Events kept waiting at most (beyond, new events are only logged, with a warning). Default 50000. */
   maxPending?: number;
-  /** Events of one type from one address logged and stored per minute (flood-guard.ts). Default 60. */
+  /**
+   * Events of one type from one address about one account logged and stored one by one per minute
+   * (flood-guard.ts); the rest are summarised. Default 60.
+   */
   perAddressPerMinute?: number;
 }
 
@@ -115,6 +121,7 @@ export class AuditLog {
   private readonly events: Model<AuditEvent>;
   private readonly retentionSeconds: number;
   private purgeTimer?: NodeJS.Timeout;
+  private summaryTimer?: NodeJS.Timeout;
   private readonly batchMs: number;
   private readonly batchSize: number;
   private readonly maxPending: number;
@@ -138,6 +145,8 @@ export class AuditLog {
     this.batchSize = batching.batchSize ?? 1000;
     this.maxPending = batching.maxPending ?? 50_000;
     this.floodGuard = new AuditFloodGuard(batching.perAddressPerMinute ?? 60);
+    this.summaryTimer = setInterval(() => this.recordHeldBack(), 60_000);
+    this.summaryTimer.unref();
   }
 
   /**
@@ -174,6 +183,8 @@ export class AuditLog {
   /** Stops the purge timer and stores what is pending. */
   async close(): Promise<void> {
     clearInterval(this.purgeTimer);
+    clearInterval(this.summaryTimer);
+    this.recordHeldBack(true);
     await this.flush();
   }
 
@@ -186,15 +197,40 @@ export class AuditLog {
   record(type: AuditEventType, fields: Omit<AuditEvent, '_id' | 'type' | 'at'> = {}): Promise<void> {
     const event: AuditEvent = { _id: randomUUID(), type, at: new Date(), ...fields };
     for (const observe of this.observers) observe(type);
-    const admitted = this.floodGuard.admit(type, fields.ip);
+    const admitted = this.floodGuard.admit(type, fields.ip, fields.accountId);
     if (admitted !== 'store') {
       if (admitted === 'first-over')
         this.logger.warn(
-          { type, ip: fields.ip },
-          'audit: more events of this type from this address are counted in the metrics, not stored, for up to a minute',
+          { type, ip: fields.ip, accountId: fields.accountId },
+          'audit: more events of this type from this address are counted and stored as one summary, for up to a minute',
         );
       return Promise.resolve();
     }
+    return this.store(event);
+  }
+
+  /**
+   * Records a summary event for each window of held-back events that has ended (with `all`, for
+   * every window with held-back events so far), so that every event is in the log, one by one or
+   * counted.
+   */
+  private recordHeldBack(all = false): void {
+    for (const held of this.floodGuard.takeHeldBack(Date.now(), all)) {
+      const { type, ip, accountId, count, from, to } = held;
+      void this.store({
+        _id: randomUUID(),
+        type: 'audit_summary',
+        at: new Date(),
+        ip,
+        ...(accountId ? { accountId } : {}),
+        details: { type, count, from: from.toISOString(), to: to.toISOString() },
+      });
+    }
+  }
+
+  /** Logs `event` and queues it for storage; resolves once it is stored. */
+  private store(event: AuditEvent): Promise<void> {
+    const { type } = event;
     this.logger.info({ audit: true, ...event, at: event.at.toISOString() }, `audit ${type}`);
     if (this.pending.length >= this.maxPending) {
       this.logger.warn({ type }, 'audit event not stored: storage is falling behind');
@@ -233,8 +269,12 @@ export class AuditLog {
     return this.storing;
   }
 
-  /** The newest events matching `q` (at most 1000), including those recorded but not yet stored. */
+  /**
+   * The newest events matching `q` (at most 1000), including those recorded but not yet stored and
+   * the counts of events held back so far.
+   */
   async query(q: AuditQuery = {}): Promise<AuditEvent[]> {
+    this.recordHeldBack(true);
     await this.flush();
     const filter: Record<string, unknown> = {};
     if (q.type) filter.type = q.type;

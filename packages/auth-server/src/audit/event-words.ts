@@ -3,7 +3,7 @@
  * a school admin who has never heard of OAuth. A new event type must add its words here (the record
  * type makes the build fail until it does).
  */
-import type { AuditEventType } from './audit-log.js';
+import type { AuditEvent, AuditEventType } from './audit-log.js';
 
 /** The words of each event type. */
 export const EVENT_WORDS: Record<AuditEventType, string> = {
@@ -27,4 +27,13 @@ export const EVENT_WORDS: Record<AuditEventType, string> = {
   account_created: 'Staff account created',
   account_unlocked: 'Account unlocked',
   password_reset: 'Password reset by an admin',
+  audit_summary: 'Many events of one kind from one address, counted in one entry',
 };
+
+/** The words of `event`; a summary also says which kind of event it counted, and how many. */
+export function eventWords(event: Pick<AuditEvent, 'type' | 'details'>): string {
+  const words = EVENT_WORDS[event.type] ?? event.type;
+  if (event.type !== 'audit_summary') return words;
+  const { type, count } = event.details ?? {};
+  return `${words}: ${String(type)} ×${String(count)}`;
+}

@@ -2,13 +2,14 @@
  * `school-auth activity [--event E] [--client ID] [--account EMAIL|ID] [--limit N] [--before CURSOR]
  * [--json]`: the audit log newest first, as the Activity page shows it (audit/audit-page.ts): a line
  * per event (time, event in words, app, account, address), or with `--json` one JSON object per line.
+ * Every field is printed with its unprintable characters escaped (`@school/shared` terminal-text.ts).
  * When older events remain, the cursor of the next page goes to stderr as `--before <cursor>`.
  */
-import type { RedisClient } from '@school/shared';
+import { terminalJson, terminalSafe, type RedisClient } from '@school/shared';
 import type { AccountStore } from '../accounts/account-store.js';
 import { AUDIT_EVENT_TYPES, type AuditEventType, type AuditLog } from '../audit/audit-log.js';
 import { activityPage, MAX_ACTIVITY_PAGE } from '../audit/audit-page.js';
-import { EVENT_WORDS } from '../audit/event-words.js';
+import { EVENT_WORDS, eventWords } from '../audit/event-words.js';
 import { activityFilter, activityNames } from '../account-pages/activity.js';
 
 /** The command's options, as parsed by cli/main.ts. */
@@ -49,11 +50,12 @@ export async function runActivity(
     const app = e.clientId ? names.apps.get(e.clientId) : undefined;
     if (o.json) {
       const email = e.accountId ? names.emails.get(e.accountId) : undefined;
-      write(JSON.stringify({ ...e, words: EVENT_WORDS[e.type], client_name: app, account_email: email }));
+      write(terminalJson({ ...e, words: EVENT_WORDS[e.type], client_name: app, account_email: email }));
     } else {
       const at = new Date(e.at).toISOString();
-      const appText = e.clientId ? `${e.clientId}${app ? ` (${JSON.stringify(app)})` : ''}` : '-';
-      write([at, EVENT_WORDS[e.type], appText, account ?? '-', e.ip ?? '-'].join('\t'));
+      const appText = e.clientId ? `${terminalSafe(e.clientId)}${app ? ` (${terminalJson(app)})` : ''}` : '-';
+      const fields = [eventWords(e), account ?? '-', e.ip ?? '-'].map(terminalSafe);
+      write([at, fields[0], appText, fields[1], fields[2]].join('\t'));
     }
   }
   return page.next;

@@ -4,7 +4,7 @@
  * holds them all: a line each (id, kind, created, last used, accounts, name), or with `--json` one
  * JSON object per line.
  */
-import type { RedisClient } from '@school/shared';
+import { terminalJson, terminalSafe, type RedisClient } from '@school/shared';
 import {
   LISTED_KINDS,
   listClients,
@@ -49,7 +49,7 @@ export function clientJson(c: ListedClient): Record<string, unknown> {
 
 function clientLine(c: ListedClient): string {
   const cells = [c.clientId, c.kind, iso(c.createdAt) ?? '-', iso(c.lastUsed) ?? 'never', `${c.accounts}`];
-  return [...cells, JSON.stringify(c.name ?? '')].join('\t');
+  return [...cells.map(terminalSafe), terminalJson(c.name ?? '')].join('\t');
 }
 
 /** Prints every stored client matching the options; returns how many. */
@@ -68,7 +68,7 @@ export async function runClientsList(
     for (const c of page.clients) {
       if (seen.has(c.clientId)) continue;
       seen.add(c.clientId);
-      write(options.json ? JSON.stringify(clientJson(c)) : clientLine(c));
+      write(options.json ? terminalJson(clientJson(c)) : clientLine(c));
     }
     cursor = page.next;
   }

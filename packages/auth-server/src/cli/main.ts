@@ -33,9 +33,12 @@
  *                                                (cli/activity-command.ts)
  *
  * Reads the same environment as the server (REDIS_URL, MONGODB_URI, …). Prints JSON, except the
- * listings `clients list` and `activity`, which print a line per item unless given `--json`.
+ * listings `clients list` and `activity`, which print a line per item unless given `--json`. Every
+ * character of what it prints that a terminal would act on or hide is shown escaped
+ * (`@school/shared` terminal-text.ts), on stdout and stderr alike.
  */
 import { parseArgs } from 'node:util';
+import { terminalJson, terminalSafe } from '@school/shared';
 import { loadConfig } from '../config.js';
 import { bootstrap } from '../bootstrap.js';
 import { AUDIT_EVENT_TYPES, type AuditEventType } from '../audit/audit-log.js';
@@ -50,6 +53,9 @@ import { runActivity } from './activity-command.js';
 import { accountsCommand } from './accounts-command.js';
 import { loginGuardFor } from '../interactions/login-guard.js';
 import { allowCimdClient, disallowCimdClient, listCimdClients } from '../cimd/cimd-operator.js';
+
+/** A message on stderr: its text may carry what was typed or stored, so it is escaped too. */
+const warn = (message: string) => console.error(terminalSafe(message));
 
 const USAGE = `usage:
   school-auth seed-admin
@@ -100,7 +106,7 @@ async function main(argv: string[]): Promise<number> {
   const seed = command === 'seed-admin' ? loadSeedConfig() : undefined;
   const runtime = await bootstrap(config, createLogger('warn', 'school-auth'));
   try {
-    const print = (v: unknown) => console.log(JSON.stringify(v, null, 2));
+    const print = (v: unknown) => console.log(terminalJson(v, 2));
     let apps: Awaited<ReturnType<typeof appsCommand>>;
     if (command === 'seed-admin' && seed) {
       print(await seedAdmin(runtime.accounts, seed));
@@ -109,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
       (apps = await appsCommand(runtime, config.REDIS_KEY_PREFIX, [sub, arg, positionals[3]]))
     ) {
       if ('error' in apps) {
-        console.error(apps.error);
+        warn(apps.error);
         return 1;
       }
       print(apps.print);
@@ -132,7 +138,7 @@ async function main(argv: string[]): Promise<number> {
         return 2;
       }
       if ('error' in outcome) {
-        console.error(outcome.error);
+        warn(outcome.error);
         return outcome.code;
       }
       print(outcome.print);
@@ -149,7 +155,7 @@ async function main(argv: string[]): Promise<number> {
         until: date(values.until),
         limit: values.limit ? Number(values.limit) : undefined,
       });
-      for (const e of events) console.log(JSON.stringify(e));
+      for (const e of events) console.log(terminalJson(e));
     } else if (command === 'clients' && sub === 'create-integration' && values.name) {
       print(await createIntegration(runtime.provider, values.name, values['redirect-uri'] ?? []));
     } else if (command === 'clients' && sub === 'create-introspector' && values.name) {
@@ -157,12 +163,12 @@ async function main(argv: string[]): Promise<number> {
     } else if (command === 'activity') {
       const { audit, accounts, redis } = runtime;
       const next = await runActivity({ audit, accounts, redis, prefix: config.REDIS_KEY_PREFIX }, values);
-      if (next) console.error(`older events: --before ${next}`);
+      if (next) warn(`older events: --before ${next}`);
     } else if (command === 'clients' && sub === 'list') {
       await runClientsList(runtime.redis, config.REDIS_KEY_PREFIX, values);
     } else if (command === 'clients' && sub === 'delete' && arg) {
       if (!(await deleteClient(runtime.clients, arg))) {
-        console.error(`no client ${arg}`);
+        warn(`no client ${arg}`);
         return 1;
       }
       print({ deleted: arg });
@@ -171,7 +177,7 @@ async function main(argv: string[]): Promise<number> {
       print({ allowed: arg });
     } else if (command === 'clients' && sub === 'disallow-cimd' && arg) {
       if (!(await disallowCimdClient(runtime.redis, config.REDIS_KEY_PREFIX, arg))) {
-        console.error(`${arg} was not allowed`);
+        warn(`${arg} was not allowed`);
         return 1;
       }
       print({ disallowed: arg });
@@ -193,7 +199,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    console.error(`school-auth: ${err instanceof Error ? err.message : String(err)}`);
+    warn(`school-auth: ${err instanceof Error ? err.message : String(err)}`);
     process.exit(1);
   },
 );

@@ -15,6 +15,9 @@
  *   the password is checked (the answer, right or wrong, comes no sooner, so it cannot be told apart
  *   early), and crossing that count is reported once per window as an attack, with the addresses the
  *   failures came from (the most active `REPORTED_ADDRESSES` of them).
+ * The address and pair counts are taken before the password is checked, atomically in Redis, and
+ * given back when it is right ({@link LoginGuard.before}), so simultaneous attempts cannot get more
+ * checks than the limits allow.
  * Every count is kept per normalised email whether or not such an account exists, so neither answers
  * nor timings reveal which emails are real. A successful sign-in clears its pair's count only: the
  * owner signing in does not reset an attacker's account-wide or address counts.
@@ -108,18 +111,28 @@ export class LoginGuard {
     return `${this.prefix}login:failed-from:${LoginGuard.account(email)}`;
   }
 
-  /** Whether this attempt is refused (and for how long), else how long to wait before checking it. */
+  /**
+   * Takes this attempt from the pair's and the address's allowances before its password is checked,
+   * and says whether it is refused (and for how long), else how long to wait before checking it.
+   *
+   * Each take is one atomic increment-and-compare in Redis (rate-limiter-flexible's `consume`), so
+   * attempts arriving together cannot all read a count below the limit: at most the limit of them
+   * are let through to the password check. The pair is taken first and the address only for an
+   * attempt the pair lets through; an attempt the address then refuses gives its pair point back,
+   * so a refused attempt never counts against a limit it was not refused by. A successful check
+   * gives the points back ({@link succeeded}); a failed one keeps them ({@link failed}).
+   */
   async before(email: string, ip: string): Promise<LoginVerdict> {
     const address = addressKey(ip);
-    const [byAddress, byPair, byAccount] = await Promise.all([
-      this.byAddress.get(address),
-      this.byPair.get(LoginGuard.pair(email, address)),
-      this.byAccount.get(LoginGuard.account(email)),
-    ]);
-    const waits = [byAddress, byPair]
-      .filter((r): r is RateLimiterRes => r !== null && r.remainingPoints <= 0)
-      .map((r) => Math.ceil(r.msBeforeNext / 1000));
-    if (waits.length) return { refusedForSeconds: Math.max(1, ...waits), delayMs: 0 };
+    const pair = LoginGuard.pair(email, address);
+    const pairRefusal = await refusal(this.byPair.consume(pair));
+    if (pairRefusal) return { refusedForSeconds: pairRefusal, delayMs: 0 };
+    const addressRefusal = await refusal(this.byAddress.consume(address));
+    if (addressRefusal) {
+      await this.byPair.reward(pair, 1);
+      return { refusedForSeconds: addressRefusal, delayMs: 0 };
+    }
+    const byAccount = await this.byAccount.get(LoginGuard.account(email));
     const failures = byAccount?.consumedPoints ?? 0;
     return {
       refusedForSeconds: 0,
@@ -128,15 +141,15 @@ export class LoginGuard {
   }
 
   /**
-   * Records a failure. Returns how long to hold the answer (ms), and the attack report when this
-   * failure is the one that takes the account to `accountDelayAfter` within the window.
+   * Records a failure of an attempt {@link before} let through (its pair and address points stay
+   * taken). Returns how long to hold the answer (ms), and the attack report when this failure is the
+   * one that takes the account to `accountDelayAfter` within the window.
    */
   async failed(email: string, ip: string): Promise<{ delayMs: number; attack?: SuspectedAttack }> {
     const address = addressKey(ip);
     const key = this.addressesKey(email);
-    const [, pair, account] = await Promise.all([
-      this.byAddress.penalty(address),
-      this.byPair.penalty(LoginGuard.pair(email, address)),
+    const [pair, account] = await Promise.all([
+      this.byPair.get(LoginGuard.pair(email, address)),
       this.byAccount.penalty(LoginGuard.account(email)),
       this.redis
         .multi()
@@ -145,7 +158,7 @@ export class LoginGuard {
         .expire(key, this.settings.windowSeconds)
         .exec(),
     ]);
-    const n = pair.consumedPoints;
+    const n = pair?.consumedPoints ?? 0;
     const delayMs = n >= 3 ? Math.min(250 * 2 ** (n - 3), 4000) : 0;
     if (account.consumedPoints !== this.settings.accountDelayAfter) return { delayMs };
     const ranked = await this.redis.zrevrange(key, 0, REPORTED_ADDRESSES - 1, 'WITHSCORES');
@@ -185,9 +198,30 @@ export class LoginGuard {
     return held;
   }
 
-  /** Clears this email's failures from this address after a successful sign-in. */
+  /**
+   * After a successful check: gives the attempt's address point back and clears this email's
+   * failures from this address (never the account-wide count: see the module comment).
+   */
   async succeeded(email: string, ip: string): Promise<void> {
-    await this.byPair.delete(LoginGuard.pair(email, addressKey(ip)));
+    const address = addressKey(ip);
+    await Promise.all([
+      this.byAddress.reward(address, 1),
+      this.byPair.delete(LoginGuard.pair(email, address)),
+    ]);
+  }
+}
+
+/**
+ * Waits for a `consume`: 0 when it took its point, else the seconds until the limiter allows again
+ * (at least 1). A store error is thrown, never taken as either answer.
+ */
+async function refusal(consumed: Promise<RateLimiterRes>): Promise<number> {
+  try {
+    await consumed;
+    return 0;
+  } catch (err) {
+    if (err instanceof Error) throw err;
+    return Math.max(1, Math.ceil((err as RateLimiterRes).msBeforeNext / 1000));
   }
 }
 

@@ -49,6 +49,16 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf }: Step
     );
   };
 
+  /**
+   * The account `email` names, for its audit events: the audit log stores every event about an
+   * existing account (audit/flood-guard.ts). Looked up for every failure, so no answer or timing
+   * depends on whether the account exists.
+   */
+  const named = async (email: string): Promise<{ accountId?: string }> => {
+    const accountId = email ? await accounts.idOf(email) : undefined;
+    return accountId ? { accountId } : {};
+  };
+
   return {
     show: async function showLogin(ctx) {
       await sendForm(ctx);
@@ -62,7 +72,7 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf }: Step
           // for every email, real or not: the refusal reveals nothing about accounts.
           const wait = verdict.refusedForSeconds;
           ctx.set('Retry-After', String(wait));
-          void audit.record('login_locked', { ...actor(ctx), details: { email } });
+          void audit.record('login_locked', { ...actor(ctx), ...(await named(email)), details: { email } });
           const minutes = Math.ceil(wait / 60);
           return sendForm(
             ctx,
@@ -82,7 +92,7 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf }: Step
           ctx.state.accountId = accountId;
           return next();
         }
-        void audit.record('login_failed', { ...actor(ctx), details: { email } });
+        void audit.record('login_failed', { ...actor(ctx), ...(await named(email)), details: { email } });
         const { delayMs, attack } = await loginGuard.failed(email, ctx.ip);
         if (attack)
           void audit.record('login_attack_suspected', { ...actor(ctx), details: { email, ...attack } });

@@ -14,12 +14,7 @@
  * The loopback rule is enforced only with a request context, i.e. on open registration; clients the
  * operator stored are loaded as they are.
  */
-import {
-  isLoopbackHost,
-  isLoopbackRedirectUri,
-  REGISTRATION_CAPS,
-  undisplayableCharacter,
-} from '@school/shared';
+import { isLoopbackHost, isLoopbackRedirectUri, REGISTRATION_CAPS, displayTextProblem } from '@school/shared';
 import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC, ClientMetadata } from 'oidc-provider';
 
@@ -63,8 +58,8 @@ export function memberProblem(key: string, value: unknown): string | undefined {
   for (const text of strings) {
     if (typeof text !== 'string') continue;
     if (text.length > max) return `${key} may be at most ${max} characters long`;
-    const bad = undisplayableCharacter(text);
-    if (bad) return `${key} must not contain control or bidirectional formatting characters (found ${bad})`;
+    const problem = displayTextProblem(text);
+    if (problem) return `${key} ${problem}`;
   }
   return undefined;
 }
