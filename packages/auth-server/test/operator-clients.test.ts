@@ -35,6 +35,14 @@ describe('operator-created clients', () => {
     await expect(createIntegration(auth.running.provider, 'None', [])).rejects.toThrow(/at least one/);
   });
 
+  it.each(['School\u202Econsole', 'School\u200Bconsole', 'School console\u0007'])(
+    'refuses a name the display rule refuses (%j), for both kinds',
+    async (name) => {
+      await expect(createIntegration(auth.running.provider, name, [CALLBACK])).rejects.toThrow(/client_name/);
+      await expect(createIntrospector(auth.running.provider, name)).rejects.toThrow(/client_name/);
+    },
+  );
+
   it('runs the code flow of a registered integration to its fixed HTTPS callback, as a named (not self-declared) app', async () => {
     const integration = await createIntegration(auth.running.provider, 'Partner CRM', [CALLBACK]);
     const verifier = randomBytes(32).toString('base64url');

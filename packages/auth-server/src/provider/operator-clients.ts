@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { getMany, scanKeys, type RedisClient } from '@school/shared';
 import type { Adapter, ClientMetadata, Provider } from 'oidc-provider';
-import { CLIENT_ROLE, type ClientRole } from './client-policy.js';
+import { CLIENT_ROLE, memberProblem, type ClientRole } from './client-policy.js';
 import { removeClient, type ClientStore } from '../storage/client-removal.js';
 import { modelPrefix } from '../storage/redis-keys.js';
 
@@ -40,6 +40,9 @@ export function integrationRedirectProblem(uri: string): string | undefined {
 const clientStorage = (provider: Provider) => (provider.Client as unknown as { adapter: Adapter }).adapter;
 
 async function store(provider: Provider, metadata: ClientMetadata): Promise<void> {
+  // An operator's name is shown on the consent page as the app's: the display rule holds for it too.
+  const nameProblem = memberProblem('client_name', metadata.client_name);
+  if (nameProblem) throw new Error(nameProblem);
   await provider.Client.validate(metadata); // the provider's own schema checks, as for any client
   await clientStorage(provider).upsert(metadata.client_id, metadata);
 }
