@@ -23,6 +23,9 @@ import { scrape, total } from '../test-support/metrics-scrape.js';
 import { postFormFrom } from '../test-support/from-address.js';
 import { SERVICES } from '../test-support/auth-server.js';
 import { Redis } from 'ioredis';
+import { spawnSync } from 'node:child_process';
+import { resolve } from 'node:path';
+import { authorizeInBrowser, FormBrowser } from '../test-support/form-browser.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -243,5 +246,94 @@ describe('first fetches of documents, through the edge', () => {
     const real = await tokenFrom('127.0.0.8', clientId);
     expect(real.status).toBe(400);
     expect(real.body.error).toBe('invalid_grant');
+  });
+});
+
+describe("a metadata document shaped like ChatGPT's, through the edge", () => {
+  it('is a public client with none (private_key_jwt offered with none), its https callback allowed by the operator', async () => {
+    const path = `/oauth/${randomBytes(6).toString('hex')}/client.json`;
+    const clientId = docs.url(path, '127.0.0.1');
+    const callback = 'https://chatgpt.example/connector_platform_oauth_redirect';
+    docs.json(
+      path,
+      {
+        client_id: clientId,
+        client_name: 'ChatGPT',
+        client_uri: 'https://chatgpt.example',
+        logo_uri: 'https://chatgpt.example/logo.png',
+        redirect_uris: [callback],
+        grant_types: ['authorization_code', 'refresh_token'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'private_key_jwt',
+        token_endpoint_auth_methods_supported: ['private_key_jwt', 'none'],
+        jwks_uri: 'https://chatgpt.example/.well-known/jwks.json',
+        scope: 'openid courses:read',
+      },
+      { 'cache-control': 'max-age=300' },
+    );
+    const allowed = spawnSync(
+      process.execPath,
+      ['packages/auth-server/dist/cli/main.js', 'clients', 'allow-cimd', clientId],
+      {
+        cwd: resolve(import.meta.dirname, '..'),
+        env: { ...process.env, ...stack.env, LOG_LEVEL: 'silent' },
+        encoding: 'utf8',
+      },
+    );
+    expect(allowed.status).toBe(0);
+    const verifier = randomBytes(32).toString('base64url');
+    const params = new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: callback,
+      scope: 'openid courses:read',
+      resource: stack.baseUrl,
+      state: 'chatgpt-state',
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    });
+    // The form browser stops at the redirect to the app: nothing here connects to the callback's host.
+    const back = await authorizeInBrowser(
+      new FormBrowser(stack.baseUrl),
+      `${stack.baseUrl}/oauth/authorize?${params}`,
+      E2E_ADMIN,
+    );
+    expect(`${back.origin}${back.pathname}`).toBe(callback);
+    const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: back.searchParams.get('code')!,
+        redirect_uri: callback,
+        code_verifier: verifier,
+        client_id: clientId,
+        resource: stack.baseUrl,
+      }),
+    });
+    expect(res.status).toBe(200);
+    const tokens = (await res.json()) as { access_token: string };
+    expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
+    expect(docs.hits.get('/.well-known/jwks.json')).toBeUndefined();
+  });
+
+  it('is refused, naming what this server takes, when it offers only methods this server does not take', async () => {
+    const clientId = publish({
+      client_name: 'Keys only',
+      redirect_uris: ['http://127.0.0.1/callback'],
+      token_endpoint_auth_method: 'private_key_jwt',
+      token_endpoint_auth_methods_supported: ['private_key_jwt', 'tls_client_auth'],
+    });
+    const res = await postFormFrom(stack.edgeUrl, '127.0.0.9', '/api/oauth/token', {
+      client_id: clientId,
+      grant_type: 'authorization_code',
+      code: 'x',
+      code_verifier: 'x'.repeat(43),
+      redirect_uri: 'http://127.0.0.1/callback',
+    });
+    expect(res.body.error).toBe('invalid_client');
+    expect(res.body.error_description).toMatch(
+      /private_key_jwt, tls_client_auth; this server takes only none/,
+    );
   });
 });

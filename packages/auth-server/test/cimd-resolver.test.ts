@@ -124,14 +124,17 @@ describe('a metadata document', () => {
       /client_id must be the URL it is served at/,
     ],
     [
-      'with private_key_jwt',
+      'with private_key_jwt alone',
       { token_endpoint_auth_method: 'private_key_jwt', jwks_uri: 'https://cimd.test/jwks' },
-      /private_key_jwt is not supported here/,
+      /offers token_endpoint_auth_method private_key_jwt; this server takes only none/,
     ],
     [
-      'with a secret-based auth method',
-      { token_endpoint_auth_method: 'client_secret_post' },
-      /token_endpoint_auth_method must be none/,
+      'with secret-based methods only',
+      {
+        token_endpoint_auth_method: 'client_secret_post',
+        token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+      },
+      /offers token_endpoint_auth_method client_secret_post, client_secret_basic; this server takes only none/,
     ],
     ['carrying a client secret', { client_secret: 'x' }, /must not carry a client secret/],
     [
@@ -176,6 +179,28 @@ describe('a metadata document', () => {
   it('is refused when it is not a JSON object', async () => {
     server.json(path, [doc()]);
     await expect(resolver().resolve(url)).rejects.toEqual(refusal(/not a JSON object/));
+  });
+});
+
+describe('the authentication method', () => {
+  it.each([
+    [
+      'none among the methods it supports (as ChatGPT publishes it)',
+      {
+        token_endpoint_auth_method: 'private_key_jwt',
+        token_endpoint_auth_methods_supported: ['private_key_jwt', 'none'],
+        jwks_uri: 'https://cimd.test/jwks.json',
+      },
+    ],
+    ['none as its method', { token_endpoint_auth_method: 'none' }],
+    ['no method at all', {}],
+  ])('is none for a document that offers %s, its keys neither kept nor fetched', async (_what, extra) => {
+    server.json(path, doc(extra));
+    const client = await resolver().resolve(url);
+    expect(client.token_endpoint_auth_method).toBe('none');
+    expect(client).not.toHaveProperty('jwks_uri');
+    expect(client).not.toHaveProperty('token_endpoint_auth_methods_supported');
+    expect(server.hits.get('/jwks.json')).toBeUndefined();
   });
 });
 

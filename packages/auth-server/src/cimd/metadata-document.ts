@@ -2,9 +2,12 @@
  * A Client ID Metadata Document checked, and turned into the client oidc-provider loads.
  *
  * The rules (draft-ietf-oauth-client-id-metadata-document §4): the document's `client_id`
- * is the URL it was fetched from, byte for byte; the client is public (`token_endpoint_auth_method`
- * `none`: this server takes no client keys from a document, so `private_key_jwt` is refused by name,
- * and a document carrying a secret is refused); grant and response types are those open
+ * is the URL it was fetched from, byte for byte; the client is public: this server takes no client
+ * keys from a document, so the client authenticates with `none`. A document that offers `none`, as
+ * its `token_endpoint_auth_method` or among its `token_endpoint_auth_methods_supported`, is taken as
+ * such (real clients publish `private_key_jwt` with `none` as a fallback and negotiate down, as other
+ * servers do); one that offers only methods this server does not take is refused, naming what it
+ * takes; a document carrying a secret is refused. Grant and response types are those open
  * registration allows; members this server does not use are ignored, and a member it uses with the
  * wrong type refuses the whole document. Strings follow open registration's caps and display rules.
  *
@@ -30,6 +33,7 @@ const documentSchema = z.object({
   client_name: z.string().optional(),
   redirect_uris: z.array(z.string()).min(1, 'must list at least one redirect URI'),
   token_endpoint_auth_method: z.string().optional(),
+  token_endpoint_auth_methods_supported: z.array(z.string()).optional(),
   grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).optional(),
   response_types: z.array(z.literal('code')).optional(),
   application_type: z.enum(['native', 'web']).optional(),
@@ -65,12 +69,14 @@ export function checkDocument(url: string, body: unknown): MetadataDocument {
   }
   const doc = parsed.data;
   if (doc.client_id !== url) return refuse(`client_id must be the URL it is served at (${url})`);
-  const method = doc.token_endpoint_auth_method;
-  if (method === 'private_key_jwt')
+  const offered = [
+    doc.token_endpoint_auth_method,
+    ...(doc.token_endpoint_auth_methods_supported ?? []),
+  ].filter((m): m is string => m !== undefined);
+  if (offered.length && !offered.includes('none'))
     refuse(
-      'token_endpoint_auth_method private_key_jwt is not supported here: use none (a public client with PKCE)',
+      `offers token_endpoint_auth_method ${[...new Set(offered)].join(', ')}; this server takes only none for metadata-document clients (a public client with PKCE): offer none`,
     );
-  else if (method !== undefined && method !== 'none') refuse('token_endpoint_auth_method must be none');
   for (const [member, value] of Object.entries(doc)) {
     const problem = memberProblem(member, value);
     if (problem) refuse(problem);
