@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import { errors, type ClientMetadata } from 'oidc-provider';
 import { z } from 'zod';
 import { isLoopbackRedirectUri } from '@school/shared';
-import { loopbackRedirectProblem, memberProblem } from '../provider/client-policy.js';
+import { invalidRedirectUri, loopbackRedirectProblem, memberProblem } from '../provider/client-policy.js';
 import { integrationRedirectProblem } from '../provider/operator-clients.js';
 
 const httpsUri = z.string().refine((v) => URL.parse(v)?.protocol === 'https:', 'must be an https URL');
@@ -97,7 +97,7 @@ export function toClientMetadata(doc: MetadataDocument, httpsAllowed: boolean): 
   const loopback = doc.redirect_uris.filter(isLoopbackRedirectUri);
   const redirectUris = httpsAllowed ? doc.redirect_uris : loopback;
   if (!redirectUris.length) {
-    throw new errors.InvalidRedirectUri(
+    throw invalidRedirectUri(
       'redirect_uris: this client may only use loopback redirect URIs (https ones need an operator to allow its client_id)',
     );
   }

@@ -88,7 +88,7 @@ export function validateClientMetadata(
   // oidc-provider asks for redirect URIs only of clients with a redirect-based grant; open
   // registration is for the code flow, so a client without any is refused whatever it asks for.
   if (!Array.isArray(uris) || uris.length === 0) {
-    throw new errors.InvalidRedirectUri('redirect_uris must list at least one loopback redirect URI');
+    throw invalidRedirectUri('redirect_uris is required: list at least one loopback redirect URI');
   }
   const problems = uris.map(loopbackRedirectProblem).filter(Boolean);
   if (problems.length) throw new errors.InvalidClientMetadata(`redirect_uris ${problems.join('; ')}`);
@@ -132,6 +132,14 @@ export const REFUSED_URL_MEMBERS: readonly string[] = [
 export function refusedUrlMemberProblem(metadata: object): string | undefined {
   const named = REFUSED_URL_MEMBERS.find((member) => member in metadata);
   return named && `${named} is not supported: this server never fetches or calls a client's URLs`;
+}
+
+/**
+ * `invalid_redirect_uri` with `description`: oidc-provider's class ignores a message and always says
+ * "redirect_uri did not match any of the client's registered redirect_uris".
+ */
+export function invalidRedirectUri(description: string): InstanceType<typeof errors.InvalidRedirectUri> {
+  return Object.assign(new errors.InvalidRedirectUri(), { error_description: description });
 }
 
 /** The role of a stored client, if an operator created it. */

@@ -74,9 +74,15 @@ client first appears, and again as its \`Cache-Control\` allows. A minimal docum
 
 - \`client_id\` must equal the URL byte for byte (lower-case scheme and host, no default port, no
   fragment, no credentials).
-- The client is public: \`token_endpoint_auth_method\` is \`none\` (the default); \`private_key_jwt\`
-  and secrets are refused. \`grant_types\` may be \`authorization_code\` and \`refresh_token\` (the
-  default), \`response_types\` only \`code\`.
+- The client is public and authenticates with \`none\`. A document that offers \`none\`, as its
+  \`token_endpoint_auth_method\` (the default) or among its \`token_endpoint_auth_methods_supported\`,
+  is taken as such (its \`jwks_uri\` is neither kept nor fetched); one that offers only other methods
+  is refused with \`invalid_client\`, and a secret in it is refused. \`grant_types\` may be
+  \`authorization_code\` and \`refresh_token\` (the default), \`response_types\` only \`code\`.
+- \`sector_identifier_uri\` is refused: this server issues public subjects only.
+- When a document cannot be fetched, the answer is \`invalid_client\` "could not be fetched; try
+  again later" (the school's operators see why); a client id new to the server is fetched at most 10
+  times a minute per address (over it: \`429\` with \`Retry-After\`).
 - Redirect URIs follow the registration rules: \`http\` on \`127.0.0.1\`, \`[::1]\` or \`localhost\`,
   any port at authorization. A URI without a port (\`http://127.0.0.1/callback\`) matches every port.
   An \`https\` redirect URI works only after the school's operators allowed your \`client_id\`;
@@ -182,6 +188,25 @@ an app's access.
 The school's admins can also delete a registered client (**All clients**,
 ${base}${ACCOUNT_PATH}/clients): its grants and tokens end with it, and its \`client_id\` then answers
 \`invalid_client\`; register again.
+
+## When your client is gone (\`invalid_client\`)
+
+A registered client is removed, with its grants and tokens, by a school admin, or by the server when
+it never completed an authorization within 24 hours of registering, or when none of its tokens was
+used for 90 days (the defaults; a school may set others). Its \`client_id\` then answers \`401 invalid_client\` at the token, revocation and
+introspection endpoints and the authorization endpoint shows an error page. Recover by registering
+again (step 2b) and sending the user through authorization again; drop the stored tokens of the old
+client. A metadata-document client (step 2) is never removed for good: its next use fetches the
+document again.
+
+## Token endpoint errors
+
+The RFC 6749 codes, with a description that says what to fix: a \`code_verifier\` that does not
+match (PKCE verification failed), a \`redirect_uri\` other than the authorization request's (the
+port too), a code that is unknown, expired, used or another client's (one description for all:
+start a new authorization), a refresh token that is unknown, expired, revoked or another client's
+(likewise), a \`resource\` the grant does not have (\`invalid_target\`; the refresh token stays
+usable).
 
 ## Anonymous access
 

@@ -1,0 +1,131 @@
+/**
+ * Errors a client developer can act on, through the edge: each mistake keeps its RFC 6749 code and
+ * gets a description of its own, and nothing says whether an unusable code or refresh token ever
+ * existed (a made-up one is described exactly as a used, revoked or foreign one).
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  codeExchange,
+  credentials,
+  obtainCode,
+  register,
+  registerClient,
+  requestTokens,
+  signIn,
+  tokenRequest,
+  type OAuthClient,
+} from '../test-support/oauth-flow.js';
+import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let issuer: { issuer: string };
+let client: OAuthClient;
+const CODE_UNUSABLE =
+  /^the authorization code is invalid, expired, already used or was issued to another client/;
+const REFRESH_UNUSABLE = /^the refresh token is invalid, expired or revoked, or was issued to another client/;
+
+beforeAll(async () => {
+  stack = await startStack();
+  issuer = { issuer: stack.baseUrl };
+  client = await registerClient(issuer);
+}, 120_000);
+afterAll(() => stack?.stop());
+
+const code = () => obtainCode(issuer, client, { scope: 'openid courses:read', account: E2E_ADMIN });
+
+describe('the token endpoint says what to fix', () => {
+  it('a wrong code_verifier', async () => {
+    const issued = await code();
+    const res = await tokenRequest(issuer, {
+      ...codeExchange(client, issued),
+      code_verifier: 'w'.repeat(43),
+    });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(/^PKCE verification failed/),
+    });
+  });
+
+  it('a redirect_uri on another port than the authorization request', async () => {
+    const issued = await code();
+    const res = await tokenRequest(issuer, {
+      ...codeExchange(client, issued),
+      redirect_uri: issued.redirectUri.replace(/:(\d+)\//, (_m, port: string) => `:${Number(port) + 1}/`),
+    });
+    expect(res.body).toEqual({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(/^redirect_uri must be exactly the one sent/),
+    });
+  });
+
+  it('a code used twice, or one that never existed, alike', async () => {
+    const issued = await code();
+    await requestTokens(issuer, client, codeExchange(client, issued));
+    const again = await tokenRequest(issuer, codeExchange(client, issued));
+    const madeUp = await tokenRequest(issuer, { ...codeExchange(client, issued), code: 'x'.repeat(43) });
+    expect(again.body).toEqual({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(CODE_UNUSABLE),
+    });
+    expect(madeUp.body).toEqual(again.body);
+  });
+
+  it('a refresh token whose grant was revoked, or one that never existed, alike', async () => {
+    const tokens = await signIn(issuer, client, { scope: 'openid courses:read', account: E2E_ADMIN });
+    const revoked = await fetch(`${stack.baseUrl}/api/oauth/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: tokens.refresh_token!, ...credentials(client) }),
+    });
+    expect(revoked.status).toBe(200);
+    const refresh = (token: string) =>
+      tokenRequest(issuer, { grant_type: 'refresh_token', refresh_token: token, ...credentials(client) });
+    const after = await refresh(tokens.refresh_token!);
+    expect(after.body).toEqual({
+      error: 'invalid_grant',
+      error_description: expect.stringMatching(REFRESH_UNUSABLE),
+    });
+    expect((await refresh('y'.repeat(43))).body).toEqual(after.body);
+  });
+});
+
+describe('registration says what to fix', () => {
+  it('no redirect_uris at all', async () => {
+    const res = await register(issuer, { client_name: 'no callbacks' });
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({
+      error: 'invalid_redirect_uri',
+      error_description: 'redirect_uris is required: list at least one loopback redirect URI',
+    });
+  });
+});
+
+describe('userinfo says what to fix', () => {
+  it('a token bound to the API, in the body and in the challenge', async () => {
+    const tokens = await signIn(issuer, client, {
+      scope: 'openid courses:read',
+      account: E2E_ADMIN,
+      resource: stack.baseUrl,
+    });
+    const res = await fetch(`${stack.baseUrl}/api/oauth/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(res.status).toBe(403);
+    const body = (await res.json()) as Record<string, string>;
+    expect(body.error).toBe('insufficient_scope');
+    expect(body.error_description).toMatch(/^this access token is bound to the API/);
+    expect(res.headers.get('www-authenticate')).toContain(`error_description="${body.error_description}"`);
+  });
+
+  it('a token without openid', async () => {
+    const tokens = await signIn(issuer, client, { scope: 'courses:read', account: E2E_ADMIN });
+    const res = await fetch(`${stack.baseUrl}/api/oauth/userinfo`, {
+      headers: { authorization: `Bearer ${tokens.access_token}` },
+    });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as Record<string, string>).error_description).toMatch(
+      /lacks the openid scope/,
+    );
+  });
+});
