@@ -23,7 +23,7 @@ import { rateLimitSteps } from './http/rate-limit.js';
 import { endpointRouter } from './http/endpoint-steps.js';
 import { serviceRoutes } from './http/service-routes.js';
 import { wrongMethodOf } from './http/allowed-methods.js';
-import { loginGuardFor } from './interactions/login-guard.js';
+import { loginGuardFor } from './accounts/login-guard.js';
 import { NotFoundError, OAUTH_ROUTES, PROVIDER_ENDPOINTS } from '@school/shared';
 import type { RedisClient } from '@school/shared';
 import type { AuditLog } from './audit/audit-log.js';

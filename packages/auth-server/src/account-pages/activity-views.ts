@@ -9,7 +9,7 @@ import type { AccountProfile } from '../accounts/account-store.js';
 import { AUDIT_EVENT_TYPES, type AuditEvent } from '../audit/audit-log.js';
 import type { ActivityPage } from '../audit/audit-page.js';
 import { EVENT_WORDS, eventWords } from '../audit/event-words.js';
-import { html, type SafeHtml } from '../interactions/html.js';
+import { html, type SafeHtml } from '../pages/html.js';
 import type { activityQuery, ActivityNames } from './activity.js';
 import { listTable, pageLinks } from './list-parts.js';
 import { accountPage, when } from './views.js';

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { AccountStore } from '../accounts/account-store.js';
 import { AUDIT_EVENT_TYPES, type AuditEvent, type AuditLog } from '../audit/audit-log.js';
 import { activityPage, type ActivityFilter } from '../audit/audit-page.js';
-import { sendPage } from '../interactions/html.js';
+import { sendPage } from '../pages/html.js';
 import { storedClients } from '../storage/client-listing.js';
 import { optionalParam } from './list-parts.js';
 import type { AccountStep } from './signed-in.js';

@@ -12,12 +12,12 @@
  */
 import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.js';
-import { sendPage } from '../interactions/html.js';
+import { sendPage } from '../pages/html.js';
 import { NotFoundError, SCAN_CURSOR } from '@school/shared';
 import { removeClient, type ClientStore } from '../storage/client-removal.js';
 import { LISTED_KINDS, listClients, storedClients, type ClientFilter } from '../storage/client-listing.js';
 import { countGrantingAccounts } from '../storage/client-accounts.js';
-import { clientKind } from '../provider/client-kind.js';
+import { clientKind } from '../clients/client-kind.js';
 import { optionalParam } from './list-parts.js';
 import { accountPath, type AccountStep } from './signed-in.js';
 import { allClientsPage, deleteClientPage, type DeletedClient } from './all-clients-views.js';

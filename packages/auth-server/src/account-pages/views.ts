@@ -1,12 +1,12 @@
 /**
- * The account pages, in the look of the login and consent pages (interactions/html.ts): escaped
- * templates, no script, every client-supplied string isolated and labelled (interactions/page-parts.ts).
+ * The account pages, in the look of the login and consent pages (pages/html.ts): escaped
+ * templates, no script, every client-supplied string isolated and labelled (pages/page-parts.ts).
  */
 import { ACCOUNT_PATH, OAUTH_ROUTES } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
-import { html, layout, type SafeHtml } from '../interactions/html.js';
-import { appLabel, destinationText, scopeGroups } from '../interactions/page-parts.js';
+import { html, layout, type SafeHtml } from '../pages/html.js';
+import { appLabel, destinationText, scopeGroups } from '../pages/page-parts.js';
 import type { ConnectedApp } from './connected-apps.js';
 import { isAdmin } from './require-admin.js';
 

@@ -2,7 +2,7 @@
  * Your account, for everyone signed in: change password and sign out everywhere.
  *
  * Changing the password needs the current one, checked like a sign-in: the login guard
- * (interactions/login-guard.ts) counts a wrong one as a failed sign-in of this account from this
+ * (accounts/login-guard.ts) counts a wrong one as a failed sign-in of this account from this
  * address, refuses the pair once it has failed too often, and holds failed answers back, so this form
  * is no faster a way to guess a password than the sign-in page. The new password follows the one
  * rule (accounts/password-rule.ts); every other session of the account then ends. Sign out everywhere
@@ -15,7 +15,7 @@ import {
   signOutEverywhere,
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
-import { sendPage } from '../interactions/html.js';
+import { sendPage } from '../pages/html.js';
 import { accountPath, type AccountContext, type AccountStep } from './signed-in.js';
 import { signedOutEverywherePage, yourAccountPage } from './your-account-view.js';
 

@@ -13,7 +13,7 @@
 import type { RedisClient } from '@school/shared';
 import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
 import { cimdConsentKey } from '../storage/redis-keys.js';
-import { isCimdClientId } from './client-id-url.js';
+import { isCimdClientId } from '../clients/client-id-url.js';
 import { consentHash } from './metadata-document.js';
 
 /** Where consent hashes live: Redis, for `ttlSeconds` (the grant's lifetime). */

@@ -27,7 +27,7 @@ import type { RateLimitName, RedisClient } from '@school/shared';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Count, CountWithRead } from '../storage/introspection-count.js';
 import { TooManyRequestsError } from '@school/shared';
-import { addressKey } from './client-address.js';
+import { addressKey } from '../client-address.js';
 
 /** One limit: `points` requests per `seconds`. */
 export interface Limit {

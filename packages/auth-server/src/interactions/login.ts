@@ -2,13 +2,13 @@
  * The sign-in page and its form (docs/decisions.md).
  *
  * `POST …/login` after the shared steps (router.ts): {@link LoginSteps.submit} is
- * `throttleLogin` → `checkPassword` → `completeLogin`. The throttle is login-guard.ts: a refused
+ * `throttleLogin` → `checkPassword` → `completeLogin`. The throttle is accounts/login-guard.ts: a refused
  * address gets 429 with Retry-After, an account under attack a small delay, never a lockout. Every
  * failure gets the same generic error, whether or not the email belongs to an account.
  */
 import { INTERACTION_PATH } from '@school/shared';
 import type { LoginForm } from './forms.js';
-import { sendPage } from './html.js';
+import { sendPage } from '../pages/html.js';
 import {
   actor,
   clientView,

@@ -11,8 +11,8 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { INTERACTION_PATH } from '@school/shared';
 import { consentSteps } from './consent.js';
-import { CsrfTokens } from './csrf.js';
-import { noStore } from './error-page.js';
+import { CsrfTokens } from '../pages/csrf.js';
+import { noStore } from '../pages/error-page.js';
 import { consentForm, loginForm } from './forms.js';
 import { loginSteps } from './login.js';
 import {
@@ -28,7 +28,7 @@ import {
 export interface InteractionDeps extends Omit<StepDeps, 'csrf'> {
   /** The public origin, for the Origin check. */
   baseUrl: string;
-  /** The key of the forms' CSRF tokens (csrf.ts). */
+  /** The key of the forms' CSRF tokens (pages/csrf.ts). */
   csrfSecret: string;
 }
 

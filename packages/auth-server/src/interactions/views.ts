@@ -1,13 +1,13 @@
 /**
  * The login, consent, denied, sign-out and error pages (docs/decisions.md). Every value shown comes from a
  * client or a user, so everything goes through the escaping {@link html} template, and every string a
- * client supplied is isolated and labelled by page-parts.ts.
+ * client supplied is isolated and labelled by pages/page-parts.ts.
  */
 import { ACCOUNT_PATH } from '@school/shared';
-import { html, layout, type SafeHtml } from './html.js';
-import { appLabel, destinationText, scopeGroups, type AppIdentity } from './page-parts.js';
+import { html, layout, type SafeHtml } from '../pages/html.js';
+import { appLabel, destinationText, scopeGroups, type AppIdentity } from '../pages/page-parts.js';
 
-export { destinationText } from './page-parts.js';
+export { destinationText } from '../pages/page-parts.js';
 
 /** What the pages say about the app that is asking. */
 export interface ClientView extends AppIdentity {

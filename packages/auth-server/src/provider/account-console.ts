@@ -10,7 +10,7 @@
  */
 import { ACCOUNT_PATH } from '@school/shared';
 import type { ClientMetadata, Configuration, Grant, KoaContextWithOIDC } from 'oidc-provider';
-import { ACCOUNT_CONSOLE_CLIENT_ID } from './client-kind.js';
+import { ACCOUNT_CONSOLE_CLIENT_ID } from '../clients/client-kind.js';
 
 /** Where the pages' sign-in returns to. */
 export const ACCOUNT_SIGNED_IN_PATH = `${ACCOUNT_PATH}/signed-in`;

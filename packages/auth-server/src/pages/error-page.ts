@@ -15,7 +15,7 @@ import { OAuthError } from '@school/shared';
 import type { Context, Next } from 'koa';
 import type { ErrorOut } from 'oidc-provider';
 import { pageCsp } from './html.js';
-import { errorPage } from './views.js';
+import { errorPage } from '../interactions/views.js';
 
 /** 400 `interaction_expired`: the interaction is expired, used, or not this browser's. */
 export class InteractionGone extends OAuthError {
