@@ -125,23 +125,6 @@ export function deniedPage(p: { client: AppIdentity; continueTo: string }): stri
   );
 }
 
-/** A page for what cannot be sent back to the app: an expired page, an unknown client, a bad redirect. */
-export function errorPage(p: { title: string; message: string; code?: string; requestId?: string }): string {
-  return layout(
-    p.title,
-    html`<h1>${p.title}</h1>
-      <p>${p.message}</p>
-      ${p.code ? html`<p class="note">Error code: <code>${p.code}</code></p>` : ''}
-      ${
-        p.requestId
-          ? html`<p class="note">
-              If you contact support, quote this reference: <code class="ref">${p.requestId}</code>
-            </p>`
-          : ''
-      }`,
-  );
-}
-
 /** oidc-provider's sign-out question (`logoutSource`), around its own form (`form`, its xsrf token). */
 export function signOutPage(p: { form: SafeHtml; accountEmail?: string }): string {
   return layout(
