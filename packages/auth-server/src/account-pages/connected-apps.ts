@@ -14,22 +14,10 @@ import { ACCOUNT_CONSOLE_CLIENT_ID, clientKind } from '../clients/client-kind.js
 import { accountGrants, endAccountAccess } from '../storage/account-grants.js';
 import { grantsLastUsed } from '../storage/grant-usage.js';
 import { sendPage } from '../pages/html.js';
-import type { AppIdentity } from '../pages/page-parts.js';
 import type { CsrfTokens } from '../pages/csrf.js';
 import type { AccountStep } from './signed-in.js';
 import { accountPath } from './signed-in.js';
-import { connectedAppsPage } from './views.js';
-
-/** One connected app as the page shows it. */
-export interface ConnectedApp extends AppIdentity {
-  /** Where it sends the browser: its registered redirect URIs. */
-  redirectUris: string[];
-  scopes: string[];
-  /** First authorized, Unix seconds. */
-  firstAuthorized: number;
-  /** Last used, Unix seconds, when it ever was (at most a minute old: storage/grant-usage.ts). */
-  lastUsed?: number;
-}
+import { connectedAppsPage, type ConnectedApp } from './views.js';
 
 /** The Revoke form. */
 export const revokeForm = z.object({ csrf: z.string(), client_id: z.string().min(1).max(2000) });
