@@ -408,4 +408,3 @@ export const ENDPOINTS: readonly Endpoint[] = [
 
 /** The rows of the routes oidc-provider serves behind the auth server's steps. */
 export const PROVIDER_ENDPOINTS: readonly Endpoint[] = ENDPOINTS.filter((e) => e.kind === 'oauth');
-
