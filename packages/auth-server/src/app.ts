@@ -20,7 +20,7 @@ import { requestLog } from './http/request-log.js';
 import { pinPublicOrigin } from './http/public-origin.js';
 import { unidentifiedClientCount } from './http/unidentified-client-limit.js';
 import { rateLimitSteps } from './http/rate-limit.js';
-import { endpointRouter } from './http/endpoint-steps.js';
+import { endpointDispatch } from './http/endpoint-steps.js';
 import { serviceRoutes } from './http/service-routes.js';
 import { wrongMethodOf } from './http/allowed-methods.js';
 import { loginGuardFor } from './accounts/login-guard.js';
@@ -129,9 +129,7 @@ export function createApp({
       }),
     countIntrospection ? { introspection: countIntrospection } : {},
   );
-  app.use(
-    endpointRouter(PROVIDER_ENDPOINTS, { limit, unidentifiedClients, realm: config.BASE_URL }).routes(),
-  );
+  app.use(endpointDispatch(PROVIDER_ENDPOINTS, { limit, unidentifiedClients, realm: config.BASE_URL }));
   const loginGuard = loginGuardFor(redis, config);
   const interactions = interactionRouter({
     audit,

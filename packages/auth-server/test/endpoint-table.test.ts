@@ -151,6 +151,20 @@ describe('every served route against the endpoint table', () => {
   });
 });
 
+describe('a path written otherwise', () => {
+  it('gets its row’s steps whatever the letter case and with a trailing slash, as oidc-provider routes it', async () => {
+    for (const path of ['/API/OAuth/Token', '/api/oauth/token/']) {
+      const res = await fetch(`${auth.issuer}${path}`, { method: 'PUT' });
+      await res.arrayBuffer();
+      expect({ path, status: res.status, allow: res.headers.get('allow') }).toEqual({
+        path,
+        status: 405,
+        allow: 'POST',
+      });
+    }
+  });
+});
+
 describe('a wrong method on a page', () => {
   it('answers 405 with Allow on every page route, for every method the route does not take', async () => {
     const pages = new Map<string, string[]>();
