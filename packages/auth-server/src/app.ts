@@ -1,11 +1,12 @@
 /**
  * The auth server's HTTP application: one Koa app with security headers and a last-resort error
  * guard, the service routes, each endpoint's steps from the endpoint table (CORS, methods, body
- * cap, rate limit, client authentication: http/endpoint-steps.ts), the direct introspection step (the
- * introspection client's questions about active access tokens, answered with oidc-provider's models:
- * provider/direct-introspection.ts), the login/consent and account routers, then oidc-provider
- * mounted at the root (it owns `/oauth/*`, `/api/oauth/*` and both well-known documents). Unknown
- * paths get a JSON 404.
+ * cap, rate limit, client authentication: http/endpoint-steps.ts), the direct introspection step
+ * (the introspection client's questions about active access tokens, answered with oidc-provider's
+ * models: provider/direct-introspection.ts), the page routers (the passkey scripts under
+ * `/oauth/assets/`, login/consent, account), each answering a wrong method on its routes with 405,
+ * then oidc-provider mounted at the root (it owns the rest of `/oauth/*`, `/api/oauth/*` and both
+ * well-known documents). Unknown paths get a JSON 404.
  */
 import Koa from 'koa';
 import mount from 'koa-mount';
@@ -33,6 +34,8 @@ import type { CountWithRead } from './storage/introspection-count.js';
 import { authMetrics } from './http/metrics.js';
 import { directIntrospection } from './provider/direct-introspection.js';
 import type { CimdResolver } from './cimd/cimd-resolver.js';
+import { assetsRouter } from './passkeys/assets.js';
+import type { Passkeys } from './passkeys/passkeys.js';
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -53,6 +56,8 @@ export interface AppDeps {
   countIntrospection?: CountWithRead;
   /** The metadata-document resolver, whose fetch outcomes the metrics count (absent: none counted). */
   cimd?: Pick<CimdResolver, 'observe'>;
+  /** Passkeys and recovery codes (passkeys/passkeys.ts). */
+  passkeys: Passkeys;
 }
 
 /** Builds the Koa application (not yet listening). */
@@ -66,6 +71,7 @@ export function createApp({
   audit,
   countIntrospection,
   cimd,
+  passkeys,
 }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = config.TRUST_PROXY;
@@ -136,12 +142,14 @@ export function createApp({
     loginGuard,
     provider,
     accounts,
+    passkeys,
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
   });
   const accountPages = accountRouter({
     provider,
     accounts,
+    passkeys,
     audit,
     redis,
     loginGuard,
@@ -161,6 +169,9 @@ export function createApp({
     );
   }
   // Each page router answers its own routes, then a wrong method on one of them (405 with Allow).
+  const assets = assetsRouter();
+  app.use(assets.routes());
+  app.use(wrongMethodOf(assets));
   app.use(interactions.routes());
   app.use(wrongMethodOf(interactions));
   app.use(accountPages.routes());

@@ -13,6 +13,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { ACCOUNT_CONSOLE_CLIENT_ID, clientKind } from '../clients/client-kind.js';
 import { accountGrants, endAccountAccess } from '../storage/account-grants.js';
 import { grantsLastUsed } from '../storage/grant-usage.js';
+import { grantsReused } from '../storage/refresh-lineage.js';
 import { sendPage } from '../pages/html.js';
 import type { CsrfTokens } from '../pages/csrf.js';
 import type { AccountStep } from './signed-in.js';
@@ -48,11 +49,11 @@ export async function connectedApps(
   const grants = (await accountGrants(redis, prefix, accountId)).filter(
     (g) => g.clientId !== ACCOUNT_CONSOLE_CLIENT_ID,
   );
-  const used = await grantsLastUsed(
-    redis,
-    prefix,
-    grants.map((g) => g.grantId),
-  );
+  const grantIds = grants.map((g) => g.grantId);
+  const [used, reused] = await Promise.all([
+    grantsLastUsed(redis, prefix, grantIds),
+    grantsReused(redis, prefix, grantIds),
+  ]);
   const byClient = new Map<string, ConnectedApp>();
   for (const [i, g] of grants.entries()) {
     let app = byClient.get(g.clientId);
@@ -73,6 +74,12 @@ export async function connectedApps(
     app.firstAuthorized = Math.min(app.firstAuthorized, g.issuedAt);
     const last = used[i];
     if (last !== undefined && (app.lastUsed === undefined || last > app.lastUsed)) app.lastUsed = last;
+    const reuse = reused[i];
+    if (reuse)
+      app.reuse = {
+        count: (app.reuse?.count ?? 0) + reuse.count,
+        last: Math.max(app.reuse?.last ?? 0, reuse.last),
+      };
   }
   return [...byClient.values()].sort((a, b) => b.firstAuthorized - a.firstAuthorized);
 }

@@ -26,6 +26,18 @@ export function lockText(lock: AccountLockState): string {
   return lock.failures ? `Not locked (${lock.failures} failed sign-ins)` : 'Not locked';
 }
 
+/** The button that switches an account's password sign-in off, or back on. */
+function passwordSwitch(a: ListedAccount, csrf: SafeHtml): SafeHtml {
+  const off = a.passwordOff === true;
+  return html`<form method="post" action="${ACCOUNT_PATH}/staff/password-sign-in">
+    ${csrf}<input type="hidden" name="account_id" value="${a._id}" />
+    <input type="hidden" name="password_sign_in" value="${off ? 'on' : 'off'}" />
+    <button type="submit" class="secondary">
+      ${off ? 'Switch password sign-in on' : 'Switch password sign-in off'}
+    </button>
+  </form>`;
+}
+
 function row(a: ListedAccount, self: AccountProfile, csrf: SafeHtml): SafeHtml {
   const action = (path: string, label: string, danger = false) =>
     html`<form method="post" action="${ACCOUNT_PATH}/staff/${path}">
@@ -38,14 +50,16 @@ function row(a: ListedAccount, self: AccountProfile, csrf: SafeHtml): SafeHtml {
     <td data-label="Name"><bdi>${a.name}</bdi></td>
     <td data-label="Role" class="nowrap">${a.role === 'admin' ? 'Admin' : 'Staff'}</td>
     <td data-label="Created" class="nowrap">${when(a.createdAt)}</td>
-    <td data-label="Sign-in">${lockText(a.lock)}</td>
+    <td data-label="Sign-in">
+      ${lockText(a.lock)}${a.passwordOff ? html`<br /><strong>Password sign-in off</strong>` : ''}
+    </td>
     <td data-label="Actions">
       <div class="actions">
         ${held ? action('unlock', 'Unlock') : ''}
         ${
           a._id === self._id
             ? html`<a href="${ACCOUNT_PATH}/account">Your account</a>`
-            : action('reset-password', 'Reset password', true)
+            : html`${action('reset-password', 'Reset password', true)} ${passwordSwitch(a, csrf)}`
         }
       </div>
     </td>
@@ -96,7 +110,8 @@ export function staffAccountsPage(p: {
       </table>
       <p class="note">
         Unlock lets a person who mistyped their password too often sign in again at once. Reset password gives
-        them a new one and signs them out everywhere; the apps they allowed keep their access.
+        them a new one and signs them out everywhere; the apps they allowed keep their access. With password
+        sign-in off, a person signs in with a passkey or a recovery code only (both on Your account).
       </p>
       <section class="card" aria-labelledby="create-staff">
         <h2 id="create-staff">Add a staff account</h2>

@@ -7,6 +7,7 @@ import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import { html, layout, type SafeHtml } from '../pages/html.js';
 import { appLabel, destinationText, scopeGroups, type AppIdentity } from '../pages/page-parts.js';
+import type { GrantReuse } from '../storage/refresh-lineage.js';
 import { isAdmin } from './require-admin.js';
 
 /** A Unix time or Date as a person reads it, in UTC: "2026-11-25 08:30 UTC". */
@@ -99,6 +100,11 @@ export interface ConnectedApp extends AppIdentity {
   firstAuthorized: number;
   /** Last used, Unix seconds, when it ever was (at most a minute old: storage/grant-usage.ts). */
   lastUsed?: number;
+  /**
+   * How often a replaced refresh token of it was answered within the reuse window (the same
+   * installation using it from several processes: provider/refresh-grace.ts), and the last time.
+   */
+  reuse?: GrantReuse;
 }
 
 function appCard(app: ConnectedApp, csrf: string): SafeHtml {
@@ -112,6 +118,17 @@ function appCard(app: ConnectedApp, csrf: string): SafeHtml {
       <dd>${when(app.firstAuthorized)}</dd>
       <dt>Last used</dt>
       <dd>${when(app.lastUsed)}</dd>
+      ${
+        app.reuse
+          ? html`<dt>Used from several places</dt>
+              <dd>
+                An old sign-in of this app was used again
+                ${app.reuse.count === 1 ? 'once' : `${app.reuse.count} times`}, last ${when(app.reuse.last)},
+                by the same copy of the app (several windows or processes of it). If you do not run it in
+                several places, revoke its access.
+              </dd>`
+          : ''
+      }
     </dl>
     <p class="group">It can:</p>
     ${scopeGroups(app.scopes)}

@@ -23,6 +23,8 @@ export interface AccountProfile {
   /** `admin`: an admin of the school (every client, Activity, staff accounts); `staff`: their own apps. */
   role: 'admin' | 'staff';
   createdAt: Date;
+  /** Password sign-in switched off by an admin. */
+  passwordOff?: boolean;
 }
 
 /** An account with this email exists already ({@link AccountStore.create}). */
@@ -32,7 +34,7 @@ export class AccountExists extends Error {
   }
 }
 
-const PROFILE = { email: 1, name: 1, role: 1, createdAt: 1 } as const;
+const PROFILE = { email: 1, name: 1, role: 1, createdAt: 1, passwordOff: 1 } as const;
 
 /** A name that breaks the display rule (`@school/shared` display-text.ts), with the rule's words. */
 export class NameRefused extends Error {}
@@ -147,6 +149,21 @@ export class AccountStore {
     const passwordHash = await hashPassword(password);
     this.writes++;
     const { matchedCount } = await this.model.updateOne({ _id: accountId }, { $set: { passwordHash } });
+    this.writes++;
+    this.recent.delete(accountId);
+    return matchedCount === 1;
+  }
+
+  /** True when an admin switched password sign-in off for `accountId`. */
+  async passwordSwitchedOff(accountId: string): Promise<boolean> {
+    const account = await this.model.findById(accountId, { passwordOff: 1 }).lean();
+    return account?.passwordOff === true;
+  }
+
+  /** Switches password sign-in of `accountId` off (`off`) or on; false when there is no such account. */
+  async switchPassword(accountId: string, off: boolean): Promise<boolean> {
+    this.writes++;
+    const { matchedCount } = await this.model.updateOne({ _id: accountId }, { $set: { passwordOff: off } });
     this.writes++;
     this.recent.delete(accountId);
     return matchedCount === 1;

@@ -14,6 +14,8 @@ export interface AccountDocument {
   familyName?: string;
   role: 'admin' | 'staff';
   emailVerified: boolean;
+  /** An admin switched password sign-in off: the account signs in with a passkey or a recovery code. */
+  passwordOff?: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -28,6 +30,7 @@ const accountSchema = new Schema<AccountDocument>(
     familyName: String,
     role: { type: String, enum: ['admin', 'staff'], default: 'staff' },
     emailVerified: { type: Boolean, default: false },
+    passwordOff: { type: Boolean, default: false },
   },
   { collection: 'accounts', timestamps: true, versionKey: false },
 );

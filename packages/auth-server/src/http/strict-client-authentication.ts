@@ -15,9 +15,11 @@
  *
  * Each is `401 invalid_client` (RFC 6749 §5.2: an unsupported authentication method); a refused
  * `Authorization` header gets the `WWW-Authenticate` challenge of the scheme it used, as §5.2
- * requires. The endpoint table's `clientAuthentication` says which endpoints take which. Each refusal of a request naming a client is counted against the sender's address like a made-up client id
- * (unidentified-client-limit.ts), and answered `429` once that is over its limit. The rest (the right
- * secret for the client, the client's registered method among the two) is oidc-provider's.
+ * requires. The endpoint table's `clientAuthentication` says which endpoints take which. Each
+ * refusal of a request naming a client is counted against the sender's address like a made-up
+ * client id (unidentified-client-limit.ts), and answered `429` once that is over its limit. The
+ * rest (the right secret for the client, the client's registered method among the two) is
+ * oidc-provider's.
  */
 import { InvalidClientError, TooManyRequestsError, type ClientAuthentication } from '@school/shared';
 import type { Context, Middleware } from 'koa';
