@@ -9,7 +9,13 @@
  * Paths are written as routers write them: `:name` stands for one path segment.
  */
 import { z } from 'zod';
-import { ACCOUNT_PATH, DISCOVERY_PATHS, INTERACTION_PATH, OAUTH_ROUTES } from './oauth-routes.js';
+import {
+  ACCOUNT_PATH,
+  DISCOVERY_PATHS,
+  INTERACTION_PATH,
+  OAUTH_ROUTES,
+  PAGE_SCRIPTS,
+} from './oauth-routes.js';
 import { METRICS_PATH } from './metrics.js';
 import { REGISTRATION_CAPS } from './registration-caps.js';
 import {
@@ -369,7 +375,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   },
   // The login and consent pages: the page, then the forms it posts.
   { path: `${INTERACTION_PATH}/:uid`, kind: 'page', methods: READ, cors: false },
-  ...(['login', 'confirm', 'abort', 'switch'] as const).map((action): Endpoint => ({
+  ...(['login', 'passkey', 'recovery', 'confirm', 'abort', 'switch'] as const).map((action): Endpoint => ({
     path: `${INTERACTION_PATH}/:uid/${action}`,
     kind: 'page',
     methods: ['POST'],
@@ -388,13 +394,24 @@ export const ENDPOINTS: readonly Endpoint[] = [
     '/apps/revoke',
     '/account/password',
     '/account/sign-out-everywhere',
+    '/account/passkeys',
+    '/account/passkeys/remove',
+    '/account/recovery-codes',
     '/staff/create',
     '/staff/unlock',
+    '/staff/password-sign-in',
     '/staff/reset-password',
   ].map((form): Endpoint => ({
     path: `${ACCOUNT_PATH}${form}`,
     kind: 'page',
     methods: ['POST'],
+    cors: false,
+  })),
+  // The passkey forms' scripts, loaded by the sign-in and Your account pages.
+  ...Object.values(PAGE_SCRIPTS).map((path): Endpoint => ({
+    path,
+    kind: 'page',
+    methods: READ,
     cors: false,
   })),
   // Liveness, readiness and the Prometheus metrics, on the auth server's own port.
