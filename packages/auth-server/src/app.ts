@@ -3,7 +3,7 @@
  * guard, the service routes, each endpoint's steps from the endpoint table (CORS, methods, body
  * cap, rate limit, client authentication: http/endpoint-steps.ts), the direct introspection step
  * (the introspection client's questions about active access tokens, answered with oidc-provider's
- * models: provider/direct-introspection.ts), the page routers (the passkey scripts under
+ * models: http/direct-introspection.ts), the page routers (the passkey scripts under
  * `/oauth/assets/`, login/consent, account), each answering a wrong method on its routes with 405,
  * then oidc-provider mounted at the root (it owns the rest of `/oauth/*`, `/api/oauth/*` and both
  * well-known documents). Unknown paths get a JSON 404.
@@ -32,7 +32,7 @@ import { errorGuard } from './http/error-guard.js';
 import { refuseContentCodings } from './http/content-coding.js';
 import type { CountWithRead } from './storage/introspection-count.js';
 import { authMetrics } from './http/metrics.js';
-import { directIntrospection } from './provider/direct-introspection.js';
+import { directIntrospection } from './http/direct-introspection.js';
 import type { CimdResolver } from './cimd/cimd-resolver.js';
 import { assetsRouter } from './passkeys/assets.js';
 import type { Passkeys } from './passkeys/passkeys.js';

@@ -29,7 +29,7 @@ export function accountConsoleClient(baseUrl: string): ClientMetadata {
 }
 
 /**
- * Wraps an oidc-provider `loadExistingGrant` (cimd/cimd-consent.ts) so that the account pages, which
+ * Wraps an oidc-provider `loadExistingGrant` (provider/cimd-consent.ts) so that the account pages, which
  * have no grant yet, get one of `openid` made on the spot (no consent page for this service's own pages).
  */
 export function withAccountConsoleGrant(

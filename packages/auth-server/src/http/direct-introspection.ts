@@ -41,9 +41,9 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import als from 'oidc-provider/lib/helpers/als.js';
-import { requestForm } from '../http/request-form.js';
+import { requestForm } from './request-form.js';
 import { ACCESS_TOKEN_HINTS, TOKEN_SHAPE } from '../storage/introspection-count.js';
-import { SUBJECT_TYPES } from './configuration.js';
+import { SUBJECT_TYPES } from '../provider/configuration.js';
 
 /** Whether a client can have pairwise subjects (then its `sub` is oidc-provider's to compute). */
 const PAIRWISE_SUBJECTS = SUBJECT_TYPES.includes('pairwise');
