@@ -9,7 +9,7 @@
  * - the same client presents it;
  * - within the window after its rotation;
  * - from the same installation: for a DPoP-bound token, with a proof signed by the key it is bound
- *   to; for an unbound one, from the address (http/client-address.ts's key) of the grant's last
+ *   to; for an unbound one, from the address (client-address.ts's key) of the grant's last
  *   rotation (storage/refresh-lineage.ts).
  * The answer is the grant's current refresh token and a fresh access token (oidc-provider's handler
  * run again on the current token, told not to rotate it: refresh-rotation.ts), however many rotations
