@@ -8,10 +8,16 @@ import { join } from 'node:path';
 import type { AuthRuntime } from '@school/auth-server/dist/bootstrap.js';
 import type { Started } from '#test-support/processes.js';
 import type { ProcessSet } from './proc.js';
-import type { Durations } from './report.js';
 
 /** How a measure ended. SKIP: not applicable in this run (e.g. no peer built). */
 export type Status = 'PASS' | 'FAIL' | 'SKIP';
+
+/** Run lengths, seconds. */
+export interface Durations {
+  warm: number;
+  run: number;
+  ref: number;
+}
 
 /** What a measure prints and records. */
 export interface Outcome {

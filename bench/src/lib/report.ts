@@ -6,15 +6,8 @@
  * throughput and ratio, highest latency and CPU). Without a reference (AS5, DCR, LG, judged on CPU
  * per request alone): the two case runs, the worse figures.
  */
-import type { Outcome } from './bench.js';
+import type { Durations, Outcome } from './bench.js';
 import { runLoad, type LoadSpec, type RunResult } from './load.js';
-
-/** Run lengths, seconds. */
-export interface Durations {
-  warm: number;
-  run: number;
-  ref: number;
-}
 
 /** What a sandwich found, as printed. */
 export interface Figures {

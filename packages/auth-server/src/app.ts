@@ -1,10 +1,12 @@
 /**
  * The auth server's HTTP application: one Koa app with security headers and a last-resort error
- * guard, rate limits and client-authentication checks, the direct introspection step (the
- * introspection client's questions about active access tokens, answered with oidc-provider's models:
- * provider/direct-introspection.ts), the login/consent and account routers, then oidc-provider
- * mounted at the root after the passkey scripts (`/oauth/assets/`; it owns `/oauth/*`, `/api/oauth/*` and both well-known documents). Unknown
- * paths get a JSON 404.
+ * guard, the service routes, each endpoint's steps from the endpoint table (CORS, methods, body
+ * cap, rate limit, client authentication: http/endpoint-steps.ts), the direct introspection step
+ * (the introspection client's questions about active access tokens, answered with oidc-provider's
+ * models: http/direct-introspection.ts), the page routers (the passkey scripts under
+ * `/oauth/assets/`, login/consent, account), each answering a wrong method on its routes with 405,
+ * then oidc-provider mounted at the root (it owns the rest of `/oauth/*`, `/api/oauth/*` and both
+ * well-known documents). Unknown paths get a JSON 404.
  */
 import Koa from 'koa';
 import mount from 'koa-mount';
@@ -17,20 +19,20 @@ import { accountRouter } from './account-pages/router.js';
 import type { Logger } from './logger.js';
 import { requestLog } from './http/request-log.js';
 import { pinPublicOrigin } from './http/public-origin.js';
-import { methodGuard } from './http/method-guard.js';
-import { cors } from './http/cors.js';
 import { unidentifiedClientCount } from './http/unidentified-client-limit.js';
-import { strictClientAuthentication } from './http/strict-client-authentication.js';
-import { rateLimit } from './http/rate-limit.js';
-import { loginGuardFor } from './interactions/login-guard.js';
-import { METRICS_PATH, NotFoundError, OAUTH_ROUTES } from '@school/shared';
+import { rateLimitSteps } from './http/rate-limit.js';
+import { endpointDispatch } from './http/endpoint-steps.js';
+import { serviceRoutes } from './http/service-routes.js';
+import { wrongMethodOf } from './http/allowed-methods.js';
+import { loginGuardFor } from './accounts/login-guard.js';
+import { NotFoundError, OAUTH_ROUTES, PROVIDER_ENDPOINTS } from '@school/shared';
 import type { RedisClient } from '@school/shared';
 import type { AuditLog } from './audit/audit-log.js';
 import { errorGuard } from './http/error-guard.js';
 import { refuseContentCodings } from './http/content-coding.js';
 import type { CountWithRead } from './storage/introspection-count.js';
 import { authMetrics } from './http/metrics.js';
-import { directIntrospection } from './provider/direct-introspection.js';
+import { directIntrospection } from './http/direct-introspection.js';
 import type { CimdResolver } from './cimd/cimd-resolver.js';
 import { assetsRouter } from './passkeys/assets.js';
 import type { Passkeys } from './passkeys/passkeys.js';
@@ -100,60 +102,40 @@ export function createApp({
     }),
   );
 
-  // Before the error guard, so an error answer keeps the CORS headers a browser needs to read it.
-  app.use(cors);
   // Last resort: whatever escaped a route answers in the right shape (http/error-guard.ts).
   app.use(errorGuard(logger));
   app.use(refuseContentCodings);
 
-  // Health and metrics on the service's own port (the edge does not route these): liveness,
-  // readiness that checks what every request needs, and the Prometheus metrics (http/metrics.ts).
-  app.use(async (ctx, next) => {
-    if (metrics && ctx.path === METRICS_PATH) {
-      const { contentType, body } = await metrics.scrape();
-      ctx.type = contentType;
-      ctx.body = body;
-    } else if (ctx.path === '/healthz') {
-      ctx.body = { status: 'ok' };
-    } else if (ctx.path === '/readyz') {
-      const checks = await readiness();
-      ctx.status = Object.values(checks).every((c) => c === 'ok') ? 200 : 503;
-      ctx.body = { status: ctx.status === 200 ? 'ok' : 'unavailable', checks };
-    } else {
-      await next();
-    }
-  });
+  // Health and metrics on the service's own port (the edge does not route these).
+  app.use(serviceRoutes(readiness, metrics).routes());
 
   const minute = (points: number) => ({ points, seconds: 60 });
-  app.use(
-    rateLimit(
-      redis,
-      config.REDIS_KEY_PREFIX,
-      {
-        authorizationPerAddress: minute(config.RATE_LIMIT_AUTHORIZATION),
-        registrationPerAddress: minute(config.RATE_LIMIT_REGISTRATION),
-        tokenPerClient: minute(config.RATE_LIMIT_TOKEN),
-        introspectionPerClient: minute(config.RATE_LIMIT_INTROSPECTION),
-        revocationPerClient: minute(config.RATE_LIMIT_REVOCATION),
-        perAddress: minute(config.RATE_LIMIT_PER_ADDRESS),
-      },
-      OAUTH_ROUTES,
-      (ctx, key) =>
-        void audit.record('rate_limited', {
-          requestId: ctx.state.requestId as string,
-          ip: ctx.ip,
-          details: { path: ctx.path, key },
-        }),
-      countIntrospection ? { [OAUTH_ROUTES.introspection]: countIntrospection } : {},
-    ),
-  );
   const unidentifiedClients = unidentifiedClientCount(
     redis,
     config.REDIS_KEY_PREFIX,
     minute(config.RATE_LIMIT_PER_ADDRESS),
     (key) => void audit.record('rate_limited', { details: { reason: 'client authentication refused', key } }),
   );
-  app.use(strictClientAuthentication(OAUTH_ROUTES, config.BASE_URL, unidentifiedClients));
+  const limit = rateLimitSteps(
+    redis,
+    config.REDIS_KEY_PREFIX,
+    {
+      authorizationPerAddress: minute(config.RATE_LIMIT_AUTHORIZATION),
+      registrationPerAddress: minute(config.RATE_LIMIT_REGISTRATION),
+      tokenPerClient: minute(config.RATE_LIMIT_TOKEN),
+      introspectionPerClient: minute(config.RATE_LIMIT_INTROSPECTION),
+      revocationPerClient: minute(config.RATE_LIMIT_REVOCATION),
+      perAddress: minute(config.RATE_LIMIT_PER_ADDRESS),
+    },
+    (ctx, key) =>
+      void audit.record('rate_limited', {
+        requestId: ctx.state.requestId as string,
+        ip: ctx.ip,
+        details: { path: ctx.path, key },
+      }),
+    countIntrospection ? { introspection: countIntrospection } : {},
+  );
+  app.use(endpointDispatch(PROVIDER_ENDPOINTS, { limit, unidentifiedClients, realm: config.BASE_URL }));
   const loginGuard = loginGuardFor(redis, config);
   const interactions = interactionRouter({
     audit,
@@ -175,7 +157,6 @@ export function createApp({
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
   });
-  app.use(methodGuard);
   if (config.DIRECT_INTROSPECTION) {
     app.use(
       directIntrospection({
@@ -187,9 +168,14 @@ export function createApp({
       }),
     );
   }
-  app.use(assetsRouter().routes());
+  // Each page router answers its own routes, then a wrong method on one of them (405 with Allow).
+  const assets = assetsRouter();
+  app.use(assets.routes());
+  app.use(wrongMethodOf(assets));
   app.use(interactions.routes());
+  app.use(wrongMethodOf(interactions));
   app.use(accountPages.routes());
+  app.use(wrongMethodOf(accountPages));
   app.use(mount(provider));
 
   app.use(async (ctx) => {

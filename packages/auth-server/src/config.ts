@@ -84,7 +84,7 @@ const schema = z
     METRICS: flag(true),
     /**
      * The introspection client's requests for active access tokens answered without oidc-provider's
-     * request pipeline, with oidc-provider's models deciding (provider/direct-introspection.ts).
+     * request pipeline, with oidc-provider's models deciding (http/direct-introspection.ts).
      */
     DIRECT_INTROSPECTION: flag(true),
     /** Authorization requests starting a flow, per minute from one address (each stores an interaction). */

@@ -3,6 +3,7 @@
  * process; the integration tests call it to boot the same server in-process on a random port.
  */
 import { createServer, type Server } from 'node:http';
+import type Koa from 'koa';
 import { checkRedis, listen, stopServer } from '@school/shared';
 import { createApp } from './app.js';
 import { bootstrap, type AuthRuntime } from './bootstrap.js';
@@ -19,6 +20,8 @@ export interface RunningAuthServer extends AuthRuntime {
   url: string;
   port: number;
   server: Server;
+  /** The application the server answers with. */
+  app: Koa;
   /**
    * Stops accepting connections, lets in-flight requests finish, then closes Redis and MongoDB.
    * `drain`: the way a stopping process leaves the edge's pool (`@school/shared` drainServer).
@@ -69,6 +72,7 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       url,
       port,
       server,
+      app,
       async close(drain = false) {
         await stopServer(server, drain);
         await sweeper.stop();

@@ -1,5 +1,5 @@
 /**
- * The direct introspection path (provider/direct-introspection.ts) against oidc-provider's own, byte
+ * The direct introspection path (http/direct-introspection.ts) against oidc-provider's own, byte
  * for byte. Two auth servers share one storage (Redis prefix, database, keys, issuer): one as
  * deployed, one with DIRECT_INTROSPECTION=false, where every introspection goes through oidc-provider.
  * Every request below, active tokens and everything that is not, is sent to both as the same bytes;

@@ -11,6 +11,8 @@ export * from './terminal-text.js';
 export * from './registration-caps.js';
 export * from './config-fields.js';
 export * from './oauth-routes.js';
+export * from './oauth-endpoints.js';
+export type { NamedSchema } from './oauth-endpoint-schemas.js';
 export * from './introspection.js';
 export * from './revocation-feed.js';
 export * from './logger.js';

@@ -39,3 +39,11 @@ export const INTERACTION_PATH = '/oauth/interaction';
  * every client, the audit trail and staff accounts: the auth server's account pages.
  */
 export const ACCOUNT_PATH = '/oauth/account';
+
+/** The scripts of the passkey forms, served by the auth server from this origin (never a CDN). */
+export const PAGE_SCRIPTS = {
+  /** `@simplewebauthn/browser`'s bundle as the package ships it. */
+  webauthnLibrary: '/oauth/assets/simplewebauthn-browser.js',
+  /** The passkey forms' own script. */
+  passkeys: '/oauth/assets/passkeys.js',
+} as const;

@@ -9,8 +9,8 @@ import type { AccountProfile } from '../accounts/account-store.js';
 import { AUDIT_EVENT_TYPES, type AuditEvent } from '../audit/audit-log.js';
 import type { ActivityPage } from '../audit/audit-page.js';
 import { EVENT_WORDS, eventWords } from '../audit/event-words.js';
-import { html, type SafeHtml } from '../interactions/html.js';
-import type { activityQuery, ActivityNames } from './activity.js';
+import { html, type SafeHtml } from '../pages/html.js';
+import type { activityQuery } from './activity-query.js';
 import { listTable, pageLinks } from './list-parts.js';
 import { accountPage, when } from './views.js';
 
@@ -42,6 +42,12 @@ function filterForm(q: Query): SafeHtml {
     </div>
     <button type="submit">Show</button>
   </form>`;
+}
+
+/** What a row shows beside the event: the app's name and the account's email, by id. */
+export interface ActivityNames {
+  apps: Map<string, string>;
+  emails: Map<string, string>;
 }
 
 function appCell(e: AuditEvent, names: ActivityNames): SafeHtml {

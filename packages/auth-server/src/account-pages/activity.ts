@@ -5,34 +5,17 @@
  * exists, or the name its deletion recorded), the account's email and the address as the edge saw it.
  */
 import type { RedisClient } from '@school/shared';
-import { z } from 'zod';
 import type { AccountStore } from '../accounts/account-store.js';
-import { AUDIT_EVENT_TYPES, type AuditEvent, type AuditLog } from '../audit/audit-log.js';
+import type { AuditEvent, AuditLog } from '../audit/audit-log.js';
 import { activityPage, type ActivityFilter } from '../audit/audit-page.js';
-import { sendPage } from '../interactions/html.js';
+import { sendPage } from '../pages/html.js';
 import { storedClients } from '../storage/client-listing.js';
-import { optionalParam } from './list-parts.js';
 import type { AccountStep } from './signed-in.js';
-import { activityPageView } from './activity-views.js';
+import { activityPageView, type ActivityNames } from './activity-views.js';
+import { activityQuery } from './activity-query.js';
 
 /** Events per page. */
 export const ACTIVITY_PAGE_SIZE = 50;
-
-const text = optionalParam(
-  z
-    .string()
-    .trim()
-    .max(2000)
-    .transform((s) => s || undefined),
-);
-
-/** The Activity page's GET form; a value that does not read is ignored. */
-export const activityQuery = z.object({
-  event: optionalParam(z.enum(AUDIT_EVENT_TYPES)),
-  app: text,
-  account: text,
-  before: optionalParam(z.string().max(60)),
-});
 
 /** The audit filter of a query; `account` may be an email (looked up) or an account id. */
 export async function activityFilter(
@@ -41,12 +24,6 @@ export async function activityFilter(
 ): Promise<ActivityFilter> {
   const accountId = q.account?.includes('@') ? ((await accounts.idOf(q.account)) ?? q.account) : q.account;
   return { type: q.event, clientId: q.app, accountId };
-}
-
-/** What a row shows beside the event: the app's name and the account's email, by id. */
-export interface ActivityNames {
-  apps: Map<string, string>;
-  emails: Map<string, string>;
 }
 
 /** The names of the apps and accounts `events` mention (one MGET, one read per distinct account). */

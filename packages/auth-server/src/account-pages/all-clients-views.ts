@@ -5,10 +5,10 @@
  */
 import { ACCOUNT_PATH } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
-import { html, type SafeHtml } from '../interactions/html.js';
-import { appLabel, destinationText, type AppIdentity } from '../interactions/page-parts.js';
+import { html, type SafeHtml } from '../pages/html.js';
+import { appLabel, destinationText, type AppIdentity } from '../pages/page-parts.js';
 import type { ClientPage, ListedClient } from '../storage/client-listing.js';
-import type { clientsQuery } from './all-clients.js';
+import type { clientsQuery } from './clients-query.js';
 import { listTable, pageLinks } from './list-parts.js';
 import { accountPage, when } from './views.js';
 import type { z } from 'zod';

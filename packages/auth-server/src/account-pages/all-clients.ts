@@ -12,27 +12,18 @@
  */
 import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.js';
-import { sendPage } from '../interactions/html.js';
-import { NotFoundError, SCAN_CURSOR } from '@school/shared';
+import { sendPage } from '../pages/html.js';
+import { NotFoundError } from '@school/shared';
 import { removeClient, type ClientStore } from '../storage/client-removal.js';
-import { LISTED_KINDS, listClients, storedClients, type ClientFilter } from '../storage/client-listing.js';
+import { listClients, storedClients, type ClientFilter } from '../storage/client-listing.js';
 import { countGrantingAccounts } from '../storage/client-accounts.js';
-import { clientKind } from '../provider/client-kind.js';
-import { optionalParam } from './list-parts.js';
+import { clientKind } from '../clients/client-kind.js';
 import { accountPath, type AccountStep } from './signed-in.js';
+import { clientsQuery } from './clients-query.js';
 import { allClientsPage, deleteClientPage, type DeletedClient } from './all-clients-views.js';
 
 /** Clients a page asks for (a page may hold a few more: storage/client-listing.ts). */
 export const CLIENTS_PAGE_SIZE = 50;
-
-/** The list's GET form; a value that does not read is ignored. */
-export const clientsQuery = z.object({
-  kind: optionalParam(z.enum(LISTED_KINDS)),
-  never_used: optionalParam(z.literal('1')),
-  idle_days: optionalParam(z.coerce.number().int().min(1).max(3650)),
-  after: optionalParam(z.string().regex(SCAN_CURSOR)),
-  deleted: optionalParam(z.string().max(2000)),
-});
 
 /** The Delete form. */
 export const deleteClientForm = z.object({ csrf: z.string(), client_id: z.string().min(1).max(2000) });

@@ -10,32 +10,15 @@ import type { RedisClient } from '@school/shared';
 import type { Provider } from 'oidc-provider';
 import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.js';
-import { ACCOUNT_CONSOLE_CLIENT_ID, clientKind } from '../provider/client-kind.js';
+import { ACCOUNT_CONSOLE_CLIENT_ID, clientKind } from '../clients/client-kind.js';
 import { accountGrants, endAccountAccess } from '../storage/account-grants.js';
 import { grantsLastUsed } from '../storage/grant-usage.js';
-import { grantsReused, type GrantReuse } from '../storage/refresh-lineage.js';
-import { sendPage } from '../interactions/html.js';
-import type { AppIdentity } from '../interactions/page-parts.js';
-import type { CsrfTokens } from '../interactions/csrf.js';
+import { grantsReused } from '../storage/refresh-lineage.js';
+import { sendPage } from '../pages/html.js';
+import type { CsrfTokens } from '../pages/csrf.js';
 import type { AccountStep } from './signed-in.js';
 import { accountPath } from './signed-in.js';
-import { connectedAppsPage } from './views.js';
-
-/** One connected app as the page shows it. */
-export interface ConnectedApp extends AppIdentity {
-  /** Where it sends the browser: its registered redirect URIs. */
-  redirectUris: string[];
-  scopes: string[];
-  /** First authorized, Unix seconds. */
-  firstAuthorized: number;
-  /** Last used, Unix seconds, when it ever was (at most a minute old: storage/grant-usage.ts). */
-  lastUsed?: number;
-  /**
-   * How often a replaced refresh token of it was answered within the reuse window (the same
-   * installation using it from several processes: provider/refresh-grace.ts), and the last time.
-   */
-  reuse?: GrantReuse;
-}
+import { connectedAppsPage, type ConnectedApp } from './views.js';
 
 /** The Revoke form. */
 export const revokeForm = z.object({ csrf: z.string(), client_id: z.string().min(1).max(2000) });

@@ -1,11 +1,11 @@
 /**
  * The parts the admins' list pages (All clients, Activity) are built from: a GET form's optional
  * fields (a value that does not read is ignored, never an error page), a table whose rows turn into
- * cards at phone width (each cell labelled by `data-label`, interactions/html.ts), and the paging links
+ * cards at phone width (each cell labelled by `data-label`, pages/html.ts), and the paging links
  * that keep the filters.
  */
 import type { z } from 'zod';
-import { html, type SafeHtml } from '../interactions/html.js';
+import { html, type SafeHtml } from '../pages/html.js';
 
 /** An optional field of a list page's GET form: a value that does not parse reads as absent. */
 export const optionalParam = <T extends z.ZodTypeAny>(schema: T) => schema.optional().catch(undefined);

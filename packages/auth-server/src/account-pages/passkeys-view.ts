@@ -7,7 +7,7 @@
 import { ACCOUNT_PATH } from '@school/shared';
 import type { PasskeyView } from '../passkeys/passkey-store.js';
 import { PASSKEY_SCRIPT_URL, WEBAUTHN_LIBRARY_URL } from '../passkeys/assets.js';
-import { html, scriptTags, type SafeHtml } from '../interactions/html.js';
+import { html, scriptTags, type SafeHtml } from '../pages/html.js';
 import { when } from './views.js';
 
 /** The longest passkey name. */

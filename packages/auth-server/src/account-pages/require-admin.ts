@@ -3,7 +3,7 @@
  * Activity, staff accounts): an account whose `role` is not `admin` gets the 403 `admins_only` page.
  * Runs after `requireSignIn` (signed-in.ts), which loads the account.
  */
-import { AdminsOnly } from '../interactions/error-page.js';
+import { AdminsOnly } from '../pages/error-page.js';
 import type { AccountStep } from './signed-in.js';
 
 /** True when `account` may use the admins' pages. */

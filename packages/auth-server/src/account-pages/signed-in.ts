@@ -5,7 +5,7 @@
  * through the pages' own authorization request (provider/account-console.ts), which comes back to
  * `…/signed-in`; a form is refused (its CSRF token was bound to a session that is gone).
  *
- * CSRF: every form carries an HMAC of the login session's uid (interactions/csrf.ts), and a submission
+ * CSRF: every form carries an HMAC of the login session's uid (pages/csrf.ts), and a submission
  * whose `Origin` names another site is refused, as on the login and consent pages.
  */
 import { createHash, randomBytes } from 'node:crypto';
@@ -15,9 +15,9 @@ import type { Provider } from 'oidc-provider';
 import type { z } from 'zod';
 import type { AccountProfile, AccountStore } from '../accounts/account-store.js';
 import { ACCOUNT_SIGNED_IN_PATH } from '../provider/account-console.js';
-import { ACCOUNT_CONSOLE_CLIENT_ID } from '../provider/client-kind.js';
-import { isForeignOrigin, type CsrfTokens } from '../interactions/csrf.js';
-import { FormRejected } from '../interactions/error-page.js';
+import { ACCOUNT_CONSOLE_CLIENT_ID } from '../clients/client-kind.js';
+import { isForeignOrigin, type CsrfTokens } from '../pages/csrf.js';
+import { FormRejected } from '../pages/error-page.js';
 
 /** What the account steps leave on `ctx.state`. */
 export interface AccountState {

@@ -7,8 +7,8 @@ import { ACCOUNT_PATH } from '@school/shared';
 import type { ListedAccount } from '../accounts/account-admin.js';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
-import type { AccountLockState } from '../interactions/login-guard.js';
-import { html, type SafeHtml } from '../interactions/html.js';
+import type { AccountLockState } from '../accounts/login-guard.js';
+import { html, type SafeHtml } from '../pages/html.js';
 import { accountPage, formNotice, newPasswordField, when } from './views.js';
 
 /** A message at the top of the page; `password` is a password to show this once. */

@@ -17,7 +17,7 @@ import {
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
 import { AccountExists, NameRefused } from '../accounts/account-store.js';
-import { sendPage } from '../interactions/html.js';
+import { sendPage } from '../pages/html.js';
 import type { AccountContext, AccountStep } from './signed-in.js';
 import { lockText, staffAccountsPage, type StaffNotice } from './staff-accounts-view.js';
 

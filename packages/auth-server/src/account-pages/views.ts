@@ -1,13 +1,13 @@
 /**
- * The account pages, in the look of the login and consent pages (interactions/html.ts): escaped
- * templates, no script, every client-supplied string isolated and labelled (interactions/page-parts.ts).
+ * The account pages, in the look of the login and consent pages (pages/html.ts): escaped
+ * templates, no script, every client-supplied string isolated and labelled (pages/page-parts.ts).
  */
 import { ACCOUNT_PATH, OAUTH_ROUTES } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
-import { html, layout, type SafeHtml } from '../interactions/html.js';
-import { appLabel, destinationText, scopeGroups } from '../interactions/page-parts.js';
-import type { ConnectedApp } from './connected-apps.js';
+import { html, layout, type SafeHtml } from '../pages/html.js';
+import { appLabel, destinationText, scopeGroups, type AppIdentity } from '../pages/page-parts.js';
+import type { GrantReuse } from '../storage/refresh-lineage.js';
 import { isAdmin } from './require-admin.js';
 
 /** A Unix time or Date as a person reads it, in UTC: "2026-11-25 08:30 UTC". */
@@ -89,6 +89,22 @@ export function accountPage(title: string, account: AccountProfile, current: str
       ${body} ${signedInAs(account)}`,
     { wide: true },
   );
+}
+
+/** One connected app as the page shows it. */
+export interface ConnectedApp extends AppIdentity {
+  /** Where it sends the browser: its registered redirect URIs. */
+  redirectUris: string[];
+  scopes: string[];
+  /** First authorized, Unix seconds. */
+  firstAuthorized: number;
+  /** Last used, Unix seconds, when it ever was (at most a minute old: storage/grant-usage.ts). */
+  lastUsed?: number;
+  /**
+   * How often a replaced refresh token of it was answered within the reuse window (the same
+   * installation using it from several processes: provider/refresh-grace.ts), and the last time.
+   */
+  reuse?: GrantReuse;
 }
 
 function appCard(app: ConnectedApp, csrf: string): SafeHtml {

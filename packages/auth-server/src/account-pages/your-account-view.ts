@@ -5,7 +5,7 @@
 import { ACCOUNT_PATH } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
-import { html, layout } from '../interactions/html.js';
+import { html, layout } from '../pages/html.js';
 import { passkeySections, type PasskeySections } from './passkeys-view.js';
 import { accountPage, formNotice, newPasswordField } from './views.js';
 

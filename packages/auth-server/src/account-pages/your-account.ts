@@ -7,7 +7,7 @@
  * and shown in its answer only, never again. Each is audited.
  *
  * Changing the password needs the current one, checked like a sign-in: the login guard
- * (interactions/login-guard.ts) counts a wrong one as a failed sign-in of this account from this
+ * (accounts/login-guard.ts) counts a wrong one as a failed sign-in of this account from this
  * address, refuses the pair once it has failed too often, and holds failed answers back, so this form
  * is no faster a way to guess a password than the sign-in page. The new password follows the one
  * rule (accounts/password-rule.ts); every other session of the account then ends. Sign out everywhere
@@ -21,7 +21,7 @@ import {
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
 import { displayTextProblem } from '@school/shared';
-import { scriptNonce, sendPage } from '../interactions/html.js';
+import { scriptNonce, sendPage } from '../pages/html.js';
 import { PasskeyRefused } from '../passkeys/passkey-ceremonies.js';
 import type { Passkeys } from '../passkeys/passkeys.js';
 import { PASSKEY_NAME_MAX } from './passkeys-view.js';

@@ -12,7 +12,7 @@
 import { displayTextProblem, type RedisClient } from '@school/shared';
 import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.js';
-import type { AccountLockState, LoginGuard } from '../interactions/login-guard.js';
+import type { AccountLockState, LoginGuard } from './login-guard.js';
 import { endAccountSessions } from '../storage/account-sessions.js';
 import { NameRefused, type AccountProfile, type AccountStore } from './account-store.js';
 import { generatePassword, passwordProblem } from './password-rule.js';

@@ -5,7 +5,7 @@
  */
 import { scanKeys, type RedisClient } from '@school/shared';
 import { cimdAllowedKey, cimdEntryPrefix } from '../storage/redis-keys.js';
-import { isCimdClientId } from './client-id-url.js';
+import { isCimdClientId } from '../clients/client-id-url.js';
 
 /** One document as `school-auth clients cimd` shows it. */
 export interface CimdClientStatus {

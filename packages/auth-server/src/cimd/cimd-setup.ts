@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { RedisClient } from '@school/shared';
 import { Provider, type ClientMetadata } from 'oidc-provider';
 import { RateLimiterRedis } from 'rate-limiter-flexible';
-import { addressKey } from '../http/client-address.js';
+import { addressKey } from '../client-address.js';
 import type { AuthConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { createDocumentFetcher } from './document-fetcher.js';

@@ -18,7 +18,6 @@
  * page with `invalid_redirect_uri`, never redirecting; a document with no usable URI at all is
  * refused the same way.
  */
-import { createHash } from 'node:crypto';
 import { errors, type ClientMetadata } from 'oidc-provider';
 import { z } from 'zod';
 import { isLoopbackRedirectUri } from '@school/shared';
@@ -120,14 +119,4 @@ export function toClientMetadata(doc: MetadataDocument, httpsAllowed: boolean): 
       application_type: redirectUris.length === loopback.length ? 'native' : 'web',
     }).filter(([, v]) => v !== undefined),
   ) as ClientMetadata;
-}
-
-/**
- * What a user's consent to a document-defined client is tied to: a hash of the parts that say who
- * the app is and where it sends the user (its name and redirect URIs; it has no keys here). When they
- * change, the user is asked again.
- */
-export function consentHash(client: { clientName?: string; redirectUris?: readonly string[] }): string {
-  const parts = [client.clientName ?? '', [...(client.redirectUris ?? [])].sort()];
-  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 }

@@ -51,7 +51,7 @@ import { appsCommand } from './apps-command.js';
 import { runClientsList } from './clients-list-command.js';
 import { runActivity } from './activity-command.js';
 import { accountsCommand } from './accounts-command.js';
-import { loginGuardFor } from '../interactions/login-guard.js';
+import { loginGuardFor } from '../accounts/login-guard.js';
 import { allowCimdClient, disallowCimdClient, listCimdClients } from '../cimd/cimd-operator.js';
 
 /** A message on stderr: its text may carry what was typed or stored, so it is escaped too. */

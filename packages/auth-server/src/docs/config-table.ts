@@ -101,7 +101,7 @@ export const CONFIG_DOCS: Record<Key, string> = {
   METRICS:
     'Prometheus metrics at `/metrics` on `AUTH_PORT` (never through the edge); `false`: nothing is collected and `/metrics` is a 404.',
   DIRECT_INTROSPECTION:
-    'The introspection client’s requests for active access tokens answered without oidc-provider’s request pipeline, with oidc-provider’s models deciding (`provider/direct-introspection.ts`; it takes values that need no percent-decoding, such as the hex secrets `scripts/start` generates); `false`: every introspection goes through oidc-provider.',
+    'The introspection client’s requests for active access tokens answered without oidc-provider’s request pipeline, with oidc-provider’s models deciding (`http/direct-introspection.ts`; it takes values that need no percent-decoding, such as the hex secrets `scripts/start` generates); `false`: every introspection goes through oidc-provider.',
   RATE_LIMIT_AUTHORIZATION:
     'Authorization requests starting a flow, per minute from one address (each stores an interaction).',
   RATE_LIMIT_REGISTRATION: 'Registrations per minute from one address.',

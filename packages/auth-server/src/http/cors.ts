@@ -7,51 +7,44 @@
  * its verifier, a bearer token), never by cookies, so a page on another origin gains nothing a
  * native app could not do.
  *
+ * Those are the rows of the endpoint table with `cors: true`.
  * Everything else gets no CORS at all, so a page on another origin can neither read nor drive it:
  * the authorization endpoint and the login and consent pages (a browser navigates to them, it never
  * fetches them; their cookies must stay first-party), introspection (server to server, the
  * resource API's secret must never sit in a browser), health and anything new by default.
  * oidc-provider adds its own CORS headers to several routes (introspection among them, echoing the
- * request's Origin); they are removed here from every path not listed.
+ * request's Origin); they are removed from the answers of every row without `cors`.
  */
 import koaCors from '@koa/cors';
+import type { Endpoint } from '@school/shared';
 import type { Middleware } from 'koa';
-import { OAUTH_ROUTES } from '@school/shared';
-import { allowedFor } from './method-guard.js';
-
-/** The paths a browser-based client may call cross-origin. */
-export const CORS_PATHS: ReadonlySet<string> = new Set([
-  '/.well-known/oauth-authorization-server',
-  '/.well-known/openid-configuration',
-  OAUTH_ROUTES.jwks,
-  OAUTH_ROUTES.registration,
-  OAUTH_ROUTES.token,
-  OAUTH_ROUTES.revocation,
-  OAUTH_ROUTES.userinfo,
-]);
 
 /** Headers a browser client must be able to read: the bearer challenge and the rate-limit delay. */
 const EXPOSED = ['WWW-Authenticate', 'Retry-After'];
 
-const byPath = new Map(
-  [...CORS_PATHS].map((path) => [
-    path,
-    koaCors({
-      origin: '*',
-      credentials: false,
-      allowMethods: allowedFor(path) ?? ['GET', 'HEAD'],
-      exposeHeaders: EXPOSED,
-      maxAge: 600,
-    }),
-  ]),
-);
-
-/** Koa middleware: CORS without credentials on {@link CORS_PATHS}, none anywhere else. */
-export const cors: Middleware = async (ctx, next) => {
-  const open = byPath.get(ctx.path);
-  if (open) return open(ctx, next);
+/** Removes every CORS header oidc-provider put on an answer. */
+const closeCors: Middleware = async function closeCors(ctx, next) {
   await next();
   for (const name of Object.keys(ctx.response.headers)) {
     if (name.toLowerCase().startsWith('access-control-')) ctx.remove(name);
   }
 };
+
+/**
+ * The step of a row: CORS without credentials where it has `cors` (an error answer keeps the
+ * headers: they travel on the error to the error guard), none anywhere else. It answers CORS
+ * preflights of open rows itself.
+ */
+export function cors(row: Pick<Endpoint, 'cors' | 'methods'>): Middleware {
+  if (!row.cors) return closeCors;
+  const open = koaCors({
+    origin: '*',
+    credentials: false,
+    allowMethods: [...row.methods],
+    exposeHeaders: EXPOSED,
+    maxAge: 600,
+  });
+  return async function openCors(ctx, next) {
+    return open(ctx, next);
+  };
+}

@@ -2,7 +2,7 @@
  * The auth server's one error middleware: every error its own code throws or a library raises is
  * answered from the error table (`@school/shared` oauth-errors.ts) — the RFC 6749 §5.2 JSON body with
  * the row's status and headers, or the error page on the browser routes (`/oauth/`,
- * interactions/error-page.ts) — and never with a stack trace. oidc-provider answers its own errors
+ * pages/error-page.ts) — and never with a stack trace. oidc-provider answers its own errors
  * (provider/render-error.ts); this is for everything around it.
  *
  * What reaches it, besides the table's own errors:
@@ -24,7 +24,7 @@ import {
   isStorageOutage,
 } from '@school/shared';
 import type { Middleware } from 'koa';
-import { renderErrorPage } from '../interactions/error-page.js';
+import { renderErrorPage } from '../pages/error-page.js';
 import type { Logger } from '../logger.js';
 import { StorageUnavailable } from '../provider/storage-outage.js';
 

@@ -8,7 +8,7 @@
  *   consents, registrations. One series per event type, all present from the start at 0;
  * - `auth_cimd_fetches_total{status}`: Client ID Metadata Document resolutions that fetched (or
  *   failed to), by outcome (`fresh`, `stale`, `failed`, `invalid`: cimd/cimd-resolver.ts), never by URL;
- * - `auth_direct_introspections_total`: introspections answered by provider/direct-introspection.ts
+ * - `auth_direct_introspections_total`: introspections answered by http/direct-introspection.ts
  *   (the rest of the introspection route's requests went through oidc-provider).
  *
  * The route label is the path only where it is one of the server's fixed endpoints, the login and
@@ -56,7 +56,7 @@ export function routeOf(ctx: Context): string {
 
 /** The shared service metrics, and what only the auth server counts outside events. */
 export type AuthMetrics = ServiceMetrics & {
-  /** One introspection answered by provider/direct-introspection.ts. */
+  /** One introspection answered by http/direct-introspection.ts. */
   directIntrospection(): void;
 };
 
@@ -83,7 +83,7 @@ export function authMetrics(deps: {
   });
   const direct = new Counter({
     name: 'auth_direct_introspections_total',
-    help: "Introspections of active access tokens answered without oidc-provider's request pipeline (provider/direct-introspection.ts)",
+    help: "Introspections of active access tokens answered without oidc-provider's request pipeline (http/direct-introspection.ts)",
     registers: [metrics.registry],
   });
   const events = new Counter({

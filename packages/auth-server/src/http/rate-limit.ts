@@ -1,6 +1,6 @@
 /**
- * Rate limits on the endpoints anybody can call (authorization, registration, token, introspection,
- * revocation), counted in Redis with rate-limiter-flexible so they hold across every auth-server
+ * Rate limits on the endpoints anybody can call (the endpoint table's `rateLimit`: authorization,
+ * registration, token, introspection, revocation), one step per limit, counted in Redis with rate-limiter-flexible so they hold across every auth-server
  * instance. Addresses are counted by `addressKey` (an IPv6 client by its /64).
  *
  * The authorization endpoint is limited per address because every valid request there writes an
@@ -14,21 +14,20 @@
  * client ids are public (they travel in URLs), so a bucket shared by every address would let anyone
  * spend a client's budget without its secret — flooding `client_id=resource-api` at the introspection
  * endpoint would have turned the API's token checks into 429s, i.e. 503s for its users. The client id
- * is read from the form body, which this middleware therefore reads (bounded) before oidc-provider;
- * the provider then takes the already-read body (`req.body`).
+ * is read from the form (http/request-form.ts), parsed once before oidc-provider; the provider then
+ * takes the already-read body (`req.body`). Bodies over their cap were refused by the body step before.
  *
  * An exceeded limit answers 429 with `Retry-After` and an RFC 6749-shaped body. When Redis itself is
  * unreachable the limiter lets the request through: the endpoint then answers 503 on its own, and a
  * limiter must not turn a storage outage into a different error.
  */
-import { peekBody } from './peek-body.js';
-import { FORM_LIMIT, requestForm } from './request-form.js';
+import { requestForm } from './request-form.js';
 import type { Context, Middleware } from 'koa';
-import type { RedisClient } from '@school/shared';
+import type { RateLimitName, RedisClient } from '@school/shared';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Count, CountWithRead } from '../storage/introspection-count.js';
-import { OAuthError, REGISTRATION_CAPS, RequestTooLargeError, TooManyRequestsError } from '@school/shared';
-import { addressKey } from './client-address.js';
+import { TooManyRequestsError } from '@school/shared';
+import { addressKey } from '../client-address.js';
 
 /** One limit: `points` requests per `seconds`. */
 export interface Limit {
@@ -48,19 +47,21 @@ export interface RateLimits {
   perAddress: Limit;
 }
 
-/** Koa middleware enforcing {@link RateLimits} on the auth server's public API routes. */
-export function rateLimit(
+/** The step counting requests under one named limit. */
+export type RateLimitStep = (name: RateLimitName) => Middleware;
+
+/** The rate-limit steps, their counters in Redis shared by every step built here. */
+export function rateLimitSteps(
   redis: RedisClient,
   prefix: string,
   limits: RateLimits,
-  routes: Record<'authorization' | 'registration' | 'token' | 'introspection' | 'revocation', string>,
   onLimited: (ctx: Context, key: string) => void = () => undefined,
   /**
-   * Per route path: counts a request together with that route's first storage read, in one script
+   * Per limit: counts a request together with that endpoint's first storage read, in one script
    * (storage/introspection-count.ts); where it declines (returns undefined) the library counts.
    */
-  countWithRead: Record<string, CountWithRead> = {},
-): Middleware {
+  countWithRead: Partial<Record<RateLimitName, CountWithRead>> = {},
+): RateLimitStep {
   const limiter = (name: string, l: Limit) =>
     new RateLimiterRedis({
       storeClient: redis,
@@ -68,47 +69,39 @@ export function rateLimit(
       points: l.points,
       duration: l.seconds,
     });
-  const byRoute = new Map([
-    [routes.token, limiter('token', limits.tokenPerClient)],
-    [routes.introspection, limiter('introspect', limits.introspectionPerClient)],
-    [routes.revocation, limiter('revoke', limits.revocationPerClient)],
-  ]);
+  const perClient = {
+    token: limiter('token', limits.tokenPerClient),
+    introspection: limiter('introspect', limits.introspectionPerClient),
+    revocation: limiter('revoke', limits.revocationPerClient),
+  };
   const registration = limiter('register', limits.registrationPerAddress);
   const authorization = limiter('authorize', limits.authorizationPerAddress);
   const perAddress = limiter('addr', limits.perAddress);
 
-  return async (ctx, next) => {
-    if (ctx.path === routes.authorization && ctx.method !== 'OPTIONS') {
-      return limited(ctx, authorization, addressKey(ctx.ip), undefined, next);
-    }
-    if (ctx.method !== 'POST') return next();
-    let chosen: RateLimiterRedis | undefined;
-    let key: string | undefined;
-    let counted: Promise<Count> | undefined;
-    const address = addressKey(ctx.ip);
-    if (ctx.path === routes.registration) {
-      chosen = registration;
-      key = address;
-      if ((await peekBody(ctx, REGISTRATION_CAPS.body)) === 'too_large') {
-        const limit = REGISTRATION_CAPS.body;
-        // RFC 7591's code: a registration client reads invalid_client_metadata (so does the edge's 413).
-        throw new OAuthError(
-          413,
-          'invalid_client_metadata',
-          `registration bodies are limited to ${limit} bytes`,
-        );
-      }
-    } else if (byRoute.has(ctx.path)) {
+  return (name) => {
+    if (name === 'authorization')
+      return async function limitAuthorization(ctx, next) {
+        if (ctx.method === 'OPTIONS') return next();
+        return limited(ctx, authorization, addressKey(ctx.ip), undefined, next);
+      };
+    if (name === 'registration')
+      return async function limitRegistration(ctx, next) {
+        if (ctx.method !== 'POST') return next();
+        return limited(ctx, registration, addressKey(ctx.ip), undefined, next);
+      };
+    const byClient = perClient[name];
+    const read = countWithRead[name];
+    return async function limitPerClient(ctx, next) {
+      if (ctx.method !== 'POST') return next();
       const form = await requestForm(ctx);
-      if (form === 'too_large') throw new RequestTooLargeError(FORM_LIMIT);
-      if (form === 'not_a_form') return next();
+      if (typeof form === 'string') return next();
+      const address = addressKey(ctx.ip);
       const clientId = form.get('client_id');
-      chosen = clientId ? byRoute.get(ctx.path) : perAddress;
-      key = clientId ? `client:${clientId}:ip:${address}` : `ip:${address}`;
-      counted = countWithRead[ctx.path]?.(ctx, form, chosen!.getKey(key), chosen!.duration);
-    }
-    if (!chosen || !key) return next();
-    return limited(ctx, chosen, key, counted, next);
+      const chosen = clientId ? byClient : perAddress;
+      const key = clientId ? `client:${clientId}:ip:${address}` : `ip:${address}`;
+      const counted = read?.(ctx, form, chosen.getKey(key), chosen.duration);
+      return limited(ctx, chosen, key, counted, next);
+    };
   };
 
   /** Counts the request under `key` (or takes the count already made) and refuses it when over. */

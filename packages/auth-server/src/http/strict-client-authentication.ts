@@ -15,29 +15,23 @@
  *
  * Each is `401 invalid_client` (RFC 6749 §5.2: an unsupported authentication method); a refused
  * `Authorization` header gets the `WWW-Authenticate` challenge of the scheme it used, as §5.2
- * requires. Each refusal of a request naming a client is counted against the sender's address like a made-up client id
- * (unidentified-client-limit.ts), and answered `429` once that is over its limit. The rest (the right
- * secret for the client, the client's registered method among the two) is oidc-provider's.
+ * requires. The endpoint table's `clientAuthentication` says which endpoints take which. Each
+ * refusal of a request naming a client is counted against the sender's address like a made-up
+ * client id (unidentified-client-limit.ts), and answered `429` once that is over its limit. The
+ * rest (the right secret for the client, the client's registered method among the two) is
+ * oidc-provider's.
  */
-import { InvalidClientError, TooManyRequestsError } from '@school/shared';
+import { InvalidClientError, TooManyRequestsError, type ClientAuthentication } from '@school/shared';
 import type { Context, Middleware } from 'koa';
 import { requestForm } from './request-form.js';
 import type { UnidentifiedClientCount } from './unidentified-client-limit.js';
 
-/** The endpoints that authenticate clients, by path. */
-export interface ClientAuthenticationRoutes {
-  token: string;
-  introspection: string;
-  revocation: string;
-}
-
-/** Koa middleware refusing client authentication the metadata does not list. */
+/** The step refusing client authentication the metadata does not list for an endpoint. */
 export function strictClientAuthentication(
-  routes: ClientAuthenticationRoutes,
+  accepted: ClientAuthentication,
   realm: string,
   count: UnidentifiedClientCount,
 ): Middleware {
-  const paths = new Set([routes.token, routes.introspection, routes.revocation]);
   /**
    * Counts the refusal against the address, unless the request names no client (the rate limiter
    * counted it in that bucket already); a `429` instead once the address is over its limit.
@@ -49,8 +43,8 @@ export function strictClientAuthentication(
     if (retryAfter !== undefined)
       throw new TooManyRequestsError(`rate limit exceeded; retry after ${retryAfter} s`, retryAfter);
   };
-  return async (ctx, next) => {
-    if (ctx.method !== 'POST' || !paths.has(ctx.path)) return next();
+  return async function refuseUnlistedClientAuthentication(ctx, next) {
+    if (ctx.method !== 'POST') return next();
     const authorization = ctx.get('authorization');
     if (authorization) {
       await counted(ctx);
@@ -60,14 +54,14 @@ export function strictClientAuthentication(
         { 'WWW-Authenticate': `${scheme} realm="${realm}", error="invalid_client"` },
       );
     }
-    // Not a form, or over the limit: oidc-provider answers (400 or 413).
+    // Not a form: oidc-provider answers (400); a body over the cap was refused before (body-cap.ts).
     const form = await requestForm(ctx);
     if (typeof form === 'string') return next();
     if (form.has('client_assertion') || form.has('client_assertion_type')) {
       await counted(ctx);
       throw new InvalidClientError('JWT client authentication (client_assertion) is not supported');
     }
-    if (ctx.path === routes.introspection && !form.get('client_secret')) {
+    if (accepted === 'client_secret_post' && !form.get('client_secret')) {
       await counted(ctx);
       throw new InvalidClientError('introspection requires client_secret_post authentication');
     }

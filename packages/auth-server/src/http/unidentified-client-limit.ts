@@ -11,7 +11,7 @@
 import type { RedisClient } from '@school/shared';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { refuseTooMany } from '../provider/too-many-requests.js';
-import { addressKey } from './client-address.js';
+import { addressKey } from '../client-address.js';
 import type { Limit } from './rate-limit.js';
 
 /**

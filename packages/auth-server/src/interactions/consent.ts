@@ -7,8 +7,8 @@
  * someone else can sign in. All follow the shared steps (router.ts).
  */
 import { ALL_SCOPE_NAMES, INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
-import { InteractionGone } from './error-page.js';
-import { sendPage } from './html.js';
+import { InteractionGone } from '../pages/error-page.js';
+import { sendPage } from '../pages/html.js';
 import { actor, clientView, finishInteraction, redirectOrigin, type Step, type StepDeps } from './steps.js';
 import { consentPage, deniedPage } from './views.js';
 

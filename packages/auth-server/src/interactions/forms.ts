@@ -15,7 +15,7 @@ const text = (max: number) =>
     .catch('')
     .transform((s) => s.slice(0, max));
 
-/** The interaction's CSRF token (csrf.ts), in every form. */
+/** The interaction's CSRF token (pages/csrf.ts), in every form. */
 const csrf = z.string();
 
 /** The sign-in form (`POST /oauth/interaction/<uid>/login`). */

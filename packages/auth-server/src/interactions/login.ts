@@ -4,7 +4,7 @@
  *
  * `POST …/login` after the shared steps (router.ts): {@link LoginSteps.submit} is
  * `throttleLogin` → `checkPassword` → `allowPassword` → `completeLogin`. The throttle is
- * login-guard.ts: a refused address gets 429 with Retry-After, an account under attack a small
+ * accounts/login-guard.ts: a refused address gets 429 with Retry-After, an account under attack a small
  * delay, never a lockout. Every failure gets the same generic error, whether or not the email belongs
  * to an account. A right password of an account whose password sign-in is switched off
  * (passkeys/passkeys.ts) is refused and audited.
@@ -22,7 +22,7 @@ import { PasskeyRefused } from '../passkeys/passkey-ceremonies.js';
 import { PASSKEY_REQUIRED } from '../passkeys/passkey-for-writes.js';
 import { PASSKEY_AMR, PASSWORD_AMR, RECOVERY_CODE_AMR } from '../passkeys/sign-in-methods.js';
 import type { LoginForm, PasskeyLoginForm, RecoveryLoginForm } from './forms.js';
-import { scriptNonce, sendPage } from './html.js';
+import { scriptNonce, sendPage } from '../pages/html.js';
 import {
   actor,
   clientView,

@@ -12,8 +12,8 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { INTERACTION_PATH } from '@school/shared';
 import { consentSteps } from './consent.js';
-import { CsrfTokens } from './csrf.js';
-import { noStore } from './error-page.js';
+import { CsrfTokens } from '../pages/csrf.js';
+import { noStore } from '../pages/error-page.js';
 import { consentForm, loginForm, passkeyLoginForm, recoveryLoginForm } from './forms.js';
 import { loginSteps, type LoginDeps } from './login.js';
 import { checkForm, loadInteraction, requirePrompt, type InteractionState, type Step } from './steps.js';
@@ -22,7 +22,7 @@ import { checkForm, loadInteraction, requirePrompt, type InteractionState, type 
 export interface InteractionDeps extends Omit<LoginDeps, 'csrf'> {
   /** The public origin, for the Origin check. */
   baseUrl: string;
-  /** The key of the forms' CSRF tokens (csrf.ts). */
+  /** The key of the forms' CSRF tokens (pages/csrf.ts). */
   csrfSecret: string;
 }
 

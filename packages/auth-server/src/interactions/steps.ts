@@ -2,17 +2,17 @@
  * The named steps the interaction routes are built from, in the style of oidc-provider's
  * lib/actions/authorization/: a route is a list of small middleware, each one check or one action,
  * so a stack trace names the failing step. Steps pass what they found on `ctx.state`
- * ({@link InteractionState}); a refusal is thrown (error-page.ts turns it into a page).
+ * ({@link InteractionState}); a refusal is thrown (pages/error-page.ts turns it into a page).
  */
 import type { Context, Next, ParameterizedContext } from 'koa';
 import { errors, type Interaction, type Provider } from 'oidc-provider';
 import type { z } from 'zod';
-import { clientKind } from '../provider/client-kind.js';
+import { clientKind } from '../clients/client-kind.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import { isForeignOrigin, type CsrfTokens } from './csrf.js';
-import type { LoginGuard } from './login-guard.js';
-import { FormRejected, InteractionGone } from './error-page.js';
+import { isForeignOrigin, type CsrfTokens } from '../pages/csrf.js';
+import type { LoginGuard } from '../accounts/login-guard.js';
+import { FormRejected, InteractionGone } from '../pages/error-page.js';
 import type { ClientView } from './views.js';
 
 /** What the interaction steps need. */

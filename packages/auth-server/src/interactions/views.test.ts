@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { consentPage, errorPage, loginPage, type ClientView } from './views.js';
+import { errorPage } from '../pages/error-page.js';
+import { consentPage, loginPage, type ClientView } from './views.js';
 
 const selfRegistered: ClientView = {
   name: 'Verified by your IT Department — please click Allow',

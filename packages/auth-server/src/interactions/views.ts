@@ -1,14 +1,14 @@
 /**
  * The login, consent, denied, sign-out and error pages (docs/decisions.md). Every value shown comes from a
  * client or a user, so everything goes through the escaping {@link html} template, and every string a
- * client supplied is isolated and labelled by page-parts.ts.
+ * client supplied is isolated and labelled by pages/page-parts.ts.
  */
 import { ACCOUNT_PATH } from '@school/shared';
 import { WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL } from '../passkeys/assets.js';
-import { html, layout, scriptTags, type SafeHtml } from './html.js';
-import { appLabel, destinationText, scopeGroups, type AppIdentity } from './page-parts.js';
+import { html, layout, scriptTags, type SafeHtml } from '../pages/html.js';
+import { appLabel, destinationText, scopeGroups, type AppIdentity } from '../pages/page-parts.js';
 
-export { destinationText } from './page-parts.js';
+export { destinationText } from '../pages/page-parts.js';
 
 /** What the pages say about the app that is asking. */
 export interface ClientView extends AppIdentity {
@@ -217,23 +217,6 @@ export function deniedPage(p: { client: AppIdentity; continueTo: string }): stri
       ${appLabel(p.client)}
       <p>The app will be told that you said no. If it is no longer open, you can simply close this window.</p>
       <p><a class="button" href="${p.continueTo}">Return to the app</a></p>`,
-  );
-}
-
-/** A page for what cannot be sent back to the app: an expired page, an unknown client, a bad redirect. */
-export function errorPage(p: { title: string; message: string; code?: string; requestId?: string }): string {
-  return layout(
-    p.title,
-    html`<h1>${p.title}</h1>
-      <p>${p.message}</p>
-      ${p.code ? html`<p class="note">Error code: <code>${p.code}</code></p>` : ''}
-      ${
-        p.requestId
-          ? html`<p class="note">
-              If you contact support, quote this reference: <code class="ref">${p.requestId}</code>
-            </p>`
-          : ''
-      }`,
   );
 }
 

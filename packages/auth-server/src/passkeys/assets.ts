@@ -7,12 +7,12 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, dirname } from 'node:path';
 import Router from '@koa/router';
+import { PAGE_SCRIPTS } from '@school/shared';
 import { PASSKEY_PAGE_SCRIPT } from './page-script.js';
 
-/** Where the scripts are served. */
-export const ASSETS_PATH = '/oauth/assets';
-export const WEBAUTHN_LIBRARY_URL = `${ASSETS_PATH}/simplewebauthn-browser.js`;
-export const PASSKEY_SCRIPT_URL = `${ASSETS_PATH}/passkeys.js`;
+/** Where the scripts are served (the endpoint table's rows). */
+export const WEBAUTHN_LIBRARY_URL = PAGE_SCRIPTS.webauthnLibrary;
+export const PASSKEY_SCRIPT_URL = PAGE_SCRIPTS.passkeys;
 
 function libraryBundle(): string {
   const require = createRequire(import.meta.url);

@@ -10,7 +10,7 @@
  */
 import { ACCOUNT_PATH } from '@school/shared';
 import type { ClientMetadata, Configuration, Grant, KoaContextWithOIDC } from 'oidc-provider';
-import { ACCOUNT_CONSOLE_CLIENT_ID } from './client-kind.js';
+import { ACCOUNT_CONSOLE_CLIENT_ID } from '../clients/client-kind.js';
 
 /** Where the pages' sign-in returns to. */
 export const ACCOUNT_SIGNED_IN_PATH = `${ACCOUNT_PATH}/signed-in`;
@@ -29,7 +29,7 @@ export function accountConsoleClient(baseUrl: string): ClientMetadata {
 }
 
 /**
- * Wraps an oidc-provider `loadExistingGrant` (cimd/cimd-consent.ts) so that the account pages, which
+ * Wraps an oidc-provider `loadExistingGrant` (provider/cimd-consent.ts) so that the account pages, which
  * have no grant yet, get one of `openid` made on the spot (no consent page for this service's own pages).
  */
 export function withAccountConsoleGrant(

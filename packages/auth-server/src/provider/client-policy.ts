@@ -23,12 +23,7 @@ import {
 } from '@school/shared';
 import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC, ClientMetadata } from 'oidc-provider';
-
-/** The extra client property that marks operator-created clients; open registration may not set it. */
-export const CLIENT_ROLE = 'client_role';
-
-/** What an operator-created client is for. */
-export type ClientRole = 'integration' | 'introspector';
+import { CLIENT_ROLE, type ClientRole } from '../clients/client-kind.js';
 
 /**
  * Client input quoted for an error text, cut short. The character set RFC 6749 §5.2 allows is

@@ -22,7 +22,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { getMany, scanKeys, type RedisClient } from '@school/shared';
-import { CLIENT_ROLE } from './client-policy.js';
+import { CLIENT_ROLE } from '../clients/client-kind.js';
 import {
   removeClient,
   type ClientStore,

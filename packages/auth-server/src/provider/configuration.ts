@@ -33,11 +33,12 @@ import type { AuthConfig } from '../config.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AdapterConstructor } from '../storage/redis-adapter.js';
 import type { SigningJwk } from './keys.js';
-import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy.js';
+import { CLIENT_ROLE } from '../clients/client-kind.js';
+import { clientRole, validateClientMetadata } from './client-policy.js';
 import { renderError } from './render-error.js';
 import { registeredClientId } from './registered-client-id.js';
-import { loadExistingGrant } from '../cimd/cimd-consent.js';
-import type { CimdConsentStore } from '../cimd/cimd-consent.js';
+import { loadExistingGrant } from './cimd-consent.js';
+import type { CimdConsentStore } from './cimd-consent.js';
 import { accountConsoleClient, withAccountConsoleGrant } from './account-console.js';
 import { withHeldGrant, type GrantIndex } from './held-grant.js';
 import { onlyOwnGrant } from './own-grant.js';
@@ -56,7 +57,7 @@ export const TOKEN_ACCOUNT_MAX_AGE_MS = 5_000;
  * The subject identifier types offered (`subject_types_supported`): public only, so every client sees
  * an account by the same `sub` (the resource API and the admin pages rely on that). With no pairwise
  * client possible, the direct introspection path skips oidc-provider's client lookup, which exists to
- * compute pairwise subjects (direct-introspection.ts).
+ * compute pairwise subjects (http/direct-introspection.ts).
  */
 export const SUBJECT_TYPES: readonly SubjectTypes[] = ['public'];
 
@@ -80,7 +81,7 @@ export interface ProviderDeps {
   adapter: AdapterConstructor | 'memory';
   accounts: AccountStore;
   keys: SigningJwk[];
-  /** Where consents to metadata-document clients are tied to their document (cimd/cimd-consent.ts). */
+  /** Where consents to metadata-document clients are tied to their document (provider/cimd-consent.ts). */
   cimdConsents?: CimdConsentStore;
   /**
    * The accounts' grant index (storage/account-grants.ts), so that a sign-in that finds no grant in

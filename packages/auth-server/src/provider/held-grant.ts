@@ -6,7 +6,7 @@
  * app for one more scope would be shown every scope again. Step-up authorization (docs/decisions.md)
  * needs the page to list only what is new. So when the session names no grant for the client, the
  * newest grant in the account's grant index (storage/account-grants.ts) for this client whose
- * metadata document is unchanged (cimd/cimd-consent.ts), if any, is copied into a new grant for this session:
+ * metadata document is unchanged (provider/cimd-consent.ts), if any, is copied into a new grant for this session:
  * the consent adds to the copy, and the tokens of this sign-in hang off it.
  *
  * A copy rather than the grant itself, so that sign-ins stay apart as before: revoking a token, or
@@ -18,7 +18,7 @@
  */
 import type { RedisClient } from '@school/shared';
 import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
-import { tieToDocument, tiedToCurrentDocument, type CimdConsentStore } from '../cimd/cimd-consent.js';
+import { tieToDocument, tiedToCurrentDocument, type CimdConsentStore } from './cimd-consent.js';
 import { accountGrants } from '../storage/account-grants.js';
 import { StorageUnavailable } from './storage-outage.js';
 
@@ -62,7 +62,7 @@ function copyOf(ctx: KoaContextWithOIDC, held: Grant): Grant {
 }
 
 /**
- * Wraps a `loadExistingGrant` (cimd/cimd-consent.ts): when it finds none and the session names no
+ * Wraps a `loadExistingGrant` (provider/cimd-consent.ts): when it finds none and the session names no
  * grant for the client, returns a saved copy of the account's newest grant for this client (see the
  * module comment), or none.
  */

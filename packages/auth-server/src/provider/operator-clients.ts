@@ -7,7 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { getMany, scanKeys, type RedisClient } from '@school/shared';
 import type { Adapter, ClientMetadata, Provider } from 'oidc-provider';
-import { CLIENT_ROLE, memberProblem, type ClientRole } from './client-policy.js';
+import { CLIENT_ROLE, type ClientRole } from '../clients/client-kind.js';
+import { memberProblem } from './client-policy.js';
 import { removeClient, type ClientStore } from '../storage/client-removal.js';
 import { modelPrefix } from '../storage/redis-keys.js';
 

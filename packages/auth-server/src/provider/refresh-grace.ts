@@ -9,7 +9,7 @@
  * - the same client presents it;
  * - within the window after its rotation;
  * - from the same installation: for a DPoP-bound token, with a proof signed by the key it is bound
- *   to; for an unbound one, from the address (http/client-address.ts's key) of the grant's last
+ *   to; for an unbound one, from the address (client-address.ts's key) of the grant's last
  *   rotation (storage/refresh-lineage.ts).
  * The answer is the grant's current refresh token and a fresh access token (oidc-provider's handler
  * run again on the current token, told not to rotate it: refresh-rotation.ts), however many rotations
@@ -33,7 +33,7 @@ import { errors, type KoaContextWithOIDC, type Provider } from 'oidc-provider';
 import validateDpop from 'oidc-provider/lib/helpers/validate_dpop.js';
 import instance from 'oidc-provider/lib/helpers/weak_cache.js';
 import type { AuditLog } from '../audit/audit-log.js';
-import { addressKey } from '../http/client-address.js';
+import { addressKey } from '../client-address.js';
 import { ConcurrentRefresh } from '../storage/redis-adapter.js';
 import { refreshAnswerKey } from '../storage/redis-keys.js';
 import {

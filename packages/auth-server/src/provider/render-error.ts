@@ -2,12 +2,12 @@
  * oidc-provider calls `renderError` for errors at the authorization endpoint that cannot be sent back
  * to the client (unknown client, unregistered redirect URI), and for any endpoint whose request
  * `Accept`s HTML first. JSON endpoints must answer JSON whatever the `Accept` header says (RFC 6749
- * §5.2): only the browser-facing routes get a page (interactions/error-page.ts); the JSON is the
+ * §5.2): only the browser-facing routes get a page (pages/error-page.ts); the JSON is the
  * error table's shape (`@school/shared` oauth-errors.ts), with oidc-provider's own code and status.
  */
 import { OAuthError } from '@school/shared';
 import type { KoaContextWithOIDC, ErrorOut } from 'oidc-provider';
-import { isBrowserRoute, renderProviderErrorPage } from '../interactions/error-page.js';
+import { isBrowserRoute, renderProviderErrorPage } from '../pages/error-page.js';
 
 /** `renderError`: JSON in the RFC 6749 shape for API routes, a plain page for browser routes. */
 export async function renderError(ctx: KoaContextWithOIDC, out: ErrorOut): Promise<void> {

@@ -15,12 +15,12 @@
  * resolver, and a backfill; a school has tens or hundreds of clients, which SCAN serves well.
  *
  * The filters read what storage keeps beside each client: last use (`clientUsedAt`, client-usage.ts,
- * which may lag by its resolution) and the kind (provider/client-kind.ts).
+ * which may lag by its resolution) and the kind (clients/client-kind.ts).
  */
 import { getMany, scanPage, type RedisClient } from '@school/shared';
 import type { ClientMetadata } from 'oidc-provider';
-import type { AppIdentity } from '../interactions/page-parts.js';
-import { clientKind } from '../provider/client-kind.js';
+import type { AppIdentity } from '../pages/page-parts.js';
+import { clientKind } from '../clients/client-kind.js';
 import { countGrantingAccounts } from './client-accounts.js';
 import { modelPrefix, usageKey } from './redis-keys.js';
 

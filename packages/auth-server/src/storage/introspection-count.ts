@@ -27,7 +27,7 @@ import { withScripts, type CountAndFindReply } from './redis-scripts.js';
 
 /**
  * Opaque token values as oidc-provider mints them (base64url); anything else is not read early (nor
- * answered by provider/direct-introspection.ts, whose requests are the ones read early).
+ * answered by http/direct-introspection.ts, whose requests are the ones read early).
  */
 export const TOKEN_SHAPE = /^[\w-]{20,128}$/;
 /** The `token_type_hint` values under which oidc-provider looks the access token up first. */

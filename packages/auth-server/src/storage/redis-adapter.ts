@@ -39,7 +39,7 @@
  */
 import type { RedisClient } from '@school/shared';
 import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
-import { isCimdClientId } from '../cimd/client-id-url.js';
+import { isCimdClientId } from '../clients/client-id-url.js';
 import { ClientCache } from './client-cache.js';
 import { dropGrant, keepGrant, takeGrant, takeStartedRead, type FoundWithGrant } from './request-reads.js';
 import {

@@ -64,7 +64,7 @@
  *   `cimdAllowed`        a set of the metadata-document client ids an operator allowed https redirect
  *                        URIs (`school-auth clients allow-cimd`);
  *   `cimdConsent:{tag}<rest>`  the hash of the metadata-document client a grant's consent was given to
- *                        (cimd/cimd-consent.ts), for the grant's lifetime, in the grant's slot;
+ *                        (provider/cimd-consent.ts), for the grant's lifetime, in the grant's slot;
  *   `revocations`        the pub/sub channel revoked access tokens are published on (revocations.ts).
  */
 

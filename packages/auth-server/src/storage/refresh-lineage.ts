@@ -17,7 +17,7 @@ import { grantReuseKey, refreshCurrentKey } from './redis-keys.js';
 export interface RefreshLineage {
   /** The current refresh token's id. */
   token: string;
-  /** The address key (http/client-address.ts) of the request that rotated to it. */
+  /** The address key (client-address.ts) of the request that rotated to it. */
   address: string;
 }
 

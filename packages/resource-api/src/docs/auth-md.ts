@@ -1,12 +1,14 @@
 /**
  * `GET /auth.md`: the authentication walkthrough for agents and developers, generated from the
- * configuration and the registry (URLs, scopes, areas), so it cannot drift from what the server does.
+ * configuration, the endpoint table (`@school/shared` oauth-endpoints.ts) and the registry (URLs,
+ * scopes, areas), so it cannot drift from what the server does.
  */
 import {
   ACCOUNT_PATH,
   API_SCOPES,
   BASELINE_SCOPE_NAMES,
   DISCOVERY_PATHS,
+  ENDPOINTS,
   OAUTH_ROUTES,
   OIDC_SCOPES,
 } from '@school/shared';
@@ -21,6 +23,14 @@ export function authMarkdown(config: Pick<ApiConfig, 'BASE_URL'>, registry: read
     .flatMap((a) => a.operations)
     .filter((op) => op.response.public)
     .map((op) => `- \`${op.method.toUpperCase()} ${op.path}\``)
+    .join('\n');
+  const endpointRows = ENDPOINTS.filter((e) => e.docs?.tag === 'oauth')
+    .map(
+      (e) =>
+        `| \`${e.methods.filter((m) => m !== 'HEAD').join(', ')} ${e.path}\` | ${e.docs!.summary} | ${
+          e.cors ? 'yes' : 'no'
+        } | ${e.rateLimit ? 'yes' : 'no'} |`,
+    )
     .join('\n');
   const scopeRows = [
     ...Object.entries(OIDC_SCOPES).map(([name, description]) => `| \`${name}\` | ${description} |`),
@@ -225,6 +235,12 @@ introspection endpoints and the authorization endpoint shows an error page. Reco
 again (step 2b) and sending the user through authorization again; drop the stored tokens of the old
 client. A metadata-document client (step 2) is never removed for good: its next use fetches the
 document again.
+
+## Authorization server endpoints
+
+| Endpoint | What | Callable from a browser page (CORS) | Rate limited (429, \`Retry-After\`) |
+| --- | --- | --- | --- |
+${endpointRows}
 
 ## Token endpoint errors
 

@@ -1,12 +1,11 @@
 /**
- * The OpenAPI 3.1 document, generated: every registry operation and every endpoint of
- * `oauth-endpoints.ts` goes through the same renderer, and every schema is its zod schema converted
+ * The OpenAPI 3.1 document, generated: every registry operation and every documented row of the
+ * endpoint table (`@school/shared` oauth-endpoints.ts) goes through the same renderer, and every schema is its zod schema converted
  * with `z.toJSONSchema` (JSON Schema 2020-12, the dialect of OpenAPI 3.1). Nothing here names an area.
  */
-import { ALL_SCOPES, OAUTH_ROUTES } from '@school/shared';
+import { ALL_SCOPES, ENDPOINTS, OAUTH_ROUTES, type EndpointDocs } from '@school/shared';
 import { z } from 'zod';
 import type { ApiConfig } from '../config.js';
-import { OAUTH_ENDPOINTS, type DocEndpoint } from './oauth-endpoints.js';
 import { scopeOf, type AreaModule, type NamedSchema, type Operation } from './operation.js';
 
 type Json = Record<string, unknown>;
@@ -188,7 +187,7 @@ function renderOperation(op: Operation, book: SchemaBook): Json {
   return result;
 }
 
-function renderEndpoint(e: DocEndpoint, book: SchemaBook): Json {
+function renderEndpoint(e: EndpointDocs, book: SchemaBook): Json {
   const responses: Json = {};
   for (const [status, r] of Object.entries(e.responses)) {
     const out: Json = { description: r.description };
@@ -228,7 +227,9 @@ export function buildOpenApi(config: Pick<ApiConfig, 'BASE_URL'>, registry: read
   const add = (path: string, method: string, operation: Json) => {
     paths[path] = { ...(paths[path] ?? {}), [method]: operation };
   };
-  for (const e of OAUTH_ENDPOINTS) add(e.path, e.method, renderEndpoint(e, book));
+  for (const e of ENDPOINTS)
+    for (const method of e.docs ? e.methods.filter((m) => m !== 'HEAD') : [])
+      add(e.path, method.toLowerCase(), renderEndpoint(e.docs!, book));
   for (const area of registry)
     for (const op of area.operations) add(op.path, op.method, renderOperation(op, book));
 

@@ -7,16 +7,12 @@
 import type { Request, Response } from 'express';
 import type { Connection } from 'mongoose';
 import type { z } from 'zod';
-import type { Access, AreaName } from '@school/shared';
+import type { Access, AreaName, NamedSchema } from '@school/shared';
 import type { Principal, View } from '../auth/principal.js';
 import type { ApiConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 
-/** A zod schema with the name it gets under `components.schemas` in the OpenAPI document. */
-export interface NamedSchema {
-  name: string;
-  schema: z.ZodType;
-}
+export type { NamedSchema };
 
 /** What handlers can reach. */
 export interface Services {

@@ -10,8 +10,13 @@
  *   it checks tokens and never signs anyone in, so only the operator pages (All clients) show it.
  * - `console`: this service's own account pages (provider/account-console.ts).
  */
-import { isCimdClientId } from '../cimd/client-id-url.js';
-import { CLIENT_ROLE } from './client-policy.js';
+import { isCimdClientId } from './client-id-url.js';
+
+/** The extra client property that marks operator-created clients; open registration may not set it. */
+export const CLIENT_ROLE = 'client_role';
+
+/** What an operator-created client is for. */
+export type ClientRole = 'integration' | 'introspector';
 
 /** One kind of client; see the module comment. */
 export type ClientKind = 'open' | 'metadata-document' | 'integration' | 'service' | 'console';

@@ -29,7 +29,7 @@
  */
 import type { RedisClient } from '@school/shared';
 import { RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
-import { addressKey } from '../http/client-address.js';
+import { addressKey } from '../client-address.js';
 import type { AuthConfig } from '../config.js';
 
 /** Login limits. */

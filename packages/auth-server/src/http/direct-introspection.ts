@@ -15,9 +15,10 @@
  * - the request: a POST form to the introspection path with no query string and no `Origin` (a
  *   browser's request, which oidc-provider's client-based CORS check refuses), the parameters
  *   `token`, `client_id`, `client_secret` and optionally `token_type_hint=access_token`, each once,
- *   each a value that needs no decoding (so no two parsers can read it differently), and the
- *   credentials of the configured introspection client (`INTROSPECTION_CLIENT_ID`, its secret
- *   compared in constant time; that client is `client_secret_post` and may introspect every token);
+ *   each a value that needs no decoding (request-form.ts reads such a body once, for every step, so
+ *   no two parsers can read it differently), and the credentials of the configured introspection
+ *   client (`INTROSPECTION_CLIENT_ID`, its secret compared in constant time; that client is
+ *   `client_secret_post` and may introspect every token);
  * - the token: `AccessToken.find` (oidc-provider's model: the adapter's read, the token's format and
  *   expiry checks, the client-gone rule of storage/redis-adapter.ts), `isValid`, then its grant as
  *   oidc-provider's introspection checks it (`Grant.find` ignoring expiry, then not expired, same
@@ -41,34 +42,25 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import als from 'oidc-provider/lib/helpers/als.js';
-import { requestForm } from '../http/request-form.js';
+import { isPlainForm, requestForm } from './request-form.js';
 import { ACCESS_TOKEN_HINTS, TOKEN_SHAPE } from '../storage/introspection-count.js';
-import { SUBJECT_TYPES } from './configuration.js';
+import { SUBJECT_TYPES } from '../provider/configuration.js';
 
 /** Whether a client can have pairwise subjects (then its `sub` is oidc-provider's to compute). */
 const PAIRWISE_SUBJECTS = SUBJECT_TYPES.includes('pairwise');
 
-/** Values taken as they are: nothing to decode, so every form parser reads the same string. */
-const PLAIN = /^[A-Za-z0-9._~:-]+$/;
-const PARAMETERS = new Set(['token', 'token_type_hint', 'client_id', 'client_secret']);
-
-/** What http/peek-body.ts leaves once the body has been read. */
-type ReadBody = { body: Buffer };
+const PARAMETERS: ReadonlySet<string> = new Set(['token', 'token_type_hint', 'client_id', 'client_secret']);
 
 const digest = (value: string) => hash('sha256', value, 'buffer');
 
-/** The form's parameters when the body is one this step takes (see the top of this file). */
-function plainForm(body: Buffer): Map<string, string> | undefined {
-  const form = new Map<string, string>();
-  for (const pair of body.toString('latin1').split('&')) {
-    const at = pair.indexOf('=');
-    if (at <= 0) return undefined;
-    const key = pair.slice(0, at);
-    const value = pair.slice(at + 1);
-    if (!PARAMETERS.has(key) || form.has(key) || !PLAIN.test(value)) return undefined;
-    form.set(key, value);
+/** Whether the form has only this step's parameters, each once. */
+function onlyOurParameters(form: URLSearchParams): boolean {
+  const seen = new Set<string>();
+  for (const key of form.keys()) {
+    if (!PARAMETERS.has(key) || seen.has(key)) return false;
+    seen.add(key);
   }
-  return form;
+  return true;
 }
 
 /** What the step needs to know. */
@@ -96,15 +88,16 @@ export function directIntrospection({
     if (ctx.path !== path || ctx.method !== 'POST' || ctx.querystring !== '') return next();
     // A browser's request: oidc-provider's client-based CORS check refuses it for this client.
     if (ctx.get('origin')) return next();
-    // Not a form, or over the limit (http/request-form.ts, already read by the steps before): not ours.
-    if (typeof (await requestForm(ctx)) === 'string') return next();
-    const form = plainForm((ctx.req as ReadBody).body);
-    const value = form?.get('token');
-    const hint = form?.get('token_type_hint');
-    const secret = form?.get('client_secret');
-    if (!form || !value || !TOKEN_SHAPE.test(value) || (hint !== undefined && !ACCESS_TOKEN_HINTS.has(hint)))
+    // The form the steps before read (request-form.ts): not a form, over the limit, or anything but
+    // plain pairs of this step's parameters, each once, is not ours.
+    const form = await requestForm(ctx);
+    if (typeof form === 'string' || !isPlainForm(form) || !onlyOurParameters(form)) return next();
+    const value = form.get('token');
+    const hint = form.get('token_type_hint') ?? undefined;
+    const secret = form.get('client_secret');
+    if (!value || !TOKEN_SHAPE.test(value) || (hint !== undefined && !ACCESS_TOKEN_HINTS.has(hint)))
       return next();
-    if (form.get('client_id') !== clientId || secret === undefined) return next();
+    if (form.get('client_id') !== clientId || secret === null) return next();
     if (!timingSafeEqual(digest(secret), secretDigest)) return next();
 
     let answer: Record<string, unknown> | undefined;

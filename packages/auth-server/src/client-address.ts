@@ -11,7 +11,7 @@
  * runs on every rate-limited request.
  */
 import ipaddr from 'ipaddr.js';
-import { embeddedAddress } from '../ip-address.js';
+import { embeddedAddress } from './ip-address.js';
 
 const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
 /** IPv4 as `ipaddr.js` prints it: four decimal octets, no leading zeros (which it reads otherwise). */

@@ -10,11 +10,11 @@
  * the consent prompt lists everything again and the new consent makes a new grant. Other clients
  * (and every client when no store is given) keep oidc-provider's default behaviour.
  */
+import { createHash } from 'node:crypto';
 import type { RedisClient } from '@school/shared';
 import type { Client, Grant, KoaContextWithOIDC } from 'oidc-provider';
 import { cimdConsentKey } from '../storage/redis-keys.js';
-import { isCimdClientId } from './client-id-url.js';
-import { consentHash } from './metadata-document.js';
+import { isCimdClientId } from '../clients/client-id-url.js';
 
 /** Where consent hashes live: Redis, for `ttlSeconds` (the grant's lifetime). */
 export interface CimdConsentStore {
@@ -58,4 +58,14 @@ export async function tiedToCurrentDocument(
 ): Promise<boolean> {
   if (!store || !isCimdClientId(client.clientId)) return true;
   return (await store.redis.get(cimdConsentKey(store.prefix, grantId))) === consentHash(client);
+}
+
+/**
+ * What a user's consent to a document-defined client is tied to: a hash of the parts that say who
+ * the app is and where it sends the user (its name and redirect URIs; it has no keys here). When they
+ * change, the user is asked again.
+ */
+export function consentHash(client: { clientName?: string; redirectUris?: readonly string[] }): string {
+  const parts = [client.clientName ?? '', [...(client.redirectUris ?? [])].sort()];
+  return createHash('sha256').update(JSON.stringify(parts)).digest('base64url');
 }

@@ -14,8 +14,7 @@
 import { OAuthError } from '@school/shared';
 import type { Context, Next } from 'koa';
 import type { ErrorOut } from 'oidc-provider';
-import { pageCsp } from './html.js';
-import { errorPage } from './views.js';
+import { html, layout, pageCsp } from './html.js';
 
 /** 400 `interaction_expired`: the interaction is expired, used, or not this browser's. */
 export class InteractionGone extends OAuthError {
@@ -49,6 +48,23 @@ export async function noStore(ctx: Context, next: Next): Promise<void> {
 function requestIdOf(ctx: Context): string | undefined {
   const id = ctx.state?.requestId as unknown;
   return typeof id === 'string' && id !== '' ? id : undefined;
+}
+
+/** A page for what cannot be sent back to the app: an expired page, an unknown client, a bad redirect. */
+export function errorPage(p: { title: string; message: string; code?: string; requestId?: string }): string {
+  return layout(
+    p.title,
+    html`<h1>${p.title}</h1>
+      <p>${p.message}</p>
+      ${p.code ? html`<p class="note">Error code: <code>${p.code}</code></p>` : ''}
+      ${
+        p.requestId
+          ? html`<p class="note">
+              If you contact support, quote this reference: <code class="ref">${p.requestId}</code>
+            </p>`
+          : ''
+      }`,
+  );
 }
 
 interface Words {

@@ -10,7 +10,7 @@
  * - the scopes that change or delete data are grouped apart and flagged.
  */
 import { findScope, isLoopbackHost } from '@school/shared';
-import { verifiedHost, type ClientKind } from '../provider/client-kind.js';
+import { verifiedHost, type ClientKind } from '../clients/client-kind.js';
 import { html, type SafeHtml } from './html.js';
 
 /** An app as the pages show it. */

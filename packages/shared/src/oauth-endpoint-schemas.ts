@@ -1,0 +1,140 @@
+/**
+ * The request and response bodies of the authorization server's endpoints, as zod schemas with the
+ * names they get under `components.schemas` in the resource API's OpenAPI document. The endpoint
+ * table (oauth-endpoints.ts) names them per endpoint; the auth server enforces the rules they state.
+ */
+import { z } from 'zod';
+import { introspectionAnswerSchema } from './introspection.js';
+import { LOOPBACK_REDIRECT_URI } from './loopback.js';
+import { REGISTRATION_CAPS } from './registration-caps.js';
+
+/** A zod schema with the name it gets under `components.schemas` in the OpenAPI document. */
+export interface NamedSchema {
+  name: string;
+  schema: z.ZodType;
+}
+
+export const OAuthErrorBody: NamedSchema = {
+  name: 'OAuthError',
+  schema: z.object({
+    error: z.string().describe('RFC 6749 error code, e.g. invalid_request, invalid_grant, invalid_client'),
+    error_description: z.string().optional(),
+  }),
+};
+
+export const RegistrationRequest: NamedSchema = {
+  name: 'ClientRegistrationRequest',
+  schema: z.object({
+    client_name: z
+      .string()
+      .min(1)
+      .max(REGISTRATION_CAPS.clientName)
+      .optional()
+      .describe(
+        'Display name, shown to the user as self-declared; no control or bidirectional formatting characters',
+      ),
+    application_type: z
+      .enum(['native', 'web'])
+      .optional()
+      .describe('Registered as "native" either way: loopback clients are native apps'),
+    redirect_uris: z
+      .array(
+        z.string().max(REGISTRATION_CAPS.string).regex(LOOPBACK_REDIRECT_URI, 'must be an http loopback URI'),
+      )
+      .min(1)
+      .max(REGISTRATION_CAPS.redirectUris)
+      .describe(
+        'Loopback only: http://127.0.0.1:<port>/<path>, http://[::1]:<port>/<path> or http://localhost:<port>/<path>',
+      ),
+    token_endpoint_auth_method: z
+      .enum(['none', 'client_secret_post'])
+      .optional()
+      .describe('"none" (public client, the default) or "client_secret_post" (confidential)'),
+    grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).optional(),
+    response_types: z.array(z.enum(['code'])).optional(),
+  }),
+};
+
+export const RegistrationResponse: NamedSchema = {
+  name: 'ClientRegistrationResponse',
+  schema: z.looseObject({
+    client_id: z.string(),
+    client_secret: z.string().optional().describe('Only for client_secret_post clients'),
+    client_id_issued_at: z.number().int().optional(),
+    redirect_uris: z.array(z.string()),
+    token_endpoint_auth_method: z.string(),
+  }),
+};
+
+export const TokenRequest: NamedSchema = {
+  name: 'TokenRequest',
+  schema: z.object({
+    grant_type: z.enum(['authorization_code', 'refresh_token']),
+    code: z.string().optional().describe('authorization_code: the code from the redirect'),
+    redirect_uri: z
+      .string()
+      .optional()
+      .describe('authorization_code: the same redirect_uri as in the authorization request'),
+    code_verifier: z.string().optional().describe('authorization_code: the PKCE verifier (S256)'),
+    refresh_token: z.string().optional().describe('refresh_token: the refresh token'),
+    client_id: z.string(),
+    client_secret: z.string().optional().describe('Confidential clients only (client_secret_post)'),
+    resource: z.string().optional().describe('RFC 8707: the API origin, to get a token bound to this API'),
+    scope: z.string().optional().describe('refresh_token: narrow the scope (optional)'),
+  }),
+};
+
+export const TokenResponse: NamedSchema = {
+  name: 'TokenResponse',
+  schema: z.looseObject({
+    access_token: z.string(),
+    token_type: z.literal('Bearer'),
+    expires_in: z.number().int(),
+    refresh_token: z.string().optional(),
+    id_token: z.string().optional().describe('When openid was granted'),
+    scope: z.string(),
+  }),
+};
+
+export const RevocationRequest: NamedSchema = {
+  name: 'RevocationRequest',
+  schema: z.object({
+    token: z
+      .string()
+      .min(1)
+      .describe('An access token or a refresh token (revoking a refresh token ends its grant)'),
+    token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
+    client_id: z.string(),
+    client_secret: z.string().optional(),
+  }),
+};
+
+export const IntrospectionRequest: NamedSchema = {
+  name: 'IntrospectionRequest',
+  schema: z.object({
+    token: z.string().min(1),
+    token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
+    client_id: z.string(),
+    client_secret: z.string(),
+  }),
+};
+
+export const IntrospectionResponse: NamedSchema = {
+  name: 'IntrospectionResponse',
+  schema: introspectionAnswerSchema,
+};
+
+export const UserInfo: NamedSchema = {
+  name: 'UserInfo',
+  schema: z.looseObject({
+    sub: z.string(),
+    name: z.string().optional(),
+    given_name: z.string().optional(),
+    family_name: z.string().optional(),
+    updated_at: z.number().int().optional(),
+    email: z.string().optional(),
+    email_verified: z.boolean().optional(),
+  }),
+};
+
+export const JsonDocument: NamedSchema = { name: 'JsonDocument', schema: z.looseObject({}) };
