@@ -46,6 +46,10 @@ export const AUDIT_EVENT_TYPES = [
   'account_created',
   'account_unlocked',
   'password_reset',
+  'account_disabled',
+  'account_enabled',
+  'account_removed',
+  'role_changed',
   'audit_summary',
 ] as const;
 

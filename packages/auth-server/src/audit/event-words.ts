@@ -27,6 +27,10 @@ export const EVENT_WORDS: Record<AuditEventType, string> = {
   account_created: 'Staff account created',
   account_unlocked: 'Account unlocked',
   password_reset: 'Password reset by an admin',
+  account_disabled: 'Account disabled: it cannot sign in, its apps lost their access',
+  account_enabled: 'Account enabled again',
+  account_removed: 'Account removed, with its apps’ access',
+  role_changed: 'Role changed (admin or staff)',
   audit_summary: 'Many events of one kind from one address, counted in one entry',
 };
 
