@@ -120,7 +120,7 @@ describe('school-auth accounts', () => {
   it('says so, exiting 1, for an email without an account, and prints the usage for a missing argument', async () => {
     const none = run(['unlock', 'nobody@school.test']);
     expect(none.status).toBe(1);
-    expect(none.stderr).toContain('no account nobody@school.test');
+    expect(none.stderr).toContain('There is no account with the email nobody@school.test.');
     const usage = run(['create-staff', '--email', newEmail()]);
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain('school-auth accounts create-staff');

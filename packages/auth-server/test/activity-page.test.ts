@@ -140,7 +140,9 @@ describe('school-auth activity', () => {
 
   it('refuses an event type it does not know', () => {
     const run = schoolAuth('activity', '--event', 'nonsense');
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain('--event must be one of');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(
+      "option '--event <type>' argument 'nonsense' is invalid. Allowed choices are",
+    );
   });
 });

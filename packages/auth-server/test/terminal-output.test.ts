@@ -115,6 +115,8 @@ describe('school-auth output', () => {
     const done = runSchoolAuth(auth.config, ['clients', 'delete', '\u001b]0;pwned\u0007\n\u202e']);
     expect(done.status).toBe(1);
     expect(done.stderr).not.toMatch(UNPRINTABLE);
-    expect(done.stderr.split('\n')).toContain('no client \\x1b]0;pwned\\x07\\x0a\\u202e');
+    expect(done.stderr.split('\n')).toContain(
+      'school-auth: There is no stored client \\x1b]0;pwned\\x07\\x0a\\u202e.',
+    );
   });
 });
