@@ -125,4 +125,48 @@ describe('school-auth accounts', () => {
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain('school-auth accounts create-staff');
   });
+
+  it('never leaves the school without an enabled admin: the last one cannot be demoted, disabled or removed', async () => {
+    for (const change of ['demote', 'disable', 'remove']) {
+      const refused = run([change, ADMIN.email]);
+      expect({ change, status: refused.status }).toEqual({ change, status: 1 });
+      expect(refused.stderr.trim()).toBe(
+        `school-auth: ${ADMIN.email} is the school’s last enabled admin: make another account an admin first.`,
+      );
+    }
+    expect(await trySignIn(ADMIN.email, ADMIN.password)).toBe(200);
+    const adminId = (await auth.running.accounts.idOf(ADMIN.email))!;
+    expect(await auth.running.audit.query({ type: 'role_changed', accountId: adminId })).toEqual([]);
+  }, 120_000); // three runs of the command, each a process of its own
+
+  it('disable, enable, promote, demote and remove act at once on the running server, audited as the operator’s', async () => {
+    const email = newEmail();
+    const password = 'a staff password';
+    const { _id } = await auth.running.accounts.create({ email, password, name: 'Sam Staff' });
+    const theirs = new FormBrowser(auth.issuer);
+    expect(await trySignIn(email, password, theirs)).toBe(200);
+
+    expect(accounts(['disable', email])).toMatchObject({ disabled: true, sessions_ended: 1 });
+    expect((await theirs.request('/oauth/account/apps')).status).toBe(303);
+    expect(await trySignIn(email, password)).toBe(401);
+    expect(run(['disable', email]).stderr).toContain(`${email} is disabled already.`);
+    expect(accounts(['enable', email])).toMatchObject({ disabled: false });
+    expect(await trySignIn(email, password)).toBe(200);
+
+    expect(accounts(['promote', email])).toMatchObject({ role: 'admin' });
+    // Another admin exists now, so the seeded one may be demoted, and promoted back.
+    expect(accounts(['demote', ADMIN.email])).toMatchObject({ role: 'staff' });
+    expect(accounts(['promote', ADMIN.email])).toMatchObject({ role: 'admin' });
+    expect(accounts(['demote', email])).toMatchObject({ role: 'staff' });
+
+    expect(accounts(['remove', email])).toMatchObject({ removed: true });
+    expect(await auth.running.accounts.idOf(email)).toBeUndefined();
+    const events = await auth.running.audit.query({ accountId: _id, limit: 20 });
+    expect(events.map((e) => e.type).reverse()).toEqual(
+      expect.arrayContaining(['account_disabled', 'account_enabled', 'role_changed', 'account_removed']),
+    );
+    const changes = ['account_disabled', 'account_enabled', 'role_changed', 'account_removed'];
+    for (const e of events.filter((x) => changes.includes(x.type)))
+      expect(e.details).toMatchObject({ actor: 'operator' });
+  }, 180_000); // ten runs of the command, each a process of its own
 });

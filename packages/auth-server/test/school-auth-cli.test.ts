@@ -140,7 +140,7 @@ describe('school-auth errors', () => {
   it('says a malformed email in words, not as a zod issue list', () => {
     const done = run('accounts', 'create-staff', '--email', 'not-an-email', '--name', 'Sam');
     expect(done.status).toBe(1);
-    expect(oneSentence(done.stderr)).toContain('email: invalid email address');
+    expect(oneSentence(done.stderr)).toContain('not-an-email is not an email address.');
   });
 
   it('says a date that does not read in words, before touching the database', () => {

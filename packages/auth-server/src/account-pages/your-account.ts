@@ -17,7 +17,11 @@ import {
 } from '../accounts/account-admin.js';
 import { sendPage } from '../interactions/html.js';
 import { accountPath, type AccountContext, type AccountStep } from './signed-in.js';
-import { signedOutEverywherePage, yourAccountPage } from './your-account-view.js';
+import {
+  signOutEverywhereConfirmPage,
+  signedOutEverywherePage,
+  yourAccountPage,
+} from './your-account-view.js';
 
 /** The change-password form. */
 export const changePasswordForm = z.object({
@@ -41,6 +45,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function yourAccountSteps(deps: AccountAdminDeps): {
   show: AccountStep;
   changePassword: AccountStep<{ form: ChangePasswordForm }>[];
+  confirmSignOutEverywhere: AccountStep;
   signOutEverywhere: AccountStep<{ form: z.infer<typeof signOutEverywhereForm> }>;
 } {
   const { accounts, loginGuard, audit } = deps;
@@ -53,6 +58,9 @@ export function yourAccountSteps(deps: AccountAdminDeps): {
   });
 
   return {
+    confirmSignOutEverywhere: async function confirmSignOutEverywhere(ctx) {
+      sendPage(ctx, 200, signOutEverywhereConfirmPage(ctx.state));
+    },
     show: async function showYourAccount(ctx) {
       const done = typeof ctx.query.done === 'string' ? DONE[ctx.query.done] : undefined;
       answer(ctx, 200, undefined, done);

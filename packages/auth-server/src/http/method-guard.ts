@@ -31,7 +31,7 @@ const PATTERNS: Array<[RegExp, string[]]> = [
   [new RegExp(`^${INTERACTION_PATH}/[^/]+/(login|confirm|abort|switch)$`), ['POST']],
   // The account pages (account-pages/router.ts): pages are read, forms post to `…/<action>`.
   [new RegExp(`^${ACCOUNT_PATH}(/(apps|signed-in))?$`), READ],
-  [new RegExp(`^${ACCOUNT_PATH}/apps/revoke$`), ['POST']],
+  [new RegExp(`^${ACCOUNT_PATH}/apps/revoke$`), [...READ, 'POST']], // the confirmation page, its form
   [new RegExp(`^${ACCOUNT_PATH}/(clients|activity)$`), READ],
   [new RegExp(`^${ACCOUNT_PATH}/clients/delete$`), [...READ, 'POST']], // the confirmation page, its form
 ];
