@@ -12,13 +12,7 @@ import {
   startTestAuthServer,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
-import {
-  FormBrowser,
-  formAction,
-  inputValue,
-  openAccountPage,
-  type Page,
-} from '../../../test-support/form-browser.js';
+import { FormBrowser, inputValue, openAccountPage, type Page } from '../../../test-support/form-browser.js';
 import { isActive, registerClient, signIn, tokenRequest, type TestClient } from './oauth-http.js';
 
 let auth: TestAuthServer;

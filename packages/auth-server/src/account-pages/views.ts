@@ -91,7 +91,7 @@ export function accountPage(title: string, account: AccountProfile, current: str
   );
 }
 
-function appCard(app: ConnectedApp, csrf: string): SafeHtml {
+function appCard(app: ConnectedApp): SafeHtml {
   const destinations = [...new Set(app.redirectUris.map(destinationText))];
   return html`<section class="card" aria-label="${app.name ?? app.clientId}">
     ${appLabel(app)}
@@ -159,7 +159,7 @@ export function connectedAppsPage(p: {
       </p>
       ${
         p.apps.length
-          ? p.apps.map((a) => appCard(a, p.csrf))
+          ? p.apps.map((a) => appCard(a))
           : html`<p class="card">No app has access to your account.</p>`
       }`,
   );
