@@ -94,6 +94,7 @@ export function yourAccountSteps(deps: AccountAdminDeps): {
           void audit.record('login_attack_suspected', {
             requestId,
             ip: ctx.ip,
+            accountId: account._id,
             details: { email: account.email, ...attack },
           });
         if (delayMs) await sleep(delayMs);

@@ -92,10 +92,15 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf }: Step
           ctx.state.accountId = accountId;
           return next();
         }
-        void audit.record('login_failed', { ...actor(ctx), ...(await named(email)), details: { email } });
+        const account = await named(email);
+        void audit.record('login_failed', { ...actor(ctx), ...account, details: { email } });
         const { delayMs, attack } = await loginGuard.failed(email, ctx.ip);
         if (attack)
-          void audit.record('login_attack_suspected', { ...actor(ctx), details: { email, ...attack } });
+          void audit.record('login_attack_suspected', {
+            ...actor(ctx),
+            ...account,
+            details: { email, ...attack },
+          });
         if (delayMs) await sleep(delayMs);
         return sendForm(ctx, 401, GENERIC_LOGIN_ERROR);
       },
