@@ -6,6 +6,7 @@
  * mounted at the root (it owns `/oauth/*`, `/api/oauth/*` and both well-known documents). Unknown
  * paths get a JSON 404.
  */
+import { homePageStep } from './http/home-page.js';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import helmet from 'koa-helmet';
@@ -180,6 +181,7 @@ export function createApp({
       }),
     );
   }
+  app.use(homePageStep);
   app.use(interactions.routes());
   app.use(accountPages.routes());
   app.use(mount(provider));

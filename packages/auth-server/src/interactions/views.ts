@@ -138,7 +138,11 @@ export function errorPage(p: { title: string; message: string; code?: string; re
               If you contact support, quote this reference: <code class="ref">${p.requestId}</code>
             </p>`
           : ''
-      }`,
+      }
+      <nav aria-label="Ways back">
+        <a href="/">Home</a> · <a href="${ACCOUNT_PATH}">Sign in</a> ·
+        <a href="${ACCOUNT_PATH}/apps">Connected apps</a>
+      </nav>`,
   );
 }
 
