@@ -1,7 +1,10 @@
 # syntax=docker/dockerfile:1
 # The auth server: build with the whole workspace, ship only its production dependencies and output.
 # Build from the repository root: docker build -f docker/auth-server.Dockerfile .
-FROM node:22-bookworm-slim AS build
+# The base image: the official Node.js 22 image by default. NODE_IMAGE names another one with the
+# same layout, e.g. the local stand-in scripts/standin-images builds where no registry is reachable.
+ARG NODE_IMAGE=node:22-bookworm-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
 COPY packages/shared/package.json packages/shared/
@@ -14,7 +17,7 @@ RUN npx tsc -b packages/auth-server \
  && npm install --omit=dev --no-audit --no-fund --workspace @school/auth-server --include-workspace-root=false \
  && mkdir -p packages/auth-server/node_modules
 
-FROM node:22-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production AUTH_HOST=0.0.0.0 AUTH_PORT=8082 KEYS_FILE=/var/lib/school-auth/keys/jwks.json
 WORKDIR /app
 COPY --from=build /app/node_modules node_modules

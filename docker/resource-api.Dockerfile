@@ -1,7 +1,10 @@
 # syntax=docker/dockerfile:1
 # The resource API: build with the whole workspace, ship only its production dependencies and output.
 # Build from the repository root: docker build -f docker/resource-api.Dockerfile .
-FROM node:22-bookworm-slim AS build
+# The base image: the official Node.js 22 image by default. NODE_IMAGE names another one with the
+# same layout, e.g. the local stand-in scripts/standin-images builds where no registry is reachable.
+ARG NODE_IMAGE=node:22-bookworm-slim
+FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.base.json tsconfig.json ./
 COPY packages/shared/package.json packages/shared/
@@ -14,7 +17,7 @@ RUN npx tsc -b packages/resource-api \
  && npm install --omit=dev --no-audit --no-fund --workspace @school/resource-api --include-workspace-root=false \
  && mkdir -p packages/resource-api/node_modules
 
-FROM node:22-bookworm-slim
+FROM ${NODE_IMAGE}
 ENV NODE_ENV=production API_HOST=0.0.0.0 API_PORT=8081
 WORKDIR /app
 COPY --from=build /app/node_modules node_modules

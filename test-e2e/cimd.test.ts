@@ -206,7 +206,7 @@ describe('the MCP TypeScript client 2.x with clientMetadataUrl, unmodified', () 
       const iss = callback.searchParams.get('iss')!;
       expect(await auth(agent, { serverUrl, authorizationCode: code, iss })).toBe('AUTHORIZED');
       const tokens = agent.tokens()!;
-      expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
+      expect((await api('/api/v1/school', tokens.access_token)).status).toBe(200);
       expect(tokens.refresh_token).toEqual(expect.any(String));
     } finally {
       await listener.close();

@@ -2,7 +2,8 @@
  * the contract's lifecycle through the edge only, as outside clients run it, with the admin in a real
  * browser: once with openid-client (discover → register → authorize → exchange → API → userinfo →
  * refresh → revoke → refused), once with the MCP TypeScript SDK's `auth()` starting from a protected
- * API URL (PRM → AS metadata → registration → `resource` → a bound token). Also checks that no token
+ * API URL (PRM → AS metadata → registration → `resource` → a bound token for the PRM's baseline scopes,
+ * and a 403 naming the scope an operation needs beyond them). Also checks that no token
  * reached any service's logs.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -176,6 +177,8 @@ describe('the lifecycle with the MCP TypeScript SDK, unmodified, through the edg
       expect(authorizationUrl.origin + authorizationUrl.pathname).toBe(`${stack.baseUrl}/oauth/authorize`);
       expect(authorizationUrl.searchParams.get('resource')).toMatch(new RegExp(`^${stack.baseUrl}/?$`));
       expect(authorizationUrl.searchParams.get('code_challenge_method')).toBe('S256');
+      // With no challenge yet it asks for the protected-resource metadata's baseline, nothing more.
+      expect(authorizationUrl.searchParams.get('scope')).toBe('school:read account:read');
       expect(provider.clientInformation()?.client_id).toEqual(expect.any(String));
 
       const callback = await approveInBrowser(authorizationUrl.href, listener);
@@ -186,8 +189,13 @@ describe('the lifecycle with the MCP TypeScript SDK, unmodified, through the edg
       const tokens = provider.tokens()!;
       secretsSeen.push(tokens.access_token);
 
-      expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
-      expect((await api('/api/v1/students', tokens.access_token)).status).toBe(200);
+      expect((await api('/api/v1/school', tokens.access_token)).status).toBe(200);
+      expect((await api('/api/v1/account', tokens.access_token)).status).toBe(200);
+      const students = await api('/api/v1/students', tokens.access_token);
+      expect(students.status).toBe(403);
+      expect(students.headers.get('www-authenticate')).toMatch(
+        /^Bearer error="insufficient_scope", scope="students:read", /,
+      );
 
       const introspected = await fetch(`${stack.baseUrl}/api/oauth/introspect`, {
         method: 'POST',

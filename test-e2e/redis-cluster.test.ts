@@ -301,7 +301,7 @@ describe('both services on a Redis Cluster', () => {
     expect(await redisUp()).toEqual({ auth: 1, api: 1 });
   });
 
-  it('answer concurrent refreshes with one refresh token within the grace with the same new tokens', async () => {
+  it('answer concurrent refreshes with one refresh token within the window with one token family', async () => {
     const source = new TokenSource(auth);
     const tokens = await source.fresh(['orders:read'], { resource: auth.issuer });
     const client = await source.client();
@@ -319,9 +319,11 @@ describe('both services on a Redis Cluster', () => {
       }),
     );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    // One token family: every answer carries the grant's current refresh token, and access tokens
+    // that work (the race's losers may get fresh ones rather than the winner's).
     expect(new Set(answers.map((a) => a.body.refresh_token)).size).toBe(1);
-    expect(new Set(answers.map((a) => a.body.access_token)).size).toBe(1);
-    expect((await introspect(answers[0]!.body.access_token)).body).toMatchObject({ active: true });
+    for (const { body } of answers)
+      expect((await introspect(body.access_token)).body).toMatchObject({ active: true });
   });
 
   it('fail over a primary by CLUSTER FAILOVER under load: 503 at most, then everything back', async () => {

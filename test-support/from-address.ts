@@ -13,12 +13,13 @@ export interface AnswerFrom {
   body: Record<string, string>;
 }
 
-/** POSTs `form` (urlencoded) to `origin` + `path` from `localAddress`. */
+/** POSTs `form` (urlencoded) to `origin` + `path` from `localAddress`, with `headers` added. */
 export function postFormFrom(
   origin: string,
   localAddress: string,
   path: string,
   form: Record<string, string>,
+  headers: Record<string, string> = {},
 ): Promise<AnswerFrom> {
   const target = new URL(origin);
   const payload = new URLSearchParams(form).toString();
@@ -31,6 +32,7 @@ export function postFormFrom(
         method: 'POST',
         localAddress,
         headers: {
+          ...headers,
           'content-type': 'application/x-www-form-urlencoded',
           'content-length': Buffer.byteLength(payload),
         },

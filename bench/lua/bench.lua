@@ -8,9 +8,6 @@
 -- BENCH_EXPECT_STATUS  a status every answer must have (e.g. 404): answers with another status are
 --                 counted as "unexpected_status" (wrk still counts every status >= 400 in
 --                 "status_errors"). Unset: no response() hook, so wrk does not parse the answers.
--- BENCH_DELAY_MS  milliseconds each connection waits before its next request (wrk's delay() hook;
---                 the wait is not in the latency): the servers idle between requests, as they do
---                 behind an API at one connection. Unset: no delay() hook.
 --
 -- done() prints one line "BENCHJSON {...}" with the counts and latency percentiles (microseconds).
 local requests = {}
@@ -18,7 +15,6 @@ local n = 0
 local i = 0
 local once = os.getenv("BENCH_ONCE") == "1"
 local expect = tonumber(os.getenv("BENCH_EXPECT_STATUS") or "")
-local pause = tonumber(os.getenv("BENCH_DELAY_MS") or "")
 local threads = {}
 unexpected = 0 -- per thread, read by done() through thread:get()
 
@@ -29,12 +25,6 @@ end
 if expect then
   function response(status, _, _)
     if status ~= expect then unexpected = unexpected + 1 end
-  end
-end
-
-if pause then
-  function delay()
-    return pause
   end
 end
 
@@ -90,9 +80,9 @@ function done(summary, latency, _)
   local wrong = 0
   for _, thread in ipairs(threads) do wrong = wrong + (thread:get("unexpected") or 0) end
   io.write(string.format(
-    'BENCHJSON {"requests":%d,"duration_us":%d,"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,' ..
+    'BENCHJSON {"requests":%d,"duration_us":%d,"p50_us":%d,"p99_us":%d,' ..
     '"connect_errors":%d,"read_errors":%d,"write_errors":%d,"status_errors":%d,"timeouts":%d,' ..
     '"unexpected_status":%d}\n',
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90),
-    latency:percentile(99), latency.max, e.connect, e.read, e.write, e.status, e.timeout, wrong))
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(99),
+    e.connect, e.read, e.write, e.status, e.timeout, wrong))
 end

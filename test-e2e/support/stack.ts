@@ -92,13 +92,18 @@ export async function startStack(
   publicScheme: 'http' | 'https' = 'http',
   /** How many instances of each service (default 1 each). */
   instances: { auth?: number; api?: number } = {},
+  /**
+   * The public host name: `localhost` for WebAuthn, which refuses an IP address as the relying
+   * party (Chromium maps `localhost` to loopback itself; the tests' own requests go to `edgeUrl`).
+   */
+  publicHost = '127.0.0.1',
 ): Promise<Stack> {
   const edgePort = await freePort();
   const [authPorts, apiPorts] = [await freePorts(instances.auth ?? 1), await freePorts(instances.api ?? 1)];
   const [authPort, apiPort] = [authPorts[0]!, apiPorts[0]!];
   const id = randomBytes(5).toString('hex');
   const dir = mkdtempSync(join(tmpdir(), 'e2e-stack-'));
-  const baseUrl = `${publicScheme}://127.0.0.1:${edgePort}`;
+  const baseUrl = `${publicScheme}://${publicHost}:${edgePort}`;
   const edgeUrl = `http://127.0.0.1:${edgePort}`;
   const env: Record<string, string> = {
     NODE_ENV: 'test',

@@ -1,6 +1,6 @@
 /**
  * What every measure gets: the running stack (dedicated Redis and MongoDB-protocol server, the auth
- * server as a real process, the bare reference server), run lengths, helpers to write request files
+ * server as a real process), run lengths, helpers to write request files
  * and to start further servers, and the shared seeded state (accounts, clients, token pools).
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -10,21 +10,24 @@ import type { Started } from '#test-support/processes.js';
 import type { ProcessSet } from './proc.js';
 import type { Durations } from './report.js';
 
-/** How a measure ended. TODO: a placeholder that does not gate; SKIP: not applicable in this run. */
-export type Status = 'PASS' | 'FAIL' | 'TODO' | 'SKIP';
+/** How a measure ended. SKIP: not applicable in this run (e.g. no peer built). */
+export type Status = 'PASS' | 'FAIL' | 'SKIP';
 
-/** What a measure prints: its status and the figures part of its line. */
+/** What a measure prints and records. */
 export interface Outcome {
   status: Status;
+  /** The figures part of its line. */
   text: string;
-  /** Its rows in the closing summary table, one per server loaded (absent: the status only). */
-  rows?: SummaryRow[];
-  /** The figure its goal is judged on, short, for the summary table (e.g. "0.65× Hydra's cpu/req"). */
-  ratio?: string;
+  /** One row per server loaded, for the results file (absent: the status only). */
+  rows?: ResultRow[];
+  /** The figure its goal is judged on, short (e.g. "1.08× cpu/req, A/A ±4.1 %"). */
+  judged?: string;
+  /** P1–P3: our CPU per request ÷ each peer's, the ratio the goal is judged on. */
+  peerRatios?: Record<string, number>;
 }
 
-/** One server's figures in the closing summary table (the worse run's, as on the measure's line). */
-export interface SummaryRow {
+/** One server's figures (the worse run's, as on the measure's line). */
+export interface ResultRow {
   server: string;
   rps: number;
   p50ms: number;
@@ -35,10 +38,10 @@ export interface SummaryRow {
 
 /** One line of the benchmark. */
 export interface Measure {
-  /** The issue's goal id, e.g. "AS1". */
+  /** The goal's id, e.g. "AS2". */
   id: string;
   title: string;
-  /** The goal in words, printed on the line. */
+  /** The goal in words. */
   goal: string;
   run(bench: Bench): Promise<Outcome>;
   /**
@@ -47,8 +50,6 @@ export interface Measure {
    * Its failure surfaces in the measure that awaits the work, not here.
    */
   overlap?(bench: Bench): void;
-  /** Run only when named in BENCH_ONLY (a diagnosis, not a goal of the full run). */
-  optIn?: boolean;
 }
 
 /** A server started for the bench, with where it listens. */
@@ -56,7 +57,7 @@ export interface Server extends Started {
   url: string;
 }
 
-/** A resource API process started for the bench (see {@link Bench.resourceApi}). */
+/** A resource API process started for the bench. */
 export interface ResourceApiServer extends Server {
   /** Its inspector port, opened only for MEM-API's full GC (lib/inspector.ts). */
   inspectPort: number;
@@ -73,13 +74,11 @@ export interface Bench {
   redis: Server;
   /** Absent when BENCH_MONGODB_URI points at an external server (its CPU is then not counted). */
   mongo?: Server;
-  mongoUri: string;
   /** The environment of the auth server process (also used to bootstrap the seeding provider). */
   authEnv: Record<string, string>;
   auth: Server;
   /** The auth server's inspector port, opened only for MEM-AS's full GC (lib/inspector.ts). */
   authInspectPort: number;
-  bare: Server;
   account: { email: string; password: string };
   introspector: { clientId: string; clientSecret: string };
   /** The auth server's runtime inside the bench process: same storage, for seeding through models. */
@@ -91,25 +90,17 @@ export interface Bench {
    * MongoDB-protocol server (FerretDB here, a development stand-in for MongoDB; see PERFORMANCE.md).
    */
   authShown(): ProcessSet;
-  /** Starts (once) the auth server with oidc-provider's memory adapter (AS2's reference). */
-  authMemory(): Promise<Server>;
   /**
-   * Starts (once per `instance`, default 0) the resource API as the real process,
-   * `packages/resource-api/dist/main.js`, production mode, in front of the bench's auth server, Redis
-   * and MongoDB; the first start seeds the demo school. RS1–RS3 and MEM-API use instance 0; RV adds 1.
+   * Starts (once per `instance`, default 0) the resource API as the real process in front of the
+   * bench's auth server, Redis and MongoDB. RS1–RS3 and MEM-API use instance 0; RV adds 1.
    */
   resourceApi(instance?: number): Promise<ResourceApiServer>;
   /**
-   * Starts (once) RS3's floor: a resource API like instance 0 but introspecting at
-   * servers/bare-introspection.ts (one Redis read, nothing else), which it also starts.
+   * Starts another resource API like instance 0, introspecting at `authUrl` (default the auth server)
+   * with its environment changed by `env` (MET's processes, RS3's floor).
    */
-  bareHopApi(): Promise<{ api: ResourceApiServer; introspection: Server }>;
-  /**
-   * Starts (once per `name`) another resource API like instance 0, its environment changed by `env`
-   * (MET's processes with and without metrics).
-   */
-  resourceApiWith(name: string, env: Record<string, string>): Promise<ResourceApiServer>;
-  /** Runs `fn` once per key and shares its result (seeded clients, pools). */
+  startApi(name: string, authUrl?: string, env?: Record<string, string>): Promise<ResourceApiServer>;
+  /** Runs `fn` once per key and shares its result (servers, seeded clients, pools). */
   memo<T>(key: string, fn: () => Promise<T>): Promise<T>;
   /** Writes a request file for lua/bench.lua and returns its path. */
   requests(name: string, lines: string[]): string;
@@ -139,4 +130,12 @@ export function requestLine(method: string, path: string, body: string, headers:
 /** A form POST line. */
 export function formLine(path: string, form: Record<string, string>, headers: string[] = []): string {
   return requestLine('POST', path, new URLSearchParams(form).toString(), [FORM, ...headers]);
+}
+
+/** A JSON POST line. */
+export function jsonLine(path: string, body: unknown): string {
+  return requestLine('POST', path, JSON.stringify(body), [
+    'Content-Type: application/json',
+    'Accept: application/json',
+  ]);
 }

@@ -1,14 +1,8 @@
 /**
  * Asks a server for a full garbage collection and its memory use afterwards, over the DevTools
- * protocol (Node's global WebSocket, behind --experimental-websocket on Node 20). MEM uses it to
- * measure what a process retains, not how much garbage V8 chose to let pile up before collecting.
- *
- * The servers run as deployed, without `--inspect`: they are started with `--inspect-port` only (see
- * {@link inspectPortFlag}), which says where the inspector listens once it is opened and opens nothing.
- * It is opened here by SIGUSR1 (Node's own signal for it) and closed again before returning, so the
- * measures after MEM-AS load the main auth server as it was before. A server started with `--inspect`
- * on every measure read RS1 at 0.936x bare Express against 0.956x without it (medians of seven
- * `BENCH_ONLY=RS1` runs each, alternated; bench/PERFORMANCE.md, "The inspector only when asked").
+ * protocol (Node's global WebSocket), so MEM-AS and MEM-API measure what a process retains, not the
+ * garbage V8 let pile up. The servers run without `--inspect`: {@link inspectPortFlag} only says where
+ * the inspector will listen; it is opened here by SIGUSR1 and closed again before returning.
  */
 import { pollUntil } from '#test-support/processes.js';
 

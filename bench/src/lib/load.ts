@@ -27,8 +27,6 @@ export interface LoadSpec {
    */
   expectStatus?: number;
   connections?: number;
-  /** Milliseconds each connection waits before its next request (not in the latency); default none. */
-  delayMs?: number;
   /** The server processes whose CPU is counted (the goals' "per core"). */
   processes: ProcessSet;
   /** Processes on the path whose CPU is measured and printed but not counted (see PERFORMANCE.md). */
@@ -83,7 +81,6 @@ function wrk(spec: LoadSpec, seconds: number): Promise<WrkJson> {
     BENCH_START: String(spec.start ?? 0),
     BENCH_ONCE: spec.once ? '1' : '0',
     BENCH_EXPECT_STATUS: spec.expectStatus === undefined ? '' : String(spec.expectStatus),
-    BENCH_DELAY_MS: spec.delayMs === undefined ? '' : String(spec.delayMs),
   };
   return new Promise((resolve, reject) => {
     const child = spawn('wrk', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });

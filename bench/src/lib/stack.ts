@@ -1,12 +1,8 @@
 /**
- * Brings up the stack a bench run measures, all on 127.0.0.1 and on free ports:
- * - a dedicated Redis (same settings as scripts/services: append-only file, fsync every second), so
- *   its CPU is the auth server's alone and nothing else running on the machine shares it;
- * - a dedicated MongoDB-protocol server (BENCH_MONGODB_URI if set, else `mongod` if on PATH, else the
- *   FerretDB binary scripts/services built), for the same reason;
- * - the auth server as a real process, `node packages/auth-server/dist/main.js`, production mode;
- * - the bare reference server.
- * Data starts empty on every run (.data/bench is wiped), so runs are comparable.
+ * Brings up the stack a bench run measures, on 127.0.0.1 and free ports, with data that starts empty
+ * (.data/bench is wiped): a dedicated Redis (as scripts/services runs it) and MongoDB-protocol server
+ * (BENCH_MONGODB_URI, else `mongod` if on PATH, else scripts/services' FerretDB), so their CPU is the
+ * services' alone; the auth server and resource API processes in production mode.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -64,19 +60,7 @@ export function authEnvironment(dir: string, redisUrl: string, mongoUri: string,
   };
 }
 
-/**
- * Node flags for the servers under test: BENCH_PROFILE=1 writes a CPU profile of each server when it
- * exits, into .data/bench-profiles/ (kept across runs; .data/bench is wiped at every start).
- * BENCH_NODE_FLAGS adds flags for experiments (e.g. "--max-semi-space-size=32").
- */
-export function nodeFlags(dir: string): string[] {
-  const extra = process.env.BENCH_NODE_FLAGS?.split(' ').filter(Boolean) ?? [];
-  return process.env.BENCH_PROFILE === '1'
-    ? [...extra, '--cpu-prof', `--cpu-prof-dir=${join(dir, '..', 'bench-profiles')}`]
-    : extra;
-}
-
-/** Starts a Node server `script` with `env` (run by `node`, default this process's) and waits for `healthPath`. */
+/** Starts a Node server `script` with `env` and waits for `healthPath` to answer 200. */
 export async function startNodeServer(
   name: string,
   script: string,
@@ -86,9 +70,8 @@ export async function startNodeServer(
   url: string,
   healthPath: string,
   flags: string[] = [],
-  node = process.execPath,
 ): Promise<Server> {
-  const p = startProcess(name, node, [...nodeFlags(dir), ...flags, script, ...args], {
+  const p = startProcess(name, process.execPath, [...flags, script, ...args], {
     env: { ...process.env, ...env },
     log: join(dir, 'logs', `${name}.log`),
   });
@@ -103,27 +86,40 @@ export function freshDir(dir: string): void {
 }
 
 /**
- * The auth server's own Node flags (its src/node-flags.ts) for a server run by `node`: all of them on
- * this Node, none on another (P1–P3's Node 20, which has no async context frames and would refuse the
- * flag).
+ * One more auth server process beside `bench.auth`: the same environment (issuer, keys, secrets,
+ * Redis and MongoDB) and Node flags, its own port (AS2's two Redis-adapter processes).
  */
-export function authServerFlags(node = process.execPath): string[] {
-  return node === process.execPath ? [...AUTH_SERVER_NODE_FLAGS] : [];
+export async function startAuthInstance(bench: Bench, name: string): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = { ...bench.authEnv, AUTH_PORT: String(port) };
+  const main = join(bench.root, 'packages/auth-server/dist/main.js');
+  return startNodeServer(name, main, [], env, bench.dir, url, '/healthz', [...AUTH_SERVER_NODE_FLAGS]);
 }
 
 /**
- * One more auth server process beside `bench.auth`: the same environment (issuer, keys, secrets,
- * Redis and MongoDB), its own port, run by `node` (SCALE's second process; P1–P3's Node 20 run).
+ * The resource API's environment: production mode, in front of the auth server at `authUrl`
+ * (introspecting as its static client), Redis (the revocation feed, same key prefix) and MongoDB
+ * (the auth server's database, as in production). BASE_URL is the instance's own origin: the bench's
+ * tokens carry no `aud`, and the API accepts an unbound token everywhere its scopes are.
  */
-export async function startAuthInstance(
-  bench: Bench,
-  name: string,
-  node = process.execPath,
-  extraEnv: Record<string, string> = {},
-  script = join(bench.root, 'packages/auth-server/dist/main.js'),
-): Promise<Server> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env = { ...bench.authEnv, AUTH_PORT: String(port), ...extraEnv };
-  return startNodeServer(name, script, [], env, bench.dir, url, '/healthz', authServerFlags(node), node);
+export function apiEnvironment(
+  authEnv: Record<string, string>,
+  authUrl: string,
+  port: number,
+): Record<string, string> {
+  return {
+    NODE_ENV: 'production',
+    BASE_URL: `http://127.0.0.1:${port}`,
+    API_HOST: '127.0.0.1',
+    API_PORT: String(port),
+    TRUST_PROXY: 'false',
+    AUTH_INTERNAL_URL: authUrl,
+    INTROSPECTION_CLIENT_ID: authEnv.INTROSPECTION_CLIENT_ID!,
+    INTROSPECTION_CLIENT_SECRET: authEnv.INTROSPECTION_CLIENT_SECRET!,
+    REDIS_URL: authEnv.REDIS_URL!,
+    REDIS_KEY_PREFIX: authEnv.REDIS_KEY_PREFIX!,
+    MONGODB_URI: authEnv.MONGODB_URI!,
+    LOG_LEVEL: authEnv.LOG_LEVEL!,
+  };
 }

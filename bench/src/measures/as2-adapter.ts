@@ -1,60 +1,68 @@
 /**
- * AS2: what our Redis storage costs. The same introspection load against the same server built with
- * oidc-provider's in-memory adapter (bench/src/servers/auth-memory.ts) and with our Redis adapter,
- * interleaved: memory, Redis, memory, Redis, memory. Each server gets its own pool of access tokens
- * from real code exchanges of a dynamically registered client. Redis CPU counts on both sides (the
- * rate limiter counts every request in Redis whichever adapter stores the tokens).
+ * AS2: what our Redis storage costs. The same introspection load on the auth server with
+ * oidc-provider's in-memory adapter (servers/auth-memory.ts) and on two processes of the real one
+ * with our Redis adapter (the A/A twins), all three started together for AS2 (the main auth server has
+ * served MEM-AS's 100,000 introspections, a history the fresh memory-adapter process would not share).
  *
- * Both servers are processes started together for AS2 (the Redis one by `startAuthInstance`: the
- * bench's environment, its own port), not the bench's main auth server: that one has served AS1 and
- * MEM-AS's 100,000 introspections before, and a process with that history costs several per cent to
- * a third more per request than a fresh one running the same code (PERFORMANCE.md, "Two full runs on
- * a quiet machine"), which AS2 would have charged to the Redis adapter.
- *
- * Judged on the median of five paired rounds (lib/report.ts, `pairedRounds`; BENCH_AS2_RUN seconds a
- * run, default 3), each side first in turn. BENCH_AS2_AA=1 (a diagnosis, not a goal) puts a second
- * Redis-adapter server in the reference's place, every token minted the same way for both: the ratio
- * it prints is what the method itself puts between two processes of the same code. The sandwich AS2
- * used before read 1.17× and 1.22× that way; paired rounds: PERFORMANCE.md, "Measuring a process against itself".
+ * The memory server gets its own tokens from real code exchanges on it; the two Redis servers share
+ * one pool, minted the same way through the main server (same Redis). Redis's CPU counts on every
+ * side: the rate limiter counts each introspection there whichever adapter stores the tokens.
+ * Judged on the median of five rounds against the twins' spread (lib/aa.ts, `judgeAgainstAa`).
  */
-import type { Measure } from '../lib/bench.js';
-import { figuresText, pairedRounds, summaryOf } from '../lib/report.js';
-import { startAuthInstance } from '../lib/stack.js';
+import { join } from 'node:path';
+import { freePort } from '#test-support/processes.js';
+import type { Bench, Measure, Server } from '../lib/bench.js';
+import type { LoadSpec } from '../lib/load.js';
+import { aaOutcome, judgeAgainstAa, twinRounds } from '../lib/aa.js';
 import { flowTokens } from '../lib/seed.js';
+import { startAuthInstance, startNodeServer } from '../lib/stack.js';
+import { AUTH_SERVER_NODE_FLAGS } from '@school/auth-server/dist/node-flags.js';
 import { introspect, introspectLine } from './common.js';
 
 /** Tokens per pool: well inside the memory adapter's LRU (1,000 recent entries). */
 const POOL = 150;
 const GOAL = 1.1;
 const ROUNDS = 5;
-const RUN_S = Number(process.env.BENCH_AS2_RUN ?? 3);
+const RUN_S = 3;
+/** Both adapters keep getting faster for ~10 s of this load (V8 optimising the introspection path). */
 const WARM_S = 12;
+
+/** The auth server on oidc-provider's memory adapter, with the main server's environment and flags. */
+async function memoryServer(bench: Bench): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env = { ...bench.authEnv, AUTH_PORT: String(port), BASE_URL: url };
+  const script = join(bench.root, 'bench/dist/servers/auth-memory.js');
+  return startNodeServer('auth-memory', script, [], env, bench.dir, url, '/healthz', [
+    ...AUTH_SERVER_NODE_FLAGS,
+  ]);
+}
 
 export const as2: Measure = {
   id: 'AS2',
   title: 'introspection CPU, Redis adapter vs memory adapter',
-  goal: `≤ ${GOAL}× cpu/req`,
+  goal: `≤ ${GOAL}× cpu/req + the A/A spread`,
   async run(bench) {
-    const aa = process.env.BENCH_AS2_AA === '1';
-    const [memory, redis] = await Promise.all([
-      aa ? startAuthInstance(bench, 'auth-as2-aa') : bench.authMemory(),
-      bench.memo('as2-redis-server', () => startAuthInstance(bench, 'auth-as2')),
+    const [memory, a, b] = await Promise.all([
+      memoryServer(bench),
+      startAuthInstance(bench, 'auth-as2-a'),
+      startAuthInstance(bench, 'auth-as2-b'),
     ]);
-    bench.log(`AS2: signing in and exchanging codes on both servers${aa ? ' (A/A: both Redis)' : ''}`);
-    // Minted through the main server (the fresh one shares its Redis, and its pages redirect to the
-    // main server's BASE_URL), introspected at the fresh one. Both at once: two servers, two browsers
-    // (A/A: one after the other, through the main server's one browser).
-    const [memTokens, redisTokens] = aa
-      ? [await flowTokens(bench, bench.auth.url, POOL), await flowTokens(bench, bench.auth.url, POOL)]
-      : await Promise.all([flowTokens(bench, memory.url, POOL), flowTokens(bench, bench.auth.url, POOL)]);
-    // Both sides must do the same work: every token active, with the same claims in the answer.
-    const [memAnswer, redisAnswer] = await Promise.all([
+    bench.log('AS2: signing in and exchanging codes on the memory server and the main server');
+    // The memory server's pages redirect to its own BASE_URL; the Redis servers share the main one's.
+    const [memTokens, redisTokens] = await Promise.all([
+      flowTokens(bench, memory.url, POOL),
+      flowTokens(bench, bench.auth.url, POOL),
+    ]);
+    // Every side must do the same work: every token active, with the same claims in the answer.
+    const answers = await Promise.all([
       introspect(bench, memory.url, memTokens[0]!),
-      introspect(bench, redis.url, redisTokens[0]!),
+      introspect(bench, a.url, redisTokens[0]!),
+      introspect(bench, b.url, redisTokens[0]!),
     ]);
-    const shape = (a: Record<string, unknown>) => `${String(a.active)} ${Object.keys(a).sort().join(',')}`;
-    if (memAnswer.active !== true || shape(memAnswer) !== shape(redisAnswer)) {
-      throw new Error(`the two servers answer differently: ${shape(memAnswer)} / ${shape(redisAnswer)}`);
+    const shapes = answers.map((x) => `${String(x.active)} ${Object.keys(x).sort().join(',')}`);
+    if (answers[0]!.active !== true || new Set(shapes).size !== 1) {
+      throw new Error(`the servers answer differently: ${shapes.join(' / ')}`);
     }
     const memFile = bench.requests(
       'as2-memory',
@@ -64,36 +72,27 @@ export const as2: Measure = {
       'as2-redis',
       redisTokens.map((t) => introspectLine(bench, t)),
     );
-    const shown = bench.authShown();
-    const s = await pairedRounds({
+    const spec = (name: string, server: Server, requestsFile: string): LoadSpec => ({
+      name,
+      url: server.url,
+      requestsFile,
+      processes: { node: server.pid, redis: bench.redis.pid },
+      shown: bench.authShown(),
+    });
+    const rounds = await twinRounds({
+      one: spec('memory adapter', memory, memFile),
+      a: spec('Redis adapter a', a, redisFile),
+      b: spec('Redis adapter b', b, redisFile),
       count: ROUNDS,
       seconds: RUN_S,
-      // Both servers keep getting faster for ~10 s of this load (V8 optimising the introspection
-      // path): a short warm-up made the first rounds a JIT measurement.
-      warmSeconds: Math.max(bench.durations.warm, WARM_S),
-      ref: {
-        name: aa ? 'the same Redis adapter (A/A)' : 'memory adapter',
-        url: memory.url,
-        requestsFile: memFile,
-        // Redis counts here too: the rate limiter uses it in front of either adapter.
-        processes: { node: memory.pid, redis: bench.redis.pid },
-        shown,
-      },
-      caseSpec: {
-        name: 'Redis adapter',
-        url: redis.url,
-        requestsFile: redisFile,
-        processes: { node: redis.pid, redis: bench.redis.pid },
-        shown,
-      },
+      warmSeconds: WARM_S,
     });
-    const f = s.figures;
-    const ok = f.cpuRatio <= GOAL && f.errors === 0;
-    const perRound = s.rounds.map((r) => (r.case.cpuUs / r.ref.cpuUs).toFixed(2)).join(', ');
-    return {
-      status: ok ? 'PASS' : 'FAIL',
-      text: `${figuresText(f)}  | median of ${ROUNDS} paired rounds (${perRound})  | goal ≤ ${GOAL}× cpu/req of the memory adapter`,
-      ...summaryOf(f),
-    };
+    await Promise.all([memory.stop(), a.stop(), b.stop()]);
+    const j = judgeAgainstAa(rounds, (r) => r.cpuUs, 'case', GOAL);
+    return aaOutcome(rounds, j, {
+      one: 'memory adapter',
+      twins: 'Redis adapter',
+      metric: 'cpu/req of the memory adapter',
+    });
   },
 };

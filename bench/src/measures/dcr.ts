@@ -4,26 +4,21 @@
  * loopback policy and stores a new client in Redis.
  */
 import type { Measure } from '../lib/bench.js';
-import { requestLine } from '../lib/bench.js';
+import { jsonLine } from '../lib/bench.js';
 import { sandwich } from '../lib/report.js';
 import { registration } from '../lib/seed.js';
-import { bareRef, perCoreOutcome } from './common.js';
+import { perCoreOutcome } from './common.js';
 
 export const dcr: Measure = {
   id: 'DCR',
   title: 'dynamic client registration (public native client)',
   goal: '≥ 1,500/s per core',
   async run(bench) {
-    const body = JSON.stringify(registration('bench agent', false));
     const file = bench.requests('register', [
-      requestLine('POST', '/api/oauth/register', body, [
-        'Content-Type: application/json',
-        'Accept: application/json',
-      ]),
+      jsonLine('/api/oauth/register', registration('bench agent', false)),
     ]);
     const s = await sandwich({
       durations: bench.durations,
-      ref: bareRef(bench),
       caseSpec: () => ({
         name: 'registration',
         url: bench.auth.url,

@@ -1,7 +1,7 @@
 /**
- * What MEM-AS and MEM-API share: presenting the rest of the introspection pool once to a server (so
- * it has seen every one of the pool's distinct tokens), and its resident memory after a full garbage
- * collection over the inspector, printed with what it was before that collection.
+ * What MEM-AS and MEM-API share: the introspection pool (100,000 distinct access tokens, lib/seed.ts),
+ * presented once to a server so that it has seen every one of them, and the server's resident memory
+ * after a full garbage collection over the inspector, printed with what it was before that collection.
  */
 import type { Bench } from '../lib/bench.js';
 import { memoryAfterGc } from '../lib/inspector.js';
@@ -9,7 +9,9 @@ import { runLoad, type RunResult } from '../lib/load.js';
 import { rssBytes, type ProcessSet } from '../lib/proc.js';
 import { int } from '../lib/report.js';
 import { introspectionPool } from '../lib/seed.js';
-import { POOL_SIZE } from './as1-introspection.js';
+
+/** Distinct tokens in the pool. */
+export const POOL_SIZE = 100_000;
 
 /** How far a server has been walked through the pool, and the last rate seen there. */
 export interface PoolCursor {
@@ -29,7 +31,6 @@ export async function presentRestOfPool(
   bench: Bench,
   opts: {
     name: string;
-    file: string;
     url: string;
     line: (token: string) => string;
     cursor: PoolCursor;
@@ -50,13 +51,13 @@ export async function presentRestOfPool(
     const rate = Math.max(opts.cursor.rps || opts.rateIfUnknown, opts.rateFloor);
     const seconds = Math.min(MAX_RUN_SECONDS, Math.ceil((rest.length / rate) * 1.5) + 2);
     bench.log(
-      `${opts.name}: presenting the pool's last ${int(POOL_SIZE - opts.cursor.next)} tokens (${seconds} s)`,
+      `${opts.name}: presenting the pool's last ${int(POOL_SIZE - opts.cursor.next)} tokens (≤ ${seconds} s)`,
     );
     const r = await runLoad(
       {
         name: opts.name,
         url: opts.url,
-        requestsFile: bench.requests(opts.file, rest.map(opts.line)),
+        requestsFile: bench.requests(`${opts.name}-pool`, rest.map(opts.line)),
         once: true,
         expectStatus: opts.expectStatus,
         processes: opts.processes,
@@ -66,6 +67,10 @@ export async function presentRestOfPool(
     runs.push(r);
     opts.cursor.next = Math.min(POOL_SIZE, opts.cursor.next + r.requests);
     opts.cursor.rps = r.rps;
+  }
+  for (const r of runs) if (r.errors) throw new Error(`${r.errors} of ${r.requests} requests failed`);
+  if (opts.cursor.next < POOL_SIZE) {
+    throw new Error(`only ${int(opts.cursor.next)} of the pool's tokens were presented`);
   }
   return runs;
 }

@@ -1,23 +1,12 @@
 /**
- * What the resource API's measures share (RS1, RS2, RS3, RV, MEM-API), all against the real API
- * process (`bench.resourceApi()`) with tokens that carry `courses:read`. Two reads:
+ * What the resource API's measures share, against the real API process with tokens that carry
+ * `courses:read`. RS1, MET and RV read the list, `GET /api/v1/courses`; RS2, RS3 and MEM-API are about
+ * the token check and read one course by id, the read that costs FerretDB least (~0.6 ms of CPU against
+ * ~2.5 ms for the list), so that RS3 measures the hop rather than a cold machine.
  *
- * - RS1 and RV read the list, `GET /api/v1/courses` (the demo school's first page, full view): RS1
- *   compares what the API adds around a read with bare Express doing the same read.
- * - RS2, RS3 and MEM-API read one course, `GET /api/v1/courses/{id}` (the list's first). They are
- *   about the token check, hit against miss, and the read is the same on both sides; one document by
- *   id is the read that disturbs that least. On these two vCPUs the MongoDB-protocol server runs
- *   beside the services, and FerretDB spends ~2.5 ms of CPU on the list against ~0.6 ms on one
- *   document: at one connection that much CPU between every request leaves the API, the auth server
- *   and Redis running cold, which RS3 would then measure instead of the hop (PERFORMANCE.md, "RS3's
- *   floor"). It also lets MEM-API walk the pool in half the time.
- *
- * - A hit: one real access token (a code exchange of the bench's public client), presented again and
- *   again; after its first request the API answers from its introspection cache.
- * - A miss: a token the API has never seen. The introspection pool's 100,000 tokens (lib/seed.ts) are
- *   fresh to the API whatever AS1 and MEM-AS did with them at the auth server, so the API walks it
- *   once with its own cursor: RS2, then RS3, then MEM-API goes through the rest. A run that went past
- *   the end would present tokens again (hits), so the measures check the cursor and fail instead.
+ * A hit: one real access token, presented again and again (cached after its first request). A miss: a
+ * token the API has never seen, from the 100,000-token pool, which the API walks once with one cursor:
+ * RS2, RS3, then MEM-API. A run past the end would present tokens again (hits): the measures fail then.
  */
 import type { Bench, ResourceApiServer } from '../lib/bench.js';
 import { requestLine } from '../lib/bench.js';
@@ -25,7 +14,10 @@ import type { LoadSpec, RunResult } from '../lib/load.js';
 import type { ProcessSet } from '../lib/proc.js';
 import { int } from '../lib/report.js';
 import { flowTokens, introspectionPool } from '../lib/seed.js';
-import { POOL_SIZE } from './as1-introspection.js';
+import { POOL_SIZE } from './pool-memory.js';
+
+/** Seconds of warm-up of fresh API processes: their CPU per read keeps falling for tens of seconds. */
+export const API_WARM_S = 10;
 
 /** RS1's and RV's read: the course list. */
 export const LIST_ROUTE = '/api/v1/courses';
@@ -135,7 +127,7 @@ function missFile(bench: Bench): Promise<string> {
 /** Misses: reads of `courseRoute`, each with a token of the pool `target`'s API (default instance 0) has not seen. */
 export async function missSpec(bench: Bench, connections?: number, target?: ApiTarget): Promise<LoadSpec> {
   const { api, processes, cursor } = target ?? (await instanceZero(bench));
-  if (cursor.next >= POOL_SIZE) throw new Error('the introspection pool is used up: raise BENCH_POOL');
+  if (cursor.next >= POOL_SIZE) throw new Error('the introspection pool is used up');
   return {
     name: 'cache miss',
     url: api.url,
@@ -156,6 +148,6 @@ export function afterMisses(r: RunResult, saturating = true, cursor: { next: num
 /** Empty, or why the misses were not all misses (the pool ran out and wrk started over). */
 export function poolProblem(): string {
   return missCursor.next > POOL_SIZE
-    ? `| POOL USED UP: ${int(missCursor.next - POOL_SIZE)} requests reused tokens (raise BENCH_POOL)`
+    ? `| POOL USED UP: ${int(missCursor.next - POOL_SIZE)} requests reused tokens`
     : '';
 }

@@ -1,38 +1,20 @@
 /**
  * Ory Hydra v2.3.0 as a peer: `hydra serve all --dev` on 127.0.0.1 with a dedicated PostgreSQL
- * (postgres.ts; its CPU counted with Hydra's, as Redis's is with ours), opaque access tokens (its
- * default strategy), its default client-secret hasher (PBKDF2, 25,000 iterations) and its default
- * log level (info: a line per request, as ours).
- *
- * Not its in-memory or SQLite store, which the issue asked for: `DSN=memory` (SQLite in memory)
- * answers concurrent writes with "Unable to serialize access due to a concurrent update" (500s: at 50
- * connections two thirds of the refresh grants failed), and a SQLite file in WAL mode with a busy
- * timeout and immediate transactions still answered "database is locked" while minting the tokens
- * at 4 at a time, and minted them at ~1 flow/s. PostgreSQL is the store Hydra documents for
- * production. BENCH_HYDRA_DSN overrides it (e.g. `memory`; nothing else is counted then).
- *
- * Hydra has no login or consent pages: the application supplies them and tells Hydra through the
- * admin API. So each token here comes from a real authorization-code flow driven as such an
- * application would: the authorization request through Hydra's public endpoint (its cookies kept),
- * the login and consent challenges accepted on the admin API for one test subject, the code
- * exchanged with PKCE by a confidential client (`client_secret_post`).
- *
- * Differences from ours, printed with the lines:
- * - introspection is Hydra's admin endpoint (`/admin/oauth2/introspect`), which takes no client
- *   authentication (the admin port is meant to be reachable only from trusted networks); ours
- *   authenticates the resource server on every call;
- * - Hydra rotates refresh tokens on every use and, on rotation, revokes the access tokens of the
- *   grant, so a valid access token needs its own grant (one code flow per token of the pool), and a
- *   refresh token can be presented again only within `rotation_grace_period` (at most 5 minutes).
- *   The bench sets that grace period to 5 minutes so that 10 refresh tokens can be presented again
- *   and again, as ours are, and mints them afresh before each run.
+ * (postgres.ts, its CPU counted with Hydra's), opaque access tokens, its default client-secret hasher
+ * (PBKDF2, 25,000 iterations) and log level (info). Hydra has no login or consent pages, so each token
+ * comes from a real code flow driven as the application would: the authorization request on its
+ * public port, the login and consent challenges accepted on its admin API, the code exchanged with
+ * PKCE by a `client_secret_post` client. Its introspection is the admin endpoint (no client
+ * authentication). It rotates refresh tokens and revokes the grant's access tokens on rotation, so
+ * every pool token has its own grant, and the 10 refresh tokens, presented again within its 5-minute
+ * grace period, are minted afresh before each run.
  */
 import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Bench } from '../lib/bench.js';
-import { formLine, requestLine } from '../lib/bench.js';
+import { formLine, jsonLine } from '../lib/bench.js';
 import { registration } from '../lib/seed.js';
 import { FormBrowser } from '#test-support/form-browser.js';
 import { pkce, REDIRECT } from '#test-support/oauth-flow.js';
@@ -106,8 +88,8 @@ async function codeFlow(
 export async function startHydra(bench: Bench, bin: string, tokens: number): Promise<PeerTarget> {
   const [pubPort, adminPort] = [await freePort(), await freePort()];
   const h: Hydra = { pub: `http://127.0.0.1:${pubPort}`, admin: `http://127.0.0.1:${adminPort}` };
-  const pg = process.env.BENCH_HYDRA_DSN ? undefined : await startPostgres(bench);
-  const dsn = process.env.BENCH_HYDRA_DSN ?? pg!.dsn;
+  const pg = await startPostgres(bench);
+  const dsn = pg.dsn;
   await promisify(execFile)(bin, ['migrate', 'sql', 'up', '-e', '--yes'], {
     env: { ...process.env, DSN: dsn },
   });
@@ -159,10 +141,10 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
     label: 'Ory Hydra v2.3.0 (serve all --dev, PostgreSQL 15, opaque tokens)',
     stop: async () => {
       await p.stop();
-      if (pg) process.kill(pg.pid, 'SIGTERM');
+      process.kill(pg.pid, 'SIGTERM');
     },
     processes: { hydra: p.pid },
-    tree: pg && { name: 'postgres', ticks: pg.ticks },
+    tree: { name: 'postgres', ticks: pg.ticks },
     introspection: {
       url: h.admin,
       requestsFile: bench.requests(
@@ -182,10 +164,7 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
     registration: {
       url: h.pub,
       requestsFile: bench.requests('hydra-register', [
-        requestLine('POST', '/oauth2/register', JSON.stringify(registration('bench agent', false)), [
-          'Content-Type: application/json',
-          'Accept: application/json',
-        ]),
+        jsonLine('/oauth2/register', registration('bench agent', false)),
       ]),
     },
     notes: {

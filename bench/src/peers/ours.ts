@@ -1,11 +1,11 @@
 /**
  * Our auth server as one of the side-by-side targets (P1–P3), loaded exactly as the peers are: the
- * same number of distinct access tokens for introspection (minted as AS1's pool is, lib/seed.ts), the
- * refresh tokens of AS4 (10 confidential clients, client_secret_post, no id_token) and DCR's
- * registration. CPU counted: the auth server and Redis, as in AS1 and AS4.
+ * same number of distinct access tokens for introspection (minted as the MEM-AS pool is, lib/seed.ts),
+ * the refresh tokens of 10 confidential clients (client_secret_post, no id_token) and DCR's
+ * registration. CPU counted: the auth server and Redis.
  */
 import type { Bench } from '../lib/bench.js';
-import { formLine, requestLine } from '../lib/bench.js';
+import { formLine, jsonLine } from '../lib/bench.js';
 import { SCOPE_NO_OPENID, introspectionPool, refreshTokens, registration } from '../lib/seed.js';
 import { introspectLine } from '../measures/common.js';
 import type { PeerTarget } from './peer.js';
@@ -44,10 +44,7 @@ export async function ourTarget(bench: Bench, tokens: number): Promise<PeerTarge
     registration: {
       url,
       requestsFile: bench.requests('ours-peer-register', [
-        requestLine('POST', '/api/oauth/register', JSON.stringify(registration('bench agent', false)), [
-          'Content-Type: application/json',
-          'Accept: application/json',
-        ]),
+        jsonLine('/api/oauth/register', registration('bench agent', false)),
       ]),
     },
     notes: {},

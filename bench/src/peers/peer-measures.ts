@@ -1,17 +1,15 @@
 /**
- * P1–P3: our CPU per request against Ory Hydra's and Keycloak's, same machine, same run,
- * same load generator (wrk, 1 thread, 50 keep-alive connections), same token count.
+ * P1–P3: our CPU per request against Ory Hydra's and Keycloak's, same machine, same run, same load
+ * generator (wrk, 1 thread, 50 keep-alive connections), same token count.
  *
- * The servers are warmed up together (BENCH_PEER_WARM seconds, default 8: the JVM's JIT needs more
- * than our 3 s, and every server gets the same; at once, to keep the bench under 15 minutes), then
- * interleaved, ours, ours on Node 20, Hydra, Keycloak, twice, each run BENCH_PEER_RUN seconds
- * (default 6: eight runs per measure, three measures; 8 s each kept the bench over 15 minutes). Of each
+ * The servers are warmed up together (WARM_S: the JVM's JIT needs more than our 3 s, and every server
+ * gets the same), then loaded in turn, ours, Hydra, Keycloak, twice, RUN_S seconds each. Of each
  * server's two runs the worse figure is printed, and the ratio that decides the goal is the worse of
- * the two rounds' ratios (ours ÷ the peer's CPU per request, each round's runs side by side). One
- * line per server, then our ratio to each peer and to ours on Node 20 (printed, not judged).
+ * the two rounds' ratios (ours ÷ the peer's CPU per request, each round's runs side by side). The
+ * goals are won by factors of 3 to 30, so two short rounds decide them.
  */
 import type { Bench, Measure, Outcome } from '../lib/bench.js';
-import { runLoad, type LoadSpec, type RunResult } from '../lib/load.js';
+import { runLoad, type RunResult } from '../lib/load.js';
 import { TICKS_PER_SECOND } from '../lib/proc.js';
 import { cpuText, int, ms } from '../lib/report.js';
 import { peerSet } from './peer-set.js';
@@ -19,27 +17,16 @@ import type { PeerLoad, PeerTarget } from './peer.js';
 
 type Kind = 'introspection' | 'refresh' | 'registration';
 
-const WARM = Number(process.env.BENCH_PEER_WARM ?? 8);
-const RUN = Number(process.env.BENCH_PEER_RUN ?? 6);
+const WARM_S = 8;
+const RUN_S = 4;
 const INDENT = ' '.repeat(8);
 
-/** The goal per peer: our CPU per request at most `factor` × the peer's. */
-type Goals = Record<string, number>;
-
-function loadOf(t: PeerTarget, kind: Kind): PeerLoad | undefined {
-  const load = t[kind];
-  return 'url' in load ? load : undefined;
-}
-
-async function spec(t: PeerTarget, load: PeerLoad): Promise<LoadSpec> {
-  const requestsFile = load.renew ? await load.renew() : load.requestsFile;
-  return { name: t.name, url: load.url, requestsFile, processes: t.processes, shown: t.shown };
-}
-
 /** One run at `t`, its store's process tree (if any) counted with its processes. */
-async function measured(t: PeerTarget, kind: Kind, seconds: number): Promise<RunResult> {
+async function measured(t: PeerTarget, load: PeerLoad, seconds: number): Promise<RunResult> {
+  const requestsFile = load.renew ? await load.renew() : load.requestsFile;
   const before = t.tree?.ticks() ?? 0;
-  const r = await runLoad(await spec(t, loadOf(t, kind)!), seconds);
+  const spec = { name: t.name, url: load.url, requestsFile, processes: t.processes, shown: t.shown };
+  const r = await runLoad(spec, seconds);
   if (!t.tree) return r;
   const us = ((t.tree.ticks() - before) * 1e6) / TICKS_PER_SECOND / Math.max(r.requests, 1);
   return { ...r, cpuUs: r.cpuUs + us, cpuParts: { ...r.cpuParts, [t.tree.name]: us } };
@@ -57,9 +44,9 @@ function worse(runs: RunResult[]): RunResult {
   };
 }
 
-function serverLine(t: PeerTarget, r: RunResult): string {
+function serverLine(name: string, r: RunResult): string {
   return [
-    `${t.name.padEnd(12)} ${int(r.rps)} req/s`,
+    `${name.padEnd(9)} ${int(r.rps)} req/s`,
     `p50 ${ms(r.p50ms)} ms`,
     `p99 ${ms(r.p99ms)} ms`,
     cpuText(r),
@@ -68,95 +55,63 @@ function serverLine(t: PeerTarget, r: RunResult): string {
   ].join('  ');
 }
 
-/** Ours ÷ `other`, the worse round's: CPU per request (highest) and requests/s (lowest). */
-function ratioOf(ourRuns: RunResult[], theirs: RunResult[]): { cpu: number; rps: number } {
-  return {
-    cpu: Math.max(...ourRuns.map((r, i) => r.cpuUs / theirs[i]!.cpuUs)),
-    rps: Math.min(...ourRuns.map((r, i) => r.rps / theirs[i]!.rps)),
-  };
-}
-
-/**
- * Loads every server that has `kind`, interleaved, twice; one line each, the ratios, the verdict.
- * Without a peer the goal is not judged (SKIP), but ours and ours on Node 20 are still loaded.
- */
-async function sideBySide(bench: Bench, kind: Kind, goals: Goals, last: boolean): Promise<Outcome> {
+/** Loads every server that has `kind`, in turn, twice: one line each, the ratios, the verdict. */
+async function sideBySide(
+  bench: Bench,
+  kind: Kind,
+  goals: Record<string, number>,
+  last: boolean,
+): Promise<Outcome> {
   const set = await peerSet(bench);
   const skipped = [...set.skipped];
-  const loaded: PeerTarget[] = [];
+  const loaded: [PeerTarget, PeerLoad][] = [];
   for (const t of set.targets) {
     const load = t[kind];
-    if ('url' in load) loaded.push(t);
+    if ('url' in load) loaded.push([t, load]);
     else skipped.push(`${t.name}: ${load.unsupported}`);
   }
-  const [ours, ...others] = loaded;
-  const peers = others.filter((t) => !t.runtime);
-  if (!others.length) {
-    if (last) await set.stop();
-    return { status: 'SKIP', text: `nothing to compare with: ${skipped.join('; ')}` };
-  }
   try {
-    const runs = new Map<PeerTarget, RunResult[]>(loaded.map((t) => [t, []]));
-    // Warmed up together (each JIT counts its own calls; nothing of the warm-up is measured).
-    await Promise.all(loaded.map((t) => measured(t, kind, WARM)));
+    if (loaded.length < 2) return { status: 'SKIP', text: `nothing to compare with: ${skipped.join('; ')}` };
+    await Promise.all(loaded.map(([t, load]) => measured(t, load, WARM_S)));
+    const runs = new Map<string, RunResult[]>(loaded.map(([t]) => [t.name, []]));
     for (let round = 0; round < 2; round++) {
-      for (const t of loaded) runs.get(t)!.push(await measured(t, kind, RUN));
+      for (const [t, load] of loaded) runs.get(t.name)!.push(await measured(t, load, RUN_S));
     }
-    const ourRuns = runs.get(ours!)!;
-    const lines = loaded.map((t) => serverLine(t, worse(runs.get(t)!)));
-    const errorFree = [...runs.values()].every((rs) => rs.every((r) => r.errors === 0));
-    let ok = errorFree;
+    const ours = runs.get('ours')!;
+    let ok = [...runs.values()].every((rs) => rs.every((r) => r.errors === 0));
+    const peerRatios: Record<string, number> = {};
     const ratios: string[] = [];
-    const short: string[] = [];
-    for (const p of others) {
-      const theirs = runs.get(p)!;
-      const { cpu, rps } = ratioOf(ourRuns, theirs);
-      const goal = p.runtime ? undefined : (goals[p.name] ?? 1);
-      if (goal !== undefined) ok &&= cpu <= goal;
-      const vs = `${int(worse(ourRuns).cpuUs)} vs ${int(worse(theirs).cpuUs)} µs`;
+    for (const [t] of loaded.slice(1)) {
+      const theirs = runs.get(t.name)!;
+      const cpu = Math.max(...ours.map((r, i) => r.cpuUs / theirs[i]!.cpuUs));
+      const rps = Math.min(...ours.map((r, i) => r.rps / theirs[i]!.rps));
+      peerRatios[t.name] = cpu;
+      ok &&= cpu <= goals[t.name]!;
       ratios.push(
-        `ours ÷ ${p.name}: ${cpu.toFixed(2)}× cpu/req (${vs}), ${rps.toFixed(2)}× req/s; ` +
-          (goal === undefined ? 'no goal' : `goal ≤ ${goal}×`),
+        `ours ÷ ${t.name}: ${cpu.toFixed(2)}× cpu/req, ${rps.toFixed(2)}× req/s (goal ≤ ${goals[t.name]}×)`,
       );
-      short.push(`÷ ${p.name} ${cpu.toFixed(2)}×`);
     }
     const tail = [
       ratios.join('  |  '),
       ...skipped.map((s) => `skipped: ${s}`),
-      ...(kind === 'introspection' ? loaded.map((t) => `${t.name}: ${t.label}`) : []),
-      ...peers.map((p) => p.notes[kind] ?? ''),
+      ...(kind === 'introspection' ? loaded.map(([t]) => `${t.name}: ${t.label}`) : []),
+      ...loaded.map(([t]) => t.notes[kind] ?? ''),
     ].filter(Boolean);
-    const status = !errorFree ? 'FAIL' : !peers.length ? 'SKIP' : ok ? 'PASS' : 'FAIL';
     return {
-      status,
-      text: [...lines, ...tail].join(`\n${INDENT}`),
-      rows: loaded.map((t) => ({ server: t.name, ...worse(runs.get(t)!) })),
-      ratio: `ours cpu/req ${short.join(', ')}${peers.length ? '' : ' (no peer built)'}`,
+      status: ok ? 'PASS' : 'FAIL',
+      text: [...loaded.map(([t]) => serverLine(t.name, worse(runs.get(t.name)!))), ...tail].join(
+        `\n${INDENT}`,
+      ),
+      rows: loaded.map(([t]) => ({ server: t.name, ...worse(runs.get(t.name)!) })),
+      judged: Object.entries(peerRatios)
+        .map(([name, r]) => `ours ÷ ${name} ${r.toFixed(2)}× cpu/req`)
+        .join(', '),
+      peerRatios,
     };
   } finally {
     if (last) await set.stop();
   }
 }
-
-/**
- * P4, login + consent + code exchange as one measured flow: left out, and the line says why (issue
- * 17 allows it only where each peer's pages can be scripted honestly).
- */
-export const p4: Measure = {
-  id: 'P4',
-  title: 'login + consent + code exchange, side by side',
-  goal: 'left out (see the line)',
-  run: async () => ({
-    status: 'SKIP',
-    ratio: 'not measured: Hydra has no pages',
-    text:
-      'not measured: Ory Hydra has no login or consent pages (the application supplies them), so its ' +
-      "figure would be the bench's own glue (two admin-API calls per login), not Hydra's; and each " +
-      "server's login is mostly its password hash (ours argon2id at OWASP's parameters, Keycloak " +
-      'PBKDF2-SHA512 210,000 iterations), a comparison of settings rather than of servers. LG measures ' +
-      'ours; see bench/PERFORMANCE.md',
-  }),
-};
 
 export const p1: Measure = {
   id: 'P1',

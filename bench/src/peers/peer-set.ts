@@ -1,23 +1,17 @@
 /**
- * The servers of the side-by-side measures, started once per bench run (the first of P1–P3 to run
- * starts them, the last one stops them): ours, ours again on Node 20 (node20.ts), then each peer
- * scripts/peers has built. A peer that is not built is skipped with the reason; one that is built
- * but does not come up fails the measures (the run says why) rather than quietly dropping a column.
- *
- * BENCH_PEER_TOKENS (default 500) is the number of distinct access tokens each server is
- * introspected with: Hydra revokes a grant's access tokens when its refresh token rotates, so each
- * valid token takes its own authorization-code flow (~0.1 s of a loaded machine each), which rules
- * out AS1's 100,000.
+ * The servers of P1–P3, started once per run (MEM-API starts them in the background, P3 stops
+ * them): ours, then each peer scripts/peers built. A peer not built is skipped with the reason; one
+ * that is built but does not come up fails the measures rather than quietly dropping a column.
+ * PEER_TOKENS distinct access tokens per server: each of Hydra's takes its own code flow.
  */
 import type { Bench } from '../lib/bench.js';
 import { startHydra } from './hydra.js';
 import { startKeycloak } from './keycloak.js';
-import { node20Target } from './node20.js';
 import { ourTarget } from './ours.js';
 import { peersEnv, type PeerTarget } from './peer.js';
 
 /** Distinct access tokens introspected on each server. */
-export const PEER_TOKENS = Number(process.env.BENCH_PEER_TOKENS ?? 500);
+export const PEER_TOKENS = 500;
 
 /** What the side-by-side measures load, and what was left out and why. */
 export interface PeerSet {
@@ -28,16 +22,13 @@ export interface PeerSet {
   stop(): Promise<void>;
 }
 
-/** Ours, ours on Node 20 and the built peers, started once (`bench.memo`). */
+/** Ours and the built peers, started once (`bench.memo`). */
 export function peerSet(bench: Bench): Promise<PeerSet> {
   return bench.memo('peer-set', async () => {
     const env = peersEnv(bench.root);
     const skipped: string[] = [];
     const ours = await ourTarget(bench, PEER_TOKENS);
     const targets: PeerTarget[] = [ours];
-    const node20 = await node20Target(bench, ours);
-    if (typeof node20 === 'string') skipped.push(node20);
-    else targets.push(node20);
     if (!env.HYDRA_BIN && !env.KEYCLOAK_HOME) {
       skipped.push('no peer built (run scripts/peers; Keycloak needs Java 21+)');
     }

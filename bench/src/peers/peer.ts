@@ -1,10 +1,7 @@
 /**
- * What the side-by-side measures (P1–P3) know of a server: where to send each load, the
- * request file of each, and which processes' CPU to count. Ours and each peer (Ory Hydra, Keycloak)
- * are described the same way, so one measure loads them all alike.
- *
- * The peers are built by `scripts/peers` into .data/peers/ and found through .data/peers/peers.env;
- * a peer missing there is skipped with the reason, never a failure.
+ * What P1–P3 know of a server (ours or a peer): where to send each load, its request file, and which
+ * processes' CPU to count; and the HTTP helpers the peers' set-up shares. The peers are found through
+ * .data/peers/peers.env, which scripts/peers writes.
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -26,8 +23,6 @@ export interface PeerTarget {
   name: string;
   /** What it is, e.g. "Ory Hydra v2.3.0 (serve all --dev, PostgreSQL 15)". */
   label: string;
-  /** Ours under another Node.js: its ratio to ours is printed, not judged. */
-  runtime?: boolean;
   /** The processes whose CPU is counted: the server and its store. */
   processes: ProcessSet;
   /** A store running as a process tree (Hydra's PostgreSQL): counted like `processes`. */

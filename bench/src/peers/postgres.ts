@@ -1,14 +1,8 @@
 /**
- * A dedicated PostgreSQL for Ory Hydra (its production store), on 127.0.0.1, data in .data/bench,
- * started fresh for each run like our Redis. Debian's PostgreSQL 15 binaries (`pg_config --bindir`);
- * PostgreSQL refuses to run as root, so as root it runs as the `postgres` user (runuser).
- *
- * Durability like our Redis's (append-only file, fsync every second): `synchronous_commit=off`, so
- * a commit does not wait for its WAL flush (the WAL writer flushes within 200 ms).
- *
- * Its CPU is a process tree: the postmaster forks a backend per connection, and a backend that exits
- * lands in the postmaster's cutime/cstime. `ticks()` reads the postmaster's own and its children's
- * CPU plus every live child's, so the difference over a run counts every backend that ran in it.
+ * A dedicated PostgreSQL 15 for Ory Hydra, on 127.0.0.1, fresh for each run (Debian's binaries; as
+ * root it runs as the `postgres` user). `synchronous_commit=off`: the durability of our Redis's fsync
+ * every second. Its CPU is a process tree (a backend per connection): `ticks()` reads the postmaster's
+ * own and exited children's CPU plus every live child's.
  */
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdirSync, readFileSync } from 'node:fs';

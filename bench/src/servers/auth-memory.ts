@@ -1,11 +1,7 @@
 /**
- * AS2's reference: the auth server exactly as `packages/auth-server/dist/main.js` runs it (same
- * configuration from the same environment, same Koa app and middleware, rate limits counted in Redis
- * by the same commands, accounts and audit log in MongoDB), except that oidc-provider keeps its models
- * in its built-in in-memory adapter instead of our Redis adapter. The difference between the two is what our storage
- * costs. Keep it in step with src/server.ts (the compiler flags a changed `createApp`).
- *
- * Bench-only: the memory adapter is per process, evicts under load and forgets everything on exit.
+ * AS2's reference: the auth server as `packages/auth-server/dist/main.js` runs it (same configuration,
+ * Koa app, middleware, rate limits counted in Redis, accounts and audit log in MongoDB), except that
+ * oidc-provider keeps its models in its in-memory adapter instead of our Redis adapter.
  *
  *   <auth-server environment> node bench/dist/servers/auth-memory.js
  */
@@ -35,6 +31,7 @@ const app = createApp({
   logger,
   redis: runtime.redis,
   audit: runtime.audit,
+  passkeys: runtime.passkeys,
   readiness: async () => ({ redis: 'ok', mongodb: 'ok' }),
   // Introspections counted by the same script as the real server's, minus its token read: the
   // two servers then differ in where tokens are stored, and nothing else.

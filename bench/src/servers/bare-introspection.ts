@@ -1,11 +1,8 @@
 /**
- * RS3's floor: the least an introspection endpoint can do, on bare `node:http`. It reads the
- * presented token from the auth server's Redis (one `GET` of the key oidc-provider's adapter writes,
- * over ioredis with auto-pipelining, as the auth server reads it) and answers its claims, or
- * `{"active":false}`. No client authentication, no grant check, no rate limit, no log line: nothing
- * a real authorization server may leave out. A resource API pointed at it (AUTH_INTERNAL_URL) pays
- * the hop itself (its introspection call, a second process woken, a Redis round trip) and nothing
- * of ours, so RS3 can tell how much of a miss this machine imposes on any introspection hop.
+ * RS3's floor: the least an introspection endpoint can do, on bare `node:http`: one Redis `GET` of the
+ * presented token (the key our adapter writes) and its claims as the answer, or `{"active":false}`. No
+ * client authentication, grant check, rate limit or log line. An API pointed at it pays the hop itself
+ * and nothing of ours.
  *
  *   REDIS_URL=… REDIS_KEY_PREFIX=… node bench/dist/servers/bare-introspection.js PORT
  */
@@ -63,4 +60,3 @@ createServer((req, res) => {
     );
   });
 }).listen(port, '127.0.0.1');
-process.on('SIGTERM', () => process.exit(0)); // exits cleanly, so BENCH_PROFILE=1 gets its profile

@@ -1,11 +1,7 @@
 /**
- * RS1's reference: a bare Express 5 app answering the route the way the resource API's own operation
- * does (the same handler over the same MongoDB database, its query defaults, `res.json`), without
- * anything around it: no token check, no security headers, no request id or log line, no validation
- * pipeline. What RS1 compares is then what the API adds around a read once the token is known — the
- * auth check above all — and not the read itself, which both pay alike. (A reference answering a
- * precomputed body would compare the API with no database at all; no API that reads MongoDB per
- * request could come within 5 % of that, whatever its token check costs.)
+ * RS1's reference: bare Express 5 answering the route by the resource API's own operation (same
+ * handler, same database, its query defaults, `res.json`) with nothing around it: no token check,
+ * security headers, request id, log line or validation.
  *
  *   <the resource API's environment> ROUTE=/api/v1/courses node bench/dist/servers/express-bare.js PORT
  */
@@ -46,4 +42,3 @@ app.get(route, async (req, res) => {
   res.json(result.body);
 });
 app.listen(port, '127.0.0.1');
-process.on('SIGTERM', () => process.exit(0)); // exits cleanly, so BENCH_PROFILE=1 gets its profile

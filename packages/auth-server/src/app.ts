@@ -3,7 +3,7 @@
  * guard, rate limits and client-authentication checks, the direct introspection step (the
  * introspection client's questions about active access tokens, answered with oidc-provider's models:
  * provider/direct-introspection.ts), the login/consent and account routers, then oidc-provider
- * mounted at the root (it owns `/oauth/*`, `/api/oauth/*` and both well-known documents). Unknown
+ * mounted at the root after the passkey scripts (`/oauth/assets/`; it owns `/oauth/*`, `/api/oauth/*` and both well-known documents). Unknown
  * paths get a JSON 404.
  */
 import { homePageStep } from './http/home-page.js';
@@ -33,6 +33,8 @@ import type { CountWithRead } from './storage/introspection-count.js';
 import { authMetrics } from './http/metrics.js';
 import { directIntrospection } from './provider/direct-introspection.js';
 import type { CimdResolver } from './cimd/cimd-resolver.js';
+import { assetsRouter } from './passkeys/assets.js';
+import type { Passkeys } from './passkeys/passkeys.js';
 
 /** What the app is built from. */
 export interface AppDeps {
@@ -53,6 +55,8 @@ export interface AppDeps {
   countIntrospection?: CountWithRead;
   /** The metadata-document resolver, whose fetch outcomes the metrics count (absent: none counted). */
   cimd?: Pick<CimdResolver, 'observe'>;
+  /** Passkeys and recovery codes (passkeys/passkeys.ts). */
+  passkeys: Passkeys;
 }
 
 /** Builds the Koa application (not yet listening). */
@@ -66,6 +70,7 @@ export function createApp({
   audit,
   countIntrospection,
   cimd,
+  passkeys,
 }: AppDeps): Koa {
   const app = new Koa();
   app.proxy = config.TRUST_PROXY;
@@ -156,12 +161,14 @@ export function createApp({
     loginGuard,
     provider,
     accounts,
+    passkeys,
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
   });
   const accountPages = accountRouter({
     provider,
     accounts,
+    passkeys,
     audit,
     redis,
     loginGuard,
@@ -182,6 +189,7 @@ export function createApp({
     );
   }
   app.use(homePageStep);
+  app.use(assetsRouter().routes());
   app.use(interactions.routes());
   app.use(accountPages.routes());
   app.use(mount(provider));

@@ -25,7 +25,7 @@ import type { Logger } from './logger.js';
 import { isApiResource, type ProviderDeps } from './provider/configuration.js';
 import type { ClientStore } from './storage/client-removal.js';
 import { createProvider } from './provider/create-provider.js';
-import { allowConcurrentRefresh } from './provider/refresh-grace.js';
+import { allowRefreshReuse } from './provider/refresh-grace.js';
 import { checkRefreshResourceFirst } from './provider/refresh-resource-check.js';
 import { loadOrCreateKeys } from './provider/keys.js';
 import { createIntrospectionCount, type CountWithRead } from './storage/introspection-count.js';
@@ -37,6 +37,7 @@ import { withOutageErrors } from './provider/storage-outage.js';
 import { createCimdResolver, resolveForCurrentRequest } from './cimd/cimd-setup.js';
 import { refuseUnknownClientsOverLimit, unidentifiedClientCount } from './http/unidentified-client-limit.js';
 import type { CimdResolver } from './cimd/cimd-resolver.js';
+import { createPasskeys, type Passkeys } from './passkeys/passkeys.js';
 
 /** The auth server's open connections and its provider. */
 export interface AuthRuntime {
@@ -51,6 +52,8 @@ export interface AuthRuntime {
   clients: ClientStore;
   /** The metadata-document resolver, whose fetch outcomes the metrics count. */
   cimd: CimdResolver;
+  /** Passkeys and recovery codes. */
+  passkeys: Passkeys;
   /** Closes Redis and MongoDB. */
   close(): Promise<void>;
 }
@@ -99,7 +102,15 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
     ] as const);
     const accounts = new AccountStore(mongo);
     audit = new AuditLog(mongo, logger, config.AUDIT_RETENTION_DAYS);
-    await attempt(mongoAt, () => Promise.all([accounts.init(), audit!.init()]));
+    const passkeys = createPasskeys({
+      mongo,
+      redis,
+      accounts,
+      prefix: config.REDIS_KEY_PREFIX,
+      baseUrl: config.BASE_URL,
+      passwordFallback: config.PASSWORD_FALLBACK,
+    });
+    await attempt(mongoAt, () => Promise.all([accounts.init(), audit!.init(), passkeys.init()]));
     const prefix = config.REDIS_KEY_PREFIX;
     const recordClientUse = createUsageRecorder(redis, {
       prefix,
@@ -131,12 +142,23 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       }),
     );
     const cimdConsents = { redis, prefix, ttlSeconds: config.GRANT_TTL };
-    const provider = buildProvider({ config, adapter, accounts, keys, cimdConsents }, audit, logger);
-    allowConcurrentRefresh(provider, redis, prefix, refreshGraceSeconds);
+    const provider = buildProvider(
+      { config, adapter, accounts, keys, cimdConsents, grantIndex: { redis, prefix } },
+      audit,
+      logger,
+    );
+    allowRefreshReuse({
+      provider,
+      redis,
+      prefix,
+      seconds: refreshGraceSeconds,
+      audit: audit!,
+      grantTtlSeconds: config.GRANT_TTL,
+    });
     checkRefreshResourceFirst(provider, (indicator) => isApiResource(config, indicator));
     const countIntrospection = createIntrospectionCount(redis, { prefix });
     const clients: ClientStore = { redis, prefix, provider, audit };
-    return { redis, mongo, accounts, audit, provider, countIntrospection, clients, cimd, close };
+    return { redis, mongo, accounts, audit, provider, countIntrospection, clients, cimd, passkeys, close };
   } catch (err) {
     await close();
     throw err;

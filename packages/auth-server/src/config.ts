@@ -67,10 +67,11 @@ const schema = z
     /** Idle lifetime of a refresh token: each rotation issues a fresh one. */
     REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
     /**
-     * Seconds after a refresh token's rotation during which the same client presenting it again gets
-     * the same new tokens (agents sharing one stored refresh token), not a revoked grant; 0: off.
+     * Seconds after a refresh token's rotation during which the same installation presenting it again
+     * gets the grant's current refresh token and a fresh access token (agents sharing one stored
+     * refresh token), not a revoked grant (provider/refresh-grace.ts); 0: off.
      */
-    REFRESH_REUSE_GRACE: z.coerce.number().int().min(0).max(60).default(5),
+    REFRESH_REUSE_GRACE: z.coerce.number().int().min(0).max(3600).default(600),
     /** Absolute lifetime of a grant: no refresh token outlives it. */
     GRANT_TTL: seconds(365 * 24 * 3600),
     /**
@@ -116,6 +117,17 @@ const schema = z
     LOGIN_ACCOUNT_DELAY_MS: z.coerce.number().int().min(0).max(2000).default(1000),
     /** Seconds the sign-in failure counts last. */
     LOGIN_WINDOW: seconds(15 * 60),
+    /**
+     * Whether an account that has a passkey may still sign in with its password. false: such an
+     * account signs in with a passkey or a recovery code only (an admin can also switch the password
+     * off for one account on Staff accounts).
+     */
+    PASSWORD_FALLBACK: flag(true),
+    /**
+     * Require a passkey sign-in before any authorization that grants a write scope (`<area>:write`):
+     * a session signed in with a password is asked to sign in with a passkey first.
+     */
+    PASSKEY_FOR_WRITE_CONSENT: flag(false),
     /** Replaced by the limits above: refused when set, so a deployment does not silently lose it. */
     LOGIN_MAX_FAILURES_PER_ACCOUNT: z.string().optional(),
     /** Days security events are kept in the audit log (MongoDB TTL index). */

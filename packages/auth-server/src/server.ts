@@ -47,6 +47,7 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       audit: runtime.audit,
       countIntrospection: runtime.countIntrospection,
       cimd: runtime.cimd,
+      passkeys: runtime.passkeys,
     });
     const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app.callback());
     const { port, url } = await listen(server, {

@@ -164,11 +164,11 @@ describe('Client ID Metadata Documents', () => {
     serve('Web notes', ['https://notes.example/cb']);
     await allowCimdClient(auth.running.redis, auth.config.REDIS_KEY_PREFIX, clientId);
     const browser = new FormBrowser(auth.issuer);
-    const consentShown = async () => {
-      let page = await browser.follow(authorizeUrl(clientId, 'https://notes.example/cb').url);
-      if (formAction(page.body, '/login')) page = await browser.submit(page, '/login', ADMIN);
+    const consentShown = async (by = browser) => {
+      let page = await by.follow(authorizeUrl(clientId, 'https://notes.example/cb').url);
+      if (formAction(page.body, '/login')) page = await by.submit(page, '/login', ADMIN);
       const shown = !!formAction(page.body, '/confirm');
-      if (shown) page = await browser.submit(page, '/confirm');
+      if (shown) page = await by.submit(page, '/confirm');
       expect(new URL(page.location!).searchParams.get('code')).toBeTruthy();
       return shown;
     };
@@ -179,6 +179,10 @@ describe('Client ID Metadata Documents', () => {
     expect(await consentShown()).toBe(false);
     serve('Web notes (new owner)', ['https://notes.example/cb', 'https://notes.example/other']);
     expect(await consentShown()).toBe(true);
+    // Signing in again elsewhere finds the account's grant (step-up), still tied to the document.
+    expect(await consentShown(new FormBrowser(auth.issuer))).toBe(false);
+    serve('Web notes (third owner)', ['https://notes.example/cb']);
+    expect(await consentShown(new FormBrowser(auth.issuer))).toBe(true);
   });
 
   it('is allowed https callbacks, listed with its fetch status and disallowed by the operator command', async () => {

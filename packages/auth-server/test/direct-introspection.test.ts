@@ -12,6 +12,7 @@ import { Redis } from 'ioredis';
 import { INTROSPECTOR, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { scrape, total } from '../../../test-support/metrics-scrape.js';
 import { freePort } from '../../../test-support/processes.js';
+import { DpopKey, signInWithDpop } from '../../../test-support/dpop.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 import { modelKey } from '../src/storage/redis-keys.js';
 
@@ -126,6 +127,16 @@ describe('active access tokens: the direct path answers, with the same bytes as 
       iss: direct.issuer,
     });
     expect(Object.keys(json)[0]).toBe('active');
+  });
+
+  it('a token bound to a DPoP key (cnf.jkt, token_type DPoP)', async () => {
+    const key = await DpopKey.create();
+    const client = await source.client();
+    const res = await signInWithDpop(direct, client, key, { scope: 'openid courses:read' });
+    const token = (res.body as { access_token: string }).access_token;
+    const { taken, json } = await both(`token=${token}&${CREDENTIALS}`);
+    expect(taken).toBe(1);
+    expect(json).toMatchObject({ active: true, token_type: 'DPoP', cnf: { jkt: key.jkt } });
   });
 
   it('a token bound to the API by a resource indicator (aud)', async () => {
@@ -245,7 +256,11 @@ describe('everything else: oidc-provider answers, as before', () => {
       'Grant',
       (p: Record<string, unknown>) => (p.accountId = 'someone-else'),
     ],
-    ['it names a sender constraint', 'AccessToken', (p: Record<string, unknown>) => (p.jkt = 'x'.repeat(43))],
+    [
+      'it names a certificate binding',
+      'AccessToken',
+      (p: Record<string, unknown>) => (p['x5t#S256'] = 'x'.repeat(43)),
+    ],
   ])('an access token stored as if %s', async (_name, model, change) => {
     // A client and sign-in of its own: the flows of one client and account share their grant.
     const { access_token: token } = await new TokenSource(direct).fresh(['courses:read']);

@@ -106,9 +106,14 @@ describe('the discovery documents', () => {
     expect(Object.keys(oidc).filter((k) => /logout|check_session/i.test(k))).toEqual([]);
   });
 
-  it('advertises no PAR, DPoP, front/back-channel or session logout, device, CIBA, agent_auth or identity features', () => {
+  it('advertises DPoP (RFC 9449) with its proof algorithms, and no nonce requirement', () => {
+    expect(oidc.dpop_signing_alg_values_supported).toEqual(['ES256', 'Ed25519', 'EdDSA']);
+    expect(Object.keys(oidc).filter((k) => /dpop/i.test(k))).toEqual(['dpop_signing_alg_values_supported']);
+  });
+
+  it('advertises no PAR, front/back-channel or session logout, device, CIBA, agent_auth or identity features', () => {
     const unwanted =
-      /pushed_authorization|require_pushed|dpop|frontchannel|backchannel_logout|check_session|device|backchannel|agent|identity|register_uri|mtls|jwt-bearer|token-exchange|id-jag/i;
+      /pushed_authorization|require_pushed|frontchannel|backchannel_logout|check_session|device|backchannel|agent|identity|register_uri|mtls|jwt-bearer|token-exchange|id-jag/i;
     expect(Object.keys(oidc).filter((k) => unwanted.test(k))).toEqual([]);
     expect(JSON.stringify(oidc)).not.toMatch(/jwt-bearer|token-exchange|id-jag|implicit|client_credentials/i);
   });

@@ -66,7 +66,16 @@ function expectPageHeaders(page: Page): void {
   expect(page.headers.get('x-frame-options')).toBe('DENY');
   expect(page.headers.get('x-content-type-options')).toBe('nosniff');
   expect(page.headers.get('referrer-policy')).toBe('same-origin');
-  expect(page.body).not.toMatch(/<script/i);
+  // No inline script; only our own passkey scripts, loaded from this origin with this answer's nonce.
+  const csp = page.headers.get('content-security-policy')!;
+  const scripts = [...page.body.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/gi)];
+  for (const [, attributes, content] of scripts) {
+    expect(content).toBe('');
+    expect(attributes).toMatch(/ src="\/oauth\/assets\/[\w.-]+\.js"/);
+    const nonce = / nonce="([^"]+)"/.exec(attributes!)?.[1];
+    expect(csp).toContain(`script-src 'nonce-${nonce}'`);
+  }
+  if (scripts.length === 0) expect(csp).not.toContain('script-src');
   // The one inline stylesheet is allowed by its hash, computed over exactly what is served.
   const style = /<style>([\s\S]*?)<\/style>/.exec(page.body)![1]!;
   const hash = createHash('sha256').update(style).digest('base64');

@@ -272,12 +272,12 @@ describe('POST /api/oauth/register accepts loopback clients', () => {
     expect(res.body).toMatchObject({ redirect_uris: uris, application_type: 'native' });
   });
 
-  it('gives every registration its own client_id', async () => {
+  it('gives every registration its own client_id, one a command line takes as an argument', async () => {
     const [a, b] = await Promise.all([
       register(auth, { redirect_uris: [REDIRECT] }),
       register(auth, { redirect_uris: [REDIRECT] }),
     ]);
-    expect(a.body?.client_id).toEqual(expect.any(String));
+    expect(a.body?.client_id).toMatch(/^[A-Za-z0-9][A-Za-z0-9_-]{21}$/);
     expect(a.body?.client_id).not.toBe(b.body?.client_id);
   });
 });

@@ -8,6 +8,7 @@ import helmet from 'helmet';
 import type { RedisClient } from '@school/shared';
 import type { Connection } from 'mongoose';
 import { bearer } from './auth/bearer.js';
+import type { ProofFirstSeen } from './auth/dpop-proof.js';
 import { challenges } from './auth/challenges.js';
 import type { IntrospectionReadiness } from './auth/introspection-readiness.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
@@ -30,6 +31,8 @@ export interface AppDeps {
   /** Any live Redis connection, for readiness. */
   redis: RedisClient;
   verifier: TokenVerifier;
+  /** The DPoP proof replay check every instance shares (auth/dpop-replay.ts). */
+  dpopProofs: ProofFirstSeen;
   /** Whether introspection works with this API's credentials, for readiness. */
   introspectionReady: IntrospectionReadiness;
   registry: readonly AreaModule[];
@@ -61,6 +64,7 @@ export function createApp({
   connection,
   redis,
   verifier,
+  dpopProofs,
   introspectionReady,
   registry,
   logger,
@@ -89,7 +93,7 @@ export function createApp({
   app.use(
     operationsRouter(registry, {
       services: { config, connection, logger },
-      authenticate: bearer(verifier, challenge, logger),
+      authenticate: bearer(verifier, challenge, logger, { origin: config.BASE_URL, seen: dpopProofs }),
       challenges: challenge,
     }),
   );

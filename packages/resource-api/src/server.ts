@@ -1,15 +1,26 @@
 /**
  * Starts the resource API: MongoDB, the introspection client and its cache, the Redis revocation
- * feed, the app and its listener. `main.ts` calls it for the real process; the tests call it to boot
+ * feed, a Redis connection for DPoP proof replay (used only by calls of DPoP-bound tokens), the app
+ * and its listener. `main.ts` calls it for the real process; the tests call it to boot
  * the same server in-process (two of them for the revocation test) on random ports.
  *
  * MongoDB and Redis are opened together; a failure names its variable and the address it points at
  * (password redacted), every failure at once (`@school/shared` startup-errors.ts).
  */
 import { createServer, type Server } from 'node:http';
-import { allOrProblems, attempt, listen, redactUrl, redisProblem, stopServer } from '@school/shared';
+import {
+  allOrProblems,
+  attempt,
+  closeRedis,
+  createRedisClient,
+  listen,
+  redactUrl,
+  redisProblem,
+  stopServer,
+} from '@school/shared';
 import mongoose, { type Connection } from 'mongoose';
 import { createApp } from './app.js';
+import { proofsSeenIn } from './auth/dpop-replay.js';
 import { IntrospectionClient, type Introspector } from './auth/introspection-client.js';
 import { introspectionReadiness } from './auth/introspection-readiness.js';
 import { listenForRevocations } from './auth/revocation-listener.js';
@@ -88,7 +99,23 @@ export async function startResourceApi(
     );
     // Whichever way the start goes, a feed that came up is closed with the rest.
     closers.push(() => feeding.then((f) => f.close()));
-    const [, feed] = await allOrProblems([attempt(mongoAt, () => connection.asPromise()), feeding] as const);
+    const commands = createRedisClient(config, 'commands');
+    closers.push(() => closeRedis(commands));
+    // ioredis rejects a failed connect with "Connection is closed."; the reason is in its last error.
+    let commandsError: Error | undefined;
+    commands.on('error', (err: Error) => {
+      commandsError = err;
+      logger.warn({ err: err.message }, 'redis connection error (DPoP proof replay)');
+    });
+    const [, feed] = await allOrProblems([
+      attempt(mongoAt, () => connection.asPromise()),
+      feeding,
+      attempt(redisProblem(config, 'connect to'), () =>
+        commands.connect().catch((err: unknown) => {
+          throw commandsError ?? err;
+        }),
+      ),
+    ] as const);
     await attempt(mongoAt, () => initAreas(connection, registry));
 
     const app = createApp({
@@ -96,6 +123,7 @@ export async function startResourceApi(
       connection,
       redis: feed.redis,
       verifier,
+      dpopProofs: proofsSeenIn(commands, config.REDIS_KEY_PREFIX),
       introspectionReady: introspectionReadiness(introspector),
       registry,
       logger,

@@ -161,14 +161,16 @@ describe('/openapi.json on the auth server’s endpoints (a test auth server ans
 });
 
 describe('/.well-known/oauth-protected-resource', () => {
-  it('names BASE_URL as resource and authorization server, and the 35 API scopes', async () => {
+  it('names BASE_URL as resource and authorization server, and only the baseline scopes', async () => {
     const res = await call(api.url, '/.well-known/oauth-protected-resource');
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
       resource: BASE,
       authorization_servers: [BASE],
-      scopes_supported: [...API_SCOPE_NAMES],
+      scopes_supported: ['school:read', 'account:read'],
       bearer_methods_supported: ['header'],
+      dpop_signing_alg_values_supported: ['ES256', 'Ed25519', 'EdDSA'],
+      dpop_bound_access_tokens_required: false,
       resource_name: expect.any(String),
       resource_documentation: `${BASE}/auth.md`,
     });
@@ -203,6 +205,22 @@ describe('/auth.md', () => {
     ])
       expect(md).toContain(expected);
     for (const scope of API_SCOPE_NAMES) expect(md).toContain(`\`${scope}\``);
+  });
+
+  it('says how to use DPoP and when a replaced refresh token is still answered', async () => {
+    const md = (await call(api.url, '/auth.md')).text.replace(/\s+/g, ' ');
+    for (const expected of [
+      '## DPoP (optional)',
+      'Authorization: DPoP <access token>',
+      'invalid_dpop_proof',
+      'algs="ES256 Ed25519 EdDSA"',
+      'within 10 minutes of its rotation',
+      "the grant's current refresh token and a fresh access token",
+      'a DPoP proof of its key',
+      'the network address of the grant',
+    ])
+      expect(md).toContain(expected);
+    expect(md).not.toContain('5 seconds');
   });
 });
 

@@ -22,3 +22,4 @@ export * from './redis-client.js';
 export * from './resource-identifier.js';
 export * from './metrics.js';
 export * from './redis-memory-policy.js';
+export * from './dpop.js';

@@ -18,7 +18,11 @@ export const introspectionAnswerSchema = z.looseObject({
   iss: z.string().optional(),
   exp: z.number().int().optional(),
   iat: z.number().int().optional(),
-  token_type: z.string().optional(),
+  token_type: z.string().optional().describe('Bearer, or DPoP for a token bound to a key (cnf.jkt)'),
+  cnf: z
+    .looseObject({ jkt: z.string().optional() })
+    .optional()
+    .describe('The confirmation of a sender-constrained token: jkt, the SHA-256 thumbprint of its DPoP key'),
 });
 
 /** One introspection answer. */

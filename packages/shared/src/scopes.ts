@@ -106,6 +106,17 @@ export const API_SCOPE_NAMES: readonly string[] = API_SCOPES.map((s) => s.name);
 /** All 38 scope names, for the authorization server's `scopes_supported`. */
 export const ALL_SCOPE_NAMES: readonly string[] = ALL_SCOPES.map((s) => s.name);
 
+/**
+ * The baseline: the API scopes the protected-resource metadata lists in `scopes_supported`, which is
+ * what an MCP client asks for before any challenge has named a scope (MCP authorization, 2026-07-28).
+ * Reading who is signed in and which school this is: enough for an agent to confirm its connection,
+ * nothing about anyone else and nothing that changes data. Every other scope is asked for when an
+ * operation's 401/403 challenge names it (docs/decisions.md says why these two).
+ */
+export const BASELINE_SCOPE_NAMES: readonly string[] = API_SCOPE_NAMES.filter(
+  (name) => name === 'school:read' || name === 'account:read',
+);
+
 const byName = new Map(ALL_SCOPES.map((s) => [s.name, s]));
 
 /** Looks a scope up by name; `undefined` for anything docs/contract.md does not define. */

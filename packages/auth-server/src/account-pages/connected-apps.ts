@@ -14,6 +14,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { ACCOUNT_CONSOLE_CLIENT_ID, clientKind } from '../provider/client-kind.js';
 import { accountGrants, endAccountAccess } from '../storage/account-grants.js';
 import { grantsLastUsed } from '../storage/grant-usage.js';
+import { grantsReused, type GrantReuse } from '../storage/refresh-lineage.js';
 import { sendPage } from '../interactions/html.js';
 import type { AppIdentity } from '../interactions/page-parts.js';
 import type { CsrfTokens } from '../interactions/csrf.js';
@@ -30,6 +31,11 @@ export interface ConnectedApp extends AppIdentity {
   firstAuthorized: number;
   /** Last used, Unix seconds, when it ever was (at most a minute old: storage/grant-usage.ts). */
   lastUsed?: number;
+  /**
+   * How often a replaced refresh token of it was answered within the reuse window (the same
+   * installation using it from several processes: provider/refresh-grace.ts), and the last time.
+   */
+  reuse?: GrantReuse;
 }
 
 /** The Revoke form. */
@@ -61,11 +67,11 @@ export async function connectedApps(
   const grants = (await accountGrants(redis, prefix, accountId)).filter(
     (g) => g.clientId !== ACCOUNT_CONSOLE_CLIENT_ID,
   );
-  const used = await grantsLastUsed(
-    redis,
-    prefix,
-    grants.map((g) => g.grantId),
-  );
+  const grantIds = grants.map((g) => g.grantId);
+  const [used, reused] = await Promise.all([
+    grantsLastUsed(redis, prefix, grantIds),
+    grantsReused(redis, prefix, grantIds),
+  ]);
   const byClient = new Map<string, ConnectedApp>();
   for (const [i, g] of grants.entries()) {
     let app = byClient.get(g.clientId);
@@ -86,6 +92,12 @@ export async function connectedApps(
     app.firstAuthorized = Math.min(app.firstAuthorized, g.issuedAt);
     const last = used[i];
     if (last !== undefined && (app.lastUsed === undefined || last > app.lastUsed)) app.lastUsed = last;
+    const reuse = reused[i];
+    if (reuse)
+      app.reuse = {
+        count: (app.reuse?.count ?? 0) + reuse.count,
+        last: Math.max(app.reuse?.last ?? 0, reuse.last),
+      };
   }
   return [...byClient.values()].sort((a, b) => b.firstAuthorized - a.firstAuthorized);
 }

@@ -22,8 +22,21 @@ import { connectedAppsSteps, revokeForm } from './connected-apps.js';
 import { requireAdmin } from './require-admin.js';
 import { accountPath, checkAccountForm, requireSignIn, type AccountState } from './signed-in.js';
 import { ACCOUNT_CHANGES } from '../accounts/account-status.js';
-import { accountActionForm, createStaffForm, staffAccountsSteps } from './staff-accounts.js';
-import { changePasswordForm, signOutEverywhereForm, yourAccountSteps } from './your-account.js';
+import {
+  accountActionForm,
+  createStaffForm,
+  passwordSwitchForm,
+  staffAccountsSteps,
+} from './staff-accounts.js';
+import {
+  addPasskeyForm,
+  changePasswordForm,
+  recoveryCodesForm,
+  removePasskeyForm,
+  signOutEverywhereForm,
+  yourAccountSteps,
+} from './your-account.js';
+import type { Passkeys } from '../passkeys/passkeys.js';
 
 /** What the account pages need. */
 export interface AccountPagesDeps {
@@ -39,6 +52,8 @@ export interface AccountPagesDeps {
   baseUrl: string;
   /** The key of the forms' CSRF tokens. */
   csrfSecret: string;
+  /** Passkeys and recovery codes (Your account), the password switch (Staff accounts). */
+  passkeys: Passkeys;
 }
 
 /** Builds the router of the account pages. */
@@ -81,10 +96,21 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
     check(signOutEverywhereForm),
     own.signOutEverywhere,
   );
+  router.post('/account/passkeys', forms, signedIn, check(addPasskeyForm), own.addPasskey);
+  router.post('/account/passkeys/remove', forms, signedIn, check(removePasskeyForm), own.removePasskey);
+  router.post('/account/recovery-codes', forms, signedIn, check(recoveryCodesForm), own.newRecoveryCodes);
   router.get('/staff', signedIn, requireAdmin, staff.show);
   router.post('/staff/create', forms, signedIn, requireAdmin, check(createStaffForm), staff.create);
   router.post('/staff/unlock', forms, signedIn, requireAdmin, check(accountActionForm), staff.unlock);
   router.get('/staff/confirm', signedIn, requireAdmin, staff.confirm);
+  router.post(
+    '/staff/password-sign-in',
+    forms,
+    signedIn,
+    requireAdmin,
+    check(passwordSwitchForm),
+    staff.switchPassword,
+  );
   router.post('/staff/reset-password', forms, signedIn, requireAdmin, check(accountActionForm), staff.reset);
   for (const change of ACCOUNT_CHANGES)
     router.post(

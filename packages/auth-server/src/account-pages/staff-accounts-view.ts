@@ -1,7 +1,7 @@
 /**
- * Staff accounts (account-pages/staff-accounts.ts): every account with its role, state and lock
- * state, what can be done to each, the form that creates a staff account, and the confirmation page
- * of the actions that take something away. A password set by this page is shown once, on the answer
+ * Staff accounts (account-pages/staff-accounts.ts): every account with its role, state, lock state
+ * and password sign-in switch, what can be done to each, the form that creates a staff account, and
+ * the confirmation page of the actions that take something away. A password set by this page is shown once, on the answer
  * to the form that set it, and nowhere else.
  */
 import { ACCOUNT_PATH } from '@school/shared';
@@ -40,6 +40,18 @@ export function lockText(lock: AccountLockState): string {
   return lock.failures ? `Not locked (${lock.failures} failed sign-ins)` : 'Not locked';
 }
 
+/** The button that switches an account's password sign-in off, or back on. */
+function passwordSwitch(a: ListedAccount, csrf: SafeHtml): SafeHtml {
+  const off = a.passwordOff === true;
+  return html`<form method="post" action="${ACCOUNT_PATH}/staff/password-sign-in">
+    ${csrf}<input type="hidden" name="account_id" value="${a._id}" />
+    <input type="hidden" name="password_sign_in" value="${off ? 'on' : 'off'}" />
+    <button type="submit" class="secondary">
+      ${off ? 'Switch password sign-in on' : 'Switch password sign-in off'}
+    </button>
+  </form>`;
+}
+
 function row(a: ListedAccount, self: AccountProfile, csrf: SafeHtml): SafeHtml {
   const action = (path: string, label: string, danger = false) =>
     html`<form method="post" action="${ACCOUNT_PATH}/staff/${path}">
@@ -49,7 +61,7 @@ function row(a: ListedAccount, self: AccountProfile, csrf: SafeHtml): SafeHtml {
   const confirm = (to: ConfirmedAction, label: string) =>
     html`<a href="${confirmLink(to, a._id)}" aria-label="${label} ${a.email}">${label}…</a>`;
   const held = a.lock.lockedFrom.length > 0 || a.lock.failures > 0;
-  const others = html`${confirm('reset-password', 'Reset password')}
+  const others = html`${confirm('reset-password', 'Reset password')} ${passwordSwitch(a, csrf)}
   ${a.disabled ? action('enable', 'Enable') : confirm('disable', 'Disable')}
   ${a.role === 'admin' ? action('demote', 'Make staff') : action('promote', 'Make admin')}
   ${confirm('remove', 'Remove')}`;
@@ -58,7 +70,11 @@ function row(a: ListedAccount, self: AccountProfile, csrf: SafeHtml): SafeHtml {
     <td data-label="Name"><bdi>${a.name}</bdi></td>
     <td data-label="Role" class="nowrap">${a.role === 'admin' ? 'Admin' : 'Staff'}</td>
     <td data-label="Created" class="nowrap">${when(a.createdAt)}</td>
-    <td data-label="Sign-in">${a.disabled ? html`<strong>Disabled</strong>` : lockText(a.lock)}</td>
+    <td data-label="Sign-in">
+      ${a.disabled ? html`<strong>Disabled</strong>` : lockText(a.lock)}${
+        a.passwordOff ? html`<br /><strong>Password sign-in off</strong>` : ''
+      }
+    </td>
     <td data-label="Actions">
       <div class="actions">
         ${held ? action('unlock', 'Unlock') : ''}
@@ -121,9 +137,10 @@ export function staffAccountsPage(p: {
       </table>
       <p class="note">
         Unlock lets a person who mistyped their password too often sign in again at once. Reset password gives
-        them a new one and signs them out everywhere; the apps they allowed keep their access. Disable and
-        Remove stop them signing in and end the access of every app they allowed. The school always keeps one
-        enabled admin, and nobody disables, removes or demotes themself.
+        them a new one and signs them out everywhere; the apps they allowed keep their access. With password
+        sign-in off, a person signs in with a passkey or a recovery code only (both on Your account). Disable
+        and Remove stop them signing in and end the access of every app they allowed. The school always keeps
+        one enabled admin, and nobody disables, removes or demotes themself.
       </p>
       <section class="card" aria-labelledby="create-staff">
         <h2 id="create-staff">Add a staff account</h2>

@@ -1,7 +1,8 @@
 /**
  * Staff accounts, for the school's admins (require-admin.ts): list every account, add a staff
- * account, unlock one, reset a password, disable, enable, remove, make admin, make staff. The
- * operations are accounts/account-admin.ts and accounts/account-status.ts, shared with
+ * account, unlock one, reset a password, switch an account's password sign-in off or on (it then
+ * signs in with a passkey or a recovery code only), disable, enable, remove, make admin, make staff.
+ * The operations are accounts/account-admin.ts and accounts/account-status.ts, shared with
  * `school-auth accounts …`, each audited with the acting admin's id. An admin resets their own
  * password on Your account instead (knowing the current one), never here.
  *
@@ -17,6 +18,7 @@ import {
   listAccounts,
   resetPassword,
   StaffRefused,
+  switchPasswordSignIn,
   unlockAccount,
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
@@ -55,6 +57,9 @@ const DONE_WORDS: Record<AccountChange, (email: string) => string> = {
   demote: (e) => `${e} is now staff.`,
 };
 
+/** The password sign-in switch of one account: `off` or `on`. */
+export const passwordSwitchForm = accountActionForm.extend({ password_sign_in: z.enum(['off', 'on']) });
+
 /** The page, its confirmation page and its actions. */
 export function staffAccountsSteps(deps: AccountAdminDeps): {
   show: AccountStep;
@@ -63,6 +68,7 @@ export function staffAccountsSteps(deps: AccountAdminDeps): {
   unlock: ActionStep;
   reset: ActionStep;
   change: (change: AccountChange) => ActionStep;
+  switchPassword: AccountStep<{ form: z.infer<typeof passwordSwitchForm> }>;
 } {
   const answer = async (ctx: AccountContext, status: number, notice?: StaffNotice) => {
     const accounts = await listAccounts(deps);
@@ -115,6 +121,20 @@ export function staffAccountsSteps(deps: AccountAdminDeps): {
       if (!held) return answer(ctx, 404, noSuchAccount);
       return answer(ctx, 200, {
         done: `Unlocked (it was: ${lockText(held).toLowerCase()}). They can sign in now.`,
+      });
+    },
+    switchPassword: async function switchPasswordSignInStep(ctx) {
+      const { account, form } = ctx.state;
+      if (form.account_id === account._id)
+        return answer(ctx, 400, { error: 'Another admin switches your own password sign-in.' });
+      const target = await deps.accounts.profile(form.account_id);
+      const off = form.password_sign_in === 'off';
+      if (!target || !(await switchPasswordSignIn(deps, target._id, off, actorOf(ctx))))
+        return answer(ctx, 404, noSuchAccount);
+      return answer(ctx, 200, {
+        done: off
+          ? `Password sign-in is off for ${target.email}: they sign in with a passkey or a recovery code.`
+          : `Password sign-in is on again for ${target.email}.`,
       });
     },
     reset: async function resetStaffPassword(ctx) {

@@ -102,6 +102,17 @@ function appCard(app: ConnectedApp): SafeHtml {
       <dd>${when(app.firstAuthorized)}</dd>
       <dt>Last used</dt>
       <dd>${when(app.lastUsed)}</dd>
+      ${
+        app.reuse
+          ? html`<dt>Used from several places</dt>
+              <dd>
+                An old sign-in of this app was used again
+                ${app.reuse.count === 1 ? 'once' : `${app.reuse.count} times`}, last ${when(app.reuse.last)},
+                by the same copy of the app (several windows or processes of it). If you do not run it in
+                several places, revoke its access.
+              </dd>`
+          : ''
+      }
     </dl>
     <p class="group">It can:</p>
     ${scopeGroups(app.scopes)}

@@ -1,11 +1,12 @@
 /**
- * Your account (account-pages/your-account.ts): change password, sign out everywhere; and the page
- * after signing out everywhere. In the look of the other account pages (views.ts).
+ * Your account (account-pages/your-account.ts): passkeys and recovery codes (passkeys-view.ts),
+ * change password, sign out everywhere; and the page after signing out everywhere. In the look of the other account pages (views.ts).
  */
 import { ACCOUNT_PATH } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import { html, layout } from '../interactions/html.js';
+import { passkeySections, type PasskeySections } from './passkeys-view.js';
 import { accountPage, formNotice, newPasswordField } from './views.js';
 
 /** The page: a message at the top (`error` or `done`), then the two forms. */
@@ -14,13 +15,14 @@ export function yourAccountPage(p: {
   csrf: string;
   error?: string;
   done?: string;
+  passkeys: PasskeySections;
 }): string {
   const csrf = html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
   return accountPage(
     'Your account',
     p.account,
     'account',
-    html`${formNotice(p)}
+    html`${formNotice(p)} ${passkeySections(p.passkeys, csrf)}
       <section class="card" aria-labelledby="change-password">
         <h2 id="change-password">Change your password</h2>
         <p>

@@ -1,5 +1,10 @@
 /**
- * Your account, for everyone signed in: change password and sign out everywhere.
+ * Your account, for everyone signed in: passkeys (add, list, remove), recovery codes, change
+ * password and sign out everywhere.
+ *
+ * Adding a passkey answers the WebAuthn options the page was rendered with (their challenge bound to
+ * this login session, single use; passkeys/passkey-ceremonies.ts). Recovery codes are made on a POST
+ * and shown in its answer only, never again. Each is audited.
  *
  * Changing the password needs the current one, checked like a sign-in: the login guard
  * (interactions/login-guard.ts) counts a wrong one as a failed sign-in of this account from this
@@ -15,7 +20,11 @@ import {
   signOutEverywhere,
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
-import { sendPage } from '../interactions/html.js';
+import { displayTextProblem } from '@school/shared';
+import { scriptNonce, sendPage } from '../interactions/html.js';
+import { PasskeyRefused } from '../passkeys/passkey-ceremonies.js';
+import type { Passkeys } from '../passkeys/passkeys.js';
+import { PASSKEY_NAME_MAX } from './passkeys-view.js';
 import { accountPath, type AccountContext, type AccountStep } from './signed-in.js';
 import {
   signOutEverywhereConfirmPage,
@@ -35,22 +44,84 @@ type ChangePasswordForm = z.infer<typeof changePasswordForm>;
 /** The sign-out-everywhere form: the CSRF token only. */
 export const signOutEverywhereForm = z.object({ csrf: z.string() });
 
+/** The add-a-passkey form: its name and the WebAuthn answer (JSON) the page's script put in. */
+export const addPasskeyForm = z.object({
+  csrf: z.string(),
+  name: z.string().max(1000),
+  response: z.string().max(12_000),
+});
+type AddPasskeyForm = z.infer<typeof addPasskeyForm>;
+
+/** The Remove form of one passkey. */
+export const removePasskeyForm = z.object({ csrf: z.string(), passkey_id: z.string().min(1).max(1000) });
+type RemovePasskeyForm = z.infer<typeof removePasskeyForm>;
+
+/** The make-new-recovery-codes form: the CSRF token only. */
+export const recoveryCodesForm = z.object({ csrf: z.string() });
+
 const DONE: Record<string, string> = {
   password: 'Your password is changed. Everywhere else you were signed in has been signed out.',
+  'passkey-added': 'Your passkey is added. You can sign in with it now.',
+  'passkey-removed': 'The passkey is removed. It no longer signs you in.',
 };
+
+/** What the page says of a passkey answer it could not use. */
+const PASSKEY_NOT_ADDED = 'The passkey was not added: the browser’s answer could not be verified. Try again.';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The page, and the steps of its two forms. */
-export function yourAccountSteps(deps: AccountAdminDeps): {
+/** The page, and the steps of its forms. */
+export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }): {
   show: AccountStep;
   changePassword: AccountStep<{ form: ChangePasswordForm }>[];
   confirmSignOutEverywhere: AccountStep;
   signOutEverywhere: AccountStep<{ form: z.infer<typeof signOutEverywhereForm> }>;
+  addPasskey: AccountStep<{ form: AddPasskeyForm }>;
+  removePasskey: AccountStep<{ form: RemovePasskeyForm }>;
+  newRecoveryCodes: AccountStep;
 } {
-  const { accounts, loginGuard, audit } = deps;
-  const answer = (ctx: AccountContext, status: number, error?: string, done?: string) =>
-    sendPage(ctx, status, yourAccountPage({ account: ctx.state.account, csrf: ctx.state.csrf, error, done }));
+  const { accounts, loginGuard, audit, passkeys } = deps;
+  /** The page, with a fresh registration challenge; `extra` for what one answer alone shows. */
+  const answer = async (
+    ctx: AccountContext,
+    status: number,
+    error?: string,
+    done?: string,
+    extra: { newRecoveryCodes?: string[]; passkeyName?: string } = {},
+  ) => {
+    const { account, sessionUid } = ctx.state;
+    const nonce = scriptNonce();
+    const [list, options, recoveryCodesLeft] = await Promise.all([
+      passkeys.store.list(account._id),
+      passkeys.ceremonies.registrationOptions(account, sessionUid),
+      passkeys.recoveryCodes.unused(account._id),
+    ]);
+    sendPage(
+      ctx,
+      status,
+      yourAccountPage({
+        account,
+        csrf: ctx.state.csrf,
+        error,
+        done,
+        passkeys: {
+          available: passkeys.ceremonies.available,
+          passkeys: list,
+          registrationOptions: JSON.stringify(options),
+          nonce,
+          recoveryCodesLeft,
+          ...extra,
+        },
+      }),
+      [],
+      passkeys.ceremonies.available ? nonce : undefined, // no passkey section: no script at all
+    );
+  };
+  const audited = (ctx: AccountContext) => ({
+    requestId: ctx.state.requestId,
+    ip: ctx.ip,
+    accountId: ctx.state.account._id,
+  });
   const actorOf = (ctx: AccountContext) => ({
     actor: ctx.state.account._id,
     requestId: ctx.state.requestId,
@@ -63,7 +134,50 @@ export function yourAccountSteps(deps: AccountAdminDeps): {
     },
     show: async function showYourAccount(ctx) {
       const done = typeof ctx.query.done === 'string' ? DONE[ctx.query.done] : undefined;
-      answer(ctx, 200, undefined, done);
+      await answer(ctx, 200, undefined, done);
+    },
+    addPasskey: async function addPasskey(ctx) {
+      const { account, sessionUid, form } = ctx.state;
+      const name = form.name.trim();
+      const problem =
+        name.length > PASSKEY_NAME_MAX
+          ? `is longer than ${PASSKEY_NAME_MAX} characters`
+          : displayTextProblem(name);
+      if (!name || problem)
+        return answer(
+          ctx,
+          400,
+          `Give the passkey a name${problem ? `: the name ${problem}` : ''}.`,
+          undefined,
+          {
+            passkeyName: form.name,
+          },
+        );
+      try {
+        await passkeys.ceremonies.register(account._id, sessionUid, form.response, name);
+      } catch (err) {
+        if (!(err instanceof PasskeyRefused)) throw err;
+        void audit.record('passkey_refused', {
+          ...audited(ctx),
+          details: { ceremony: 'registration', reason: err.reason },
+        });
+        return answer(ctx, 400, PASSKEY_NOT_ADDED, undefined, { passkeyName: form.name });
+      }
+      void audit.record('passkey_registered', { ...audited(ctx), details: { name } });
+      ctx.status = 303;
+      ctx.redirect(`${accountPath('account')}?done=passkey-added`);
+    },
+    removePasskey: async function removePasskey(ctx) {
+      const removed = await passkeys.store.remove(ctx.state.account._id, ctx.state.form.passkey_id);
+      if (removed === undefined) return answer(ctx, 404, 'You have no such passkey any more.');
+      void audit.record('passkey_removed', { ...audited(ctx), details: { name: removed } });
+      ctx.status = 303;
+      ctx.redirect(`${accountPath('account')}?done=passkey-removed`);
+    },
+    newRecoveryCodes: async function newRecoveryCodes(ctx) {
+      const codes = await passkeys.recoveryCodes.generate(ctx.state.account._id);
+      void audit.record('recovery_codes_generated', { ...audited(ctx), details: { count: codes.length } });
+      await answer(ctx, 200, undefined, undefined, { newRecoveryCodes: codes });
     },
     changePassword: [
       async function throttlePasswordCheck(ctx, next) {

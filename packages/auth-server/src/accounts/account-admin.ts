@@ -92,6 +92,21 @@ function audited(deps: AccountAdminDeps, by: Actor) {
 }
 
 /**
+ * Switches password sign-in of `accountId` off (`off`) or back on; the account then signs in with a
+ * passkey or a recovery code only. False when there is no such account.
+ */
+export async function switchPasswordSignIn(
+  deps: AccountAdminDeps,
+  accountId: string,
+  off: boolean,
+  by: Actor,
+): Promise<boolean> {
+  if (!(await deps.accounts.switchPassword(accountId, off))) return false;
+  audited(deps, by)('password_sign_in_switched', accountId, { password_sign_in: off ? 'off' : 'on' });
+  return true;
+}
+
+/**
  * Creates a staff account; without a password, one is generated and returned (shown once). Throws
  * {@link StaffRefused} naming every problem of the details, or AccountExists (account-store.ts) when
  * the email has an account.

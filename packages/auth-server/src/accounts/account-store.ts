@@ -25,6 +25,8 @@ export interface AccountProfile {
   /** True while the account is disabled (it cannot sign in; account-status.ts). */
   disabled?: boolean;
   createdAt: Date;
+  /** Password sign-in switched off by an admin. */
+  passwordOff?: boolean;
 }
 
 /** An account with this email exists already ({@link AccountStore.create}). */
@@ -34,7 +36,7 @@ export class AccountExists extends Error {
   }
 }
 
-const PROFILE = { email: 1, name: 1, role: 1, disabled: 1, createdAt: 1 } as const;
+const PROFILE = { email: 1, name: 1, role: 1, disabled: 1, createdAt: 1, passwordOff: 1 } as const;
 
 /** A name that breaks the display rule (`@school/shared` display-text.ts), with the rule's words. */
 export class NameRefused extends Error {}
@@ -155,6 +157,17 @@ export class AccountStore {
     this.writes++;
     this.recent.delete(accountId);
     return matchedCount === 1;
+  }
+
+  /** True when an admin switched password sign-in off for `accountId`. */
+  async passwordSwitchedOff(accountId: string): Promise<boolean> {
+    const account = await this.model.findById(accountId, { passwordOff: 1 }).lean();
+    return account?.passwordOff === true;
+  }
+
+  /** Switches password sign-in of `accountId` off (`off`) or on; false when there is no such account. */
+  async switchPassword(accountId: string, off: boolean): Promise<boolean> {
+    return this.write(accountId, { passwordOff: off });
   }
 
   /** Disables or enables `accountId`; false when there is no such account. */

@@ -16,6 +16,8 @@ export interface AccountDocument {
   /** True while an admin has disabled the account: it cannot sign in and no app acts for it. */
   disabled?: boolean;
   emailVerified: boolean;
+  /** An admin switched password sign-in off: the account signs in with a passkey or a recovery code. */
+  passwordOff?: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -31,6 +33,7 @@ const accountSchema = new Schema<AccountDocument>(
     role: { type: String, enum: ['admin', 'staff'], default: 'staff' },
     disabled: { type: Boolean, default: false },
     emailVerified: { type: Boolean, default: false },
+    passwordOff: { type: Boolean, default: false },
   },
   { collection: 'accounts', timestamps: true, versionKey: false },
 );

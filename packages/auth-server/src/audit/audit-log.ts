@@ -36,6 +36,7 @@ export const AUDIT_EVENT_TYPES = [
   'login_attack_suspected',
   'tokens_issued',
   'refresh_token_reuse',
+  'refresh_token_reuse_allowed',
   'code_replay',
   'token_revoked',
   'grant_revoked',
@@ -50,6 +51,13 @@ export const AUDIT_EVENT_TYPES = [
   'account_enabled',
   'account_removed',
   'role_changed',
+  'passkey_registered',
+  'passkey_removed',
+  'passkey_refused',
+  'recovery_codes_generated',
+  'recovery_code_used',
+  'password_sign_in_refused',
+  'password_sign_in_switched',
   'audit_summary',
 ] as const;
 

@@ -17,6 +17,7 @@ export const EVENT_WORDS: Record<AuditEventType, string> = {
   login_attack_suspected: 'Many failed sign-ins for one account (a possible attack)',
   tokens_issued: 'An app received access',
   refresh_token_reuse: 'An app’s old token was used again (it may have been copied)',
+  refresh_token_reuse_allowed: 'An app’s replaced token was used again by the same copy of the app',
   code_replay: 'A sign-in code was used twice (it may have been stolen)',
   token_revoked: 'An app gave up a token',
   grant_revoked: 'Access of an app was taken back',
@@ -31,6 +32,13 @@ export const EVENT_WORDS: Record<AuditEventType, string> = {
   account_enabled: 'Account enabled again',
   account_removed: 'Account removed, with its apps’ access',
   role_changed: 'Role changed (admin or staff)',
+  passkey_registered: 'Passkey added',
+  passkey_removed: 'Passkey removed',
+  passkey_refused: 'A passkey was refused (its sign-in or registration could not be verified)',
+  recovery_codes_generated: 'New recovery codes made',
+  recovery_code_used: 'Signed in with a recovery code',
+  password_sign_in_refused: 'Sign-in with a password refused: switched off for this account',
+  password_sign_in_switched: 'Password sign-in switched on or off by an admin',
   audit_summary: 'Many events of one kind from one address, counted in one entry',
 };
 

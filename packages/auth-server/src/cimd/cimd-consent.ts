@@ -11,7 +11,7 @@
  * (and every client when no store is given) keep oidc-provider's default behaviour.
  */
 import type { RedisClient } from '@school/shared';
-import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
+import type { Client, Grant, KoaContextWithOIDC } from 'oidc-provider';
 import { cimdConsentKey } from '../storage/redis-keys.js';
 import { isCimdClientId } from './client-id-url.js';
 import { consentHash } from './metadata-document.js';
@@ -31,13 +31,31 @@ export function loadExistingGrant(store: CimdConsentStore | undefined) {
     const grantId = justGiven || ctx.oidc.session!.grantIdFor(client.clientId);
     if (!grantId) return undefined;
     const grant = await ctx.oidc.provider.Grant.find(grantId);
-    if (!grant || !store || !isCimdClientId(client.clientId)) return grant;
-    const key = cimdConsentKey(store.prefix, grantId);
-    const hash = consentHash(client);
+    if (!grant) return undefined;
     if (justGiven) {
-      await store.redis.set(key, hash, 'EX', store.ttlSeconds);
+      await tieToDocument(store, grantId, client);
       return grant;
     }
-    return (await store.redis.get(key)) === hash ? grant : undefined;
+    return (await tiedToCurrentDocument(store, grantId, client)) ? grant : undefined;
   };
+}
+
+/** Records that the consent behind `grantId` was given to the document `client` now has. */
+export async function tieToDocument(
+  store: CimdConsentStore | undefined,
+  grantId: string,
+  client: Client,
+): Promise<void> {
+  if (!store || !isCimdClientId(client.clientId)) return;
+  await store.redis.set(cimdConsentKey(store.prefix, grantId), consentHash(client), 'EX', store.ttlSeconds);
+}
+
+/** False when `client` is a metadata-document client whose document changed since `grantId` was consented to. */
+export async function tiedToCurrentDocument(
+  store: CimdConsentStore | undefined,
+  grantId: string,
+  client: Client,
+): Promise<boolean> {
+  if (!store || !isCimdClientId(client.clientId)) return true;
+  return (await store.redis.get(cimdConsentKey(store.prefix, grantId))) === consentHash(client);
 }

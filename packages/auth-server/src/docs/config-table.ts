@@ -28,7 +28,7 @@ export const CONFIG_DEFAULTS: Record<Key, string> = {
   ACCESS_TOKEN_TTL: '3600',
   AUTHORIZATION_CODE_TTL: '60',
   REFRESH_TOKEN_TTL: '2592000',
-  REFRESH_REUSE_GRACE: '5',
+  REFRESH_REUSE_GRACE: '600',
   GRANT_TTL: '31536000',
   SESSION_TTL: '28800',
   INTERACTION_TTL: '1800',
@@ -47,6 +47,8 @@ export const CONFIG_DEFAULTS: Record<Key, string> = {
   LOGIN_ACCOUNT_DELAY_MS: '1000',
   LOGIN_WINDOW: '900',
   LOGIN_MAX_FAILURES_PER_ACCOUNT: '',
+  PASSWORD_FALLBACK: 'true',
+  PASSKEY_FOR_WRITE_CONSENT: 'false',
   AUDIT_RETENTION_DAYS: '90',
   CLIENT_UNUSED_TTL: '86400',
   CLIENT_IDLE_TTL: '7776000',
@@ -90,7 +92,7 @@ export const CONFIG_DOCS: Record<Key, string> = {
   AUTHORIZATION_CODE_TTL: 'Authorization code lifetime, seconds.',
   REFRESH_TOKEN_TTL: 'Idle lifetime of a refresh token, seconds (30 days; each rotation issues a fresh one).',
   REFRESH_REUSE_GRACE:
-    'Seconds after a rotation during which the same client presenting the rotated refresh token again gets the same new tokens (agents sharing one stored token), not a revoked grant; `0`: off, at most `60`.',
+    'Seconds after a rotation during which the same installation (same client, and the same DPoP key or, for an unbound token, the address of the last refresh) presenting the rotated refresh token again gets the grant’s current refresh token and a fresh access token (agents sharing one stored token), not a revoked grant; anything else reusing it revokes the grant. `0`: off (strict rotation), at most `3600`.',
   GRANT_TTL: 'Absolute lifetime of a grant, seconds (365 days): no refresh token outlives it.',
   SESSION_TTL:
     'How long a sign-in is remembered in a browser, seconds: a school day, for shared school computers ("Not you?" on the consent page and sign-out at `/oauth/session/end` end it sooner).',
@@ -119,6 +121,10 @@ export const CONFIG_DOCS: Record<Key, string> = {
   LOGIN_WINDOW: 'Seconds the sign-in failure counts last.',
   LOGIN_MAX_FAILURES_PER_ACCOUNT:
     'Not a setting: refused at start-up, because an account-wide refusal would let anyone lock the owner out; the three limits above apply instead.',
+  PASSWORD_FALLBACK:
+    '`true`: every account may sign in with its password; `false`: an account with a passkey signs in with the passkey or a recovery code only. An admin can switch the password off for one account on Staff accounts either way.',
+  PASSKEY_FOR_WRITE_CONSENT:
+    '`true`: an authorization naming a write scope (`<area>:write`) needs a session signed in with a passkey; a password sign-in is asked to sign in with a passkey first.',
   AUDIT_RETENTION_DAYS: 'Days security events are kept in the audit log.',
   CLIENT_UNUSED_TTL:
     'Seconds a self-registered client may go without completing an authorization before the sweep removes it with its grants.',

@@ -21,13 +21,31 @@ interface MissingGrants {
 
 const scopeOrder = new Map(ALL_SCOPE_NAMES.map((s, i) => [s, i]));
 
-/** The scopes asked for, in the order of the scope list. */
+/** Scope names once each, in the order of the scope list; names the server does not define are left out. */
+function inScopeOrder(names: Iterable<string>): string[] {
+  return [...new Set(names)]
+    .filter((s) => scopeOrder.has(s))
+    .sort((a, b) => scopeOrder.get(a)! - scopeOrder.get(b)!);
+}
+
+/** The scopes not granted yet, which this consent adds. */
 function consentScopes(missing: MissingGrants): string[] {
-  const all = new Set([
+  return inScopeOrder([
     ...(missing.missingOIDCScope ?? []),
     ...Object.values(missing.missingResourceScopes ?? {}).flat(),
   ]);
-  return [...all].sort((a, b) => (scopeOrder.get(a) ?? 999) - (scopeOrder.get(b) ?? 999));
+}
+
+/**
+ * What the consent page lists: the scopes this consent adds. An app on this computer is asked every
+ * time (RFC 8252 §8.6), also when it asks for nothing new: the page then lists what it asks for, all
+ * allowed before, so it is never empty.
+ */
+function pageScopes(details: { prompt: { details: unknown }; params: Record<string, unknown> }) {
+  const added = consentScopes(details.prompt.details as MissingGrants);
+  if (added.length) return { scopes: added, nothingNew: false };
+  const asked = typeof details.params.scope === 'string' ? details.params.scope.split(' ') : [];
+  return { scopes: inScopeOrder(asked), nothingNew: true };
 }
 
 /**
@@ -58,7 +76,8 @@ export function consentSteps({
           switchAction: `${INTERACTION_PATH}/${uid}/switch`,
           csrf: csrf.issue(uid),
           client,
-          scopes: consentScopes(details.prompt.details as MissingGrants),
+          ...pageScopes(details),
+          allowedBefore: Boolean(details.grantId),
           accountEmail: typeof claims?.email === 'string' ? claims.email : undefined,
         }),
         redirectOrigin(details),

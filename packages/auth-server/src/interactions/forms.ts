@@ -22,6 +22,14 @@ const csrf = z.string();
 export const loginForm = z.object({ email: text(320), password: text(1024), csrf });
 export type LoginForm = z.infer<typeof loginForm>;
 
+/** The passkey sign-in form (`…/passkey`): the WebAuthn answer as JSON, made by the page's script. */
+export const passkeyLoginForm = z.object({ response: text(12_000), csrf });
+export type PasskeyLoginForm = z.infer<typeof passkeyLoginForm>;
+
+/** The recovery-code sign-in form (`…/recovery`). */
+export const recoveryLoginForm = z.object({ email: text(320), code: text(100), csrf });
+export type RecoveryLoginForm = z.infer<typeof recoveryLoginForm>;
+
 /**
  * The consent forms: the decision is the form's action (`…/confirm` allows, `…/abort` denies), so
  * each carries only its CSRF token.

@@ -1,9 +1,10 @@
 /**
  * A tiny HTML builder: a tagged template that escapes every interpolated value (with `escape-html`)
- * unless it is already {@link SafeHtml}. Pages are plain server-rendered HTML with no script, so they
- * work without JavaScript and under a CSP that forbids all scripts.
+ * unless it is already {@link SafeHtml}. Pages are plain server-rendered HTML that work without
+ * JavaScript. Their CSP forbids every script, except on the pages that offer passkeys: those load
+ * our own scripts from this origin with a nonce made for that one answer ({@link scriptNonce}).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import escapeHtml from 'escape-html';
 import type { Context } from 'koa';
 
@@ -94,12 +95,14 @@ export const STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('
 const STYLE_ELEMENT = new SafeHtml('<style>' + STYLE + '</style>');
 
 /**
- * The Content-Security-Policy of a page: no scripts, only our stylesheet, no framing, forms posting
- * to this origin and (after the redirects that follow a submission) to `formTargets`.
+ * The Content-Security-Policy of a page: no scripts (or only those carrying `scriptNonce`), only our
+ * stylesheet, no framing, forms posting to this origin and (after the redirects that follow a
+ * submission) to `formTargets`.
  */
-export function pageCsp(formTargets: readonly string[] = []): string {
+export function pageCsp(formTargets: readonly string[] = [], scriptNonce?: string): string {
   return [
     "default-src 'none'",
+    ...(scriptNonce ? [`script-src 'nonce-${scriptNonce}'`] : []),
     `style-src ${STYLE_HASH}`,
     "img-src 'self' data:",
     `form-action 'self' ${formTargets.join(' ')}`.trim(),
@@ -125,10 +128,29 @@ export function layout(title: string, body: SafeHtml, { wide = false } = {}): st
     </html> `.value;
 }
 
-/** Answers with a page: HTML under {@link pageCsp} (forms may post on to `formTargets`). */
-export function sendPage(ctx: Context, status: number, body: string, formTargets: string[] = []): void {
+/** A nonce for the scripts of one answer. */
+export function scriptNonce(): string {
+  return randomBytes(18).toString('base64');
+}
+
+/** The `<script>` elements loading `urls` in order, after the page is parsed, with the answer's nonce. */
+export function scriptTags(nonce: string, urls: readonly string[]): SafeHtml {
+  return html`${urls.map((src) => html`<script defer nonce="${nonce}" src="${src}"></script>`)}`;
+}
+
+/**
+ * Answers with a page: HTML under {@link pageCsp} (forms may post on to `formTargets`; scripts with
+ * `scriptNonce` may run).
+ */
+export function sendPage(
+  ctx: Context,
+  status: number,
+  body: string,
+  formTargets: string[] = [],
+  scriptNonce?: string,
+): void {
   ctx.status = status;
   ctx.type = 'text/html';
-  ctx.set('Content-Security-Policy', pageCsp(formTargets));
+  ctx.set('Content-Security-Policy', pageCsp(formTargets, scriptNonce));
   ctx.body = body;
 }

@@ -1,14 +1,28 @@
 /**
- * The sign-in page and its form (docs/decisions.md).
+ * The sign-in page and its three forms (docs/decisions.md): a passkey, the password, or a recovery
+ * code.
  *
  * `POST …/login` after the shared steps (router.ts): {@link LoginSteps.submit} is
- * `throttleLogin` → `checkPassword` → `completeLogin`. The throttle is login-guard.ts: a refused
- * address gets 429 with Retry-After, an account under attack a small delay, never a lockout. Every
- * failure gets the same generic error, whether or not the email belongs to an account.
+ * `throttleLogin` → `checkPassword` → `allowPassword` → `completeLogin`. The throttle is
+ * login-guard.ts: a refused address gets 429 with Retry-After, an account under attack a small
+ * delay, never a lockout. Every failure gets the same generic error, whether or not the email belongs
+ * to an account. A right password of an account whose password sign-in is switched off
+ * (passkeys/passkeys.ts) is refused and audited.
+ *
+ * `POST …/passkey`: `checkPasskey` → `completePasskeyLogin`; the WebAuthn answer is checked against
+ * this interaction's single-use challenge (passkeys/passkey-ceremonies.ts). `POST …/recovery`:
+ * `throttleLogin` → `checkRecoveryCode` → `completeRecoveryLogin`, a code working once.
+ *
+ * When the login prompt asks for a passkey (passkeys/passkey-for-writes.ts), the page offers the
+ * passkey alone and the other two forms are refused.
  */
 import { INTERACTION_PATH } from '@school/shared';
-import type { LoginForm } from './forms.js';
-import { sendPage } from './html.js';
+import type { Passkeys } from '../passkeys/passkeys.js';
+import { PasskeyRefused } from '../passkeys/passkey-ceremonies.js';
+import { PASSKEY_REQUIRED } from '../passkeys/passkey-for-writes.js';
+import { PASSKEY_AMR, PASSWORD_AMR, RECOVERY_CODE_AMR } from '../passkeys/sign-in-methods.js';
+import type { LoginForm, PasskeyLoginForm, RecoveryLoginForm } from './forms.js';
+import { scriptNonce, sendPage } from './html.js';
 import {
   actor,
   clientView,
@@ -21,20 +35,48 @@ import {
 import { loginPage } from './views.js';
 
 const GENERIC_LOGIN_ERROR = 'The email or password is not right.';
+const RECOVERY_ERROR = 'The email or recovery code is not right, or the code was used already.';
+const PASSKEY_ERROR = 'That passkey could not sign you in. Try again, or use your password.';
+const PASSWORD_OFF_ERROR =
+  'Password sign-in is switched off for this account. Sign in with your passkey, or with a recovery code if you lost it.';
+const PASSKEY_ONLY_ERROR = 'This request needs a passkey sign-in.';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What the sign-in steps need beyond the shared steps' dependencies. */
+export interface LoginDeps extends StepDeps {
+  passkeys: Passkeys;
+}
+
+/** True when oidc-provider asks for the login prompt because only a passkey sign-in will do. */
+function passkeyRequired(ctx: StepContext): boolean {
+  return ctx.state.interaction.prompt.reasons.includes(PASSKEY_REQUIRED);
+}
+
 /**
  * The sign-in steps: `show` answers `GET …/<uid>` while oidc-provider asks for a login; `submit`
- * follows the checked form of `POST …/login`.
+ * follows the checked form of `POST …/login`, `passkey` that of `…/passkey`, `recovery` that of
+ * `…/recovery`.
  */
-export function loginSteps({ provider, accounts, audit, loginGuard, csrf }: StepDeps): {
+export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passkeys }: LoginDeps): {
   show: Step;
   submit: Array<Step<{ form: LoginForm; accountId: string }>>;
+  passkey: Array<Step<{ form: PasskeyLoginForm; accountId: string; passkeyName: string }>>;
+  recovery: Array<Step<{ form: RecoveryLoginForm; accountId: string }>>;
 } {
-  /** The form; after a failed submission with `error` and the email as given, for another try. */
-  const sendForm = async (ctx: StepContext<{ form?: LoginForm }>, status = 200, error?: string) => {
+  /**
+   * The page, with a fresh passkey challenge; after a failed submission with `error` and the email as
+   * given (in the recovery form when that was the one sent), for another try.
+   */
+  const sendForm = async (
+    ctx: StepContext<{ form?: Partial<LoginForm & RecoveryLoginForm> }>,
+    status = 200,
+    error?: string,
+  ) => {
     const details = ctx.state.interaction;
+    const nonce = scriptNonce();
+    const options = await passkeys.ceremonies.signInOptions(details.uid);
+    const fromRecovery = ctx.state.form?.code !== undefined;
     sendPage(
       ctx,
       status,
@@ -42,10 +84,20 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf }: Step
         action: `${INTERACTION_PATH}/${details.uid}/login`,
         csrf: csrf.issue(details.uid),
         client: await clientView(provider, details),
-        email: ctx.state.form?.email,
+        email: fromRecovery ? undefined : ctx.state.form?.email,
+        recoveryEmail: fromRecovery ? (ctx.state.form?.email ?? '') : undefined,
         error,
+        passkey: {
+          action: `${INTERACTION_PATH}/${details.uid}/passkey`,
+          recoveryAction: `${INTERACTION_PATH}/${details.uid}/recovery`,
+          options: JSON.stringify(options),
+          nonce,
+          required: passkeyRequired(ctx),
+          available: passkeys.ceremonies.available,
+        },
       }),
       redirectOrigin(details),
+      passkeys.ceremonies.available ? nonce : undefined, // no passkey form: no script at all
     );
   };
 
@@ -59,57 +111,114 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf }: Step
     return accountId ? { accountId } : {};
   };
 
+  const throttleLogin: Step<{ form: { email: string } }> = async function throttleLogin(ctx, next) {
+    if (passkeyRequired(ctx)) return sendForm(ctx, 403, PASSKEY_ONLY_ERROR);
+    const { email } = ctx.state.form;
+    const verdict = await loginGuard.before(email, ctx.ip);
+    if (verdict.refusedForSeconds > 0) {
+      // This address, or this email from this address, has failed too often. The same answer
+      // for every email, real or not: the refusal reveals nothing about accounts.
+      const wait = verdict.refusedForSeconds;
+      ctx.set('Retry-After', String(wait));
+      void audit.record('login_locked', { ...actor(ctx), ...(await named(email)), details: { email } });
+      const minutes = Math.ceil(wait / 60);
+      return sendForm(
+        ctx,
+        429,
+        `Too many failed sign-ins from this network. Try again in ${minutes} minute(s).`,
+      );
+    }
+    // An account under attack from elsewhere: a small delay for every attempt, never a refusal.
+    if (verdict.delayMs) await sleep(verdict.delayMs);
+    await next();
+  };
+
+  /** Counts a failed password or recovery code like every failed sign-in, then answers `message`. */
+  const failed = async (ctx: StepContext<{ form: { email: string } }>, form: string, message: string) => {
+    const { email } = ctx.state.form;
+    const account = await named(email);
+    void audit.record('login_failed', { ...actor(ctx), ...account, details: { email, form } });
+    const { delayMs, attack } = await loginGuard.failed(email, ctx.ip);
+    if (attack)
+      void audit.record('login_attack_suspected', {
+        ...actor(ctx),
+        ...account,
+        details: { email, ...attack },
+      });
+    if (delayMs) await sleep(delayMs);
+    return sendForm(ctx, 401, message);
+  };
+
   return {
     show: async function showLogin(ctx) {
       await sendForm(ctx);
     },
     submit: [
-      async function throttleLogin(ctx, next) {
-        const { email } = ctx.state.form;
-        const verdict = await loginGuard.before(email, ctx.ip);
-        if (verdict.refusedForSeconds > 0) {
-          // This address, or this email from this address, has failed too often. The same answer
-          // for every email, real or not: the refusal reveals nothing about accounts.
-          const wait = verdict.refusedForSeconds;
-          ctx.set('Retry-After', String(wait));
-          void audit.record('login_locked', { ...actor(ctx), ...(await named(email)), details: { email } });
-          const minutes = Math.ceil(wait / 60);
-          return sendForm(
-            ctx,
-            429,
-            `Too many failed sign-ins from this network. Try again in ${minutes} minute(s).`,
-          );
-        }
-        // An account under attack from elsewhere: a small delay for every attempt, never a refusal.
-        if (verdict.delayMs) await sleep(verdict.delayMs);
-        await next();
-      },
-
+      throttleLogin,
       async function checkPassword(ctx, next) {
         const { email, password } = ctx.state.form;
         const accountId = email && password ? await accounts.authenticate(email, password) : undefined;
-        if (accountId) {
-          ctx.state.accountId = accountId;
-          return next();
-        }
-        const account = await named(email);
-        void audit.record('login_failed', { ...actor(ctx), ...account, details: { email } });
-        const { delayMs, attack } = await loginGuard.failed(email, ctx.ip);
-        if (attack)
-          void audit.record('login_attack_suspected', {
-            ...actor(ctx),
-            ...account,
-            details: { email, ...attack },
-          });
-        if (delayMs) await sleep(delayMs);
-        return sendForm(ctx, 401, GENERIC_LOGIN_ERROR);
+        if (!accountId) return failed(ctx, 'password', GENERIC_LOGIN_ERROR);
+        ctx.state.accountId = accountId;
+        return next();
       },
-
+      async function allowPassword(ctx, next) {
+        const { accountId } = ctx.state;
+        if (await passkeys.passwordAllowed(accountId)) return next();
+        void audit.record('password_sign_in_refused', { ...actor(ctx), accountId });
+        return sendForm(ctx, 403, PASSWORD_OFF_ERROR);
+      },
       async function completeLogin(ctx) {
         const { accountId } = ctx.state;
         await loginGuard.succeeded(ctx.state.form.email, ctx.ip);
-        void audit.record('login_succeeded', { ...actor(ctx), accountId });
-        await finishInteraction(provider, ctx, { login: { accountId } }, false);
+        void audit.record('login_succeeded', { ...actor(ctx), accountId, details: { method: 'password' } });
+        await finishInteraction(provider, ctx, { login: { accountId, amr: PASSWORD_AMR } }, false);
+      },
+    ],
+    passkey: [
+      async function checkPasskey(ctx, next) {
+        try {
+          const signIn = await passkeys.ceremonies.signIn(ctx.state.interaction.uid, ctx.state.form.response);
+          ctx.state.accountId = signIn.accountId;
+          ctx.state.passkeyName = signIn.passkeyName;
+        } catch (err) {
+          if (!(err instanceof PasskeyRefused)) throw err;
+          void audit.record('passkey_refused', { ...actor(ctx), details: { reason: err.reason } });
+          return sendForm(ctx, 401, PASSKEY_ERROR);
+        }
+        await next();
+      },
+      async function completePasskeyLogin(ctx) {
+        const { accountId, passkeyName } = ctx.state;
+        void audit.record('login_succeeded', {
+          ...actor(ctx),
+          accountId,
+          details: { method: 'passkey', passkey: passkeyName },
+        });
+        await finishInteraction(provider, ctx, { login: { accountId, amr: PASSKEY_AMR } }, false);
+      },
+    ],
+    recovery: [
+      throttleLogin,
+      async function checkRecoveryCode(ctx, next) {
+        const { email, code } = ctx.state.form;
+        const accountId = email ? await accounts.idOf(email) : undefined;
+        if (!(await passkeys.recoveryCodes.use(accountId, code)) || !accountId)
+          return failed(ctx, 'recovery_code', RECOVERY_ERROR);
+        ctx.state.accountId = accountId;
+        await next();
+      },
+      async function completeRecoveryLogin(ctx) {
+        const { accountId } = ctx.state;
+        await loginGuard.succeeded(ctx.state.form.email, ctx.ip);
+        const left = await passkeys.recoveryCodes.unused(accountId);
+        void audit.record('recovery_code_used', { ...actor(ctx), accountId, details: { codes_left: left } });
+        void audit.record('login_succeeded', {
+          ...actor(ctx),
+          accountId,
+          details: { method: 'recovery_code' },
+        });
+        await finishInteraction(provider, ctx, { login: { accountId, amr: RECOVERY_CODE_AMR } }, false);
       },
     ],
   };

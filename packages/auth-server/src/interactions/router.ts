@@ -5,7 +5,8 @@
  * URL (`loadInteraction`), and every form is checked against its zod schema, its CSRF token and its
  * Origin (`checkForm`) and must answer the prompt oidc-provider is asking (`requirePrompt`) before it
  * acts. An expired or replayed interaction gets a clear page, never a redirect. Pages are
- * `Cache-Control: no-store`, unframeable, script-free and HTML-escaped.
+ * `Cache-Control: no-store`, unframeable and HTML-escaped; only the sign-in page runs a script (its
+ * passkey form), our own, by nonce.
  */
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
@@ -13,19 +14,12 @@ import { INTERACTION_PATH } from '@school/shared';
 import { consentSteps } from './consent.js';
 import { CsrfTokens } from './csrf.js';
 import { noStore } from './error-page.js';
-import { consentForm, loginForm } from './forms.js';
-import { loginSteps } from './login.js';
-import {
-  checkForm,
-  loadInteraction,
-  requirePrompt,
-  type InteractionState,
-  type Step,
-  type StepDeps,
-} from './steps.js';
+import { consentForm, loginForm, passkeyLoginForm, recoveryLoginForm } from './forms.js';
+import { loginSteps, type LoginDeps } from './login.js';
+import { checkForm, loadInteraction, requirePrompt, type InteractionState, type Step } from './steps.js';
 
 /** What the interaction routes need. */
-export interface InteractionDeps extends Omit<StepDeps, 'csrf'> {
+export interface InteractionDeps extends Omit<LoginDeps, 'csrf'> {
   /** The public origin, for the Origin check. */
   baseUrl: string;
   /** The key of the forms' CSRF tokens (csrf.ts). */
@@ -56,6 +50,22 @@ export function interactionRouter(deps: InteractionDeps): Router<InteractionStat
     checkForm(loginForm, formCheck),
     requirePrompt('login'),
     ...login.submit,
+  );
+  router.post(
+    '/:uid/passkey',
+    forms,
+    load,
+    checkForm(passkeyLoginForm, formCheck),
+    requirePrompt('login'),
+    ...login.passkey,
+  );
+  router.post(
+    '/:uid/recovery',
+    forms,
+    load,
+    checkForm(recoveryLoginForm, formCheck),
+    requirePrompt('login'),
+    ...login.recovery,
   );
   router.post(
     '/:uid/confirm',

@@ -43,7 +43,15 @@ describe('the consent page', () => {
     expect(page).toContain('<bdi>x\u202Eevil</bdi>');
     expect(page).toContain('<bdi>a@b.test</bdi>');
     expect(page).toContain('<bdi>an app on this computer (127.0.0.1, port 5173)</bdi>');
-    expect(loginPage({ action: '/l', csrf: 't', client: selfRegistered })).toContain(
+    const passkey = {
+      action: '/p',
+      recoveryAction: '/r',
+      options: '{}',
+      nonce: 'n',
+      required: false,
+      available: true,
+    };
+    expect(loginPage({ action: '/l', csrf: 't', client: selfRegistered, passkey })).toContain(
       '<bdi>an app on this computer (127.0.0.1, port 5173)</bdi>',
     );
   });

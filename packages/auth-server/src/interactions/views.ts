@@ -4,7 +4,8 @@
  * client supplied is isolated and labelled by page-parts.ts.
  */
 import { ACCOUNT_PATH } from '@school/shared';
-import { html, layout, type SafeHtml } from './html.js';
+import { WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL } from '../passkeys/assets.js';
+import { html, layout, scriptTags, type SafeHtml } from './html.js';
 import { appLabel, destinationText, scopeGroups, type AppIdentity } from './page-parts.js';
 
 export { destinationText } from './page-parts.js';
@@ -21,15 +22,34 @@ const manageLater = html`<p class="note">
   <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
 </p>`;
 
-/** The sign-in form. */
+/** The passkey part of the sign-in page: its form's options and the answer's script nonce. */
+export interface PasskeySignInView {
+  action: string;
+  /** The WebAuthn request options (JSON) with this page's challenge. */
+  options: string;
+  nonce: string;
+  /** The recovery-code form's action. */
+  recoveryAction: string;
+  /** Only a passkey will do (PASSKEY_FOR_WRITE_CONSENT): the password and recovery forms are left out. */
+  required: boolean;
+  /** Browsers can use passkeys at BASE_URL (not at an IP address): else no passkey form is shown. */
+  available: boolean;
+}
+
+/** The sign-in page: a passkey, the password, or a recovery code. */
 export function loginPage(p: {
   action: string;
   csrf: string;
   client: ClientView;
   email?: string;
   error?: string;
+  passkey: PasskeySignInView;
+  /** The recovery form was the one sent: it is shown open, with its email. */
+  recoveryEmail?: string;
 }): string {
   const forAccountPages = p.client.kind === 'console';
+  const csrf = html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
+  const recovering = p.recoveryEmail !== undefined;
   return layout(
     'Sign in',
     html`<h1>Sign in to your school</h1>
@@ -39,23 +59,84 @@ export function loginPage(p: {
           : html`<p>This app wants to connect to your school account:</p>
               ${appLabel(p.client, { asking: true })}`
       }
+      ${
+        p.passkey.required
+          ? html`<p class="error" role="alert">
+              This app asks to change things in your school. Sign in with your passkey to allow that.
+            </p>`
+          : ''
+      }
       ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
-      <form method="post" action="${p.action}">
-        <input type="hidden" name="csrf" value="${p.csrf}" />
-        <label for="email">Email</label>
-        <input
-          id="email"
-          type="email"
-          name="email"
-          autocomplete="username"
-          required
-          value="${p.email ?? ''}"
-          autofocus
-        />
-        <label for="password">Password</label>
-        <input id="password" type="password" name="password" autocomplete="current-password" required />
-        <button type="submit">Sign in</button>
-      </form>
+      ${
+        p.passkey.available
+          ? html`<form
+              method="post"
+              action="${p.passkey.action}"
+              data-passkey="sign-in"
+              data-options="${p.passkey.options}"
+            >
+              ${csrf}
+              <input type="hidden" name="response" value="" />
+              <button type="submit">Sign in with a passkey</button>
+              <p class="note" role="status" data-passkey-status></p>
+            </form>`
+          : ''
+      }
+      ${
+        p.passkey.required
+          ? ''
+          : html`${p.passkey.available ? html`<h2>Or with your password</h2>` : ''}
+              <form method="post" action="${p.action}">
+                ${csrf}
+                <label for="email">Email</label>
+                <input
+                  id="email"
+                  type="email"
+                  name="email"
+                  autocomplete="username"
+                  required
+                  value="${recovering ? '' : (p.email ?? '')}"
+                />
+                <label for="password">Password</label>
+                <input
+                  id="password"
+                  type="password"
+                  name="password"
+                  autocomplete="current-password"
+                  required
+                />
+                <button type="submit">Sign in</button>
+              </form>
+              ${
+                p.passkey.available
+                  ? html`<details ${recovering ? html`open` : ''}>
+                      <summary>Lost your passkey? Use a recovery code</summary>
+                      <form method="post" action="${p.passkey.recoveryAction}">
+                        ${csrf}
+                        <label for="recovery-email">Email</label>
+                        <input
+                          id="recovery-email"
+                          type="email"
+                          name="email"
+                          autocomplete="username"
+                          required
+                          value="${p.recoveryEmail ?? ''}"
+                        />
+                        <label for="recovery-code">Recovery code</label>
+                        <input
+                          id="recovery-code"
+                          type="text"
+                          name="code"
+                          autocomplete="one-time-code"
+                          spellcheck="false"
+                          required
+                        />
+                        <button type="submit" class="secondary">Sign in with the code</button>
+                      </form>
+                    </details>`
+                  : ''
+              }`
+      }
       ${
         forAccountPages
           ? ''
@@ -64,11 +145,23 @@ export function loginPage(p: {
               <bdi>${destinationText(p.client.redirectUri)}</bdi>.
             </p>`
       }
-      <p class="note">On a shared computer, sign out when you are done.</p>`,
+      <p class="note">On a shared computer, sign out when you are done.</p>
+      ${p.passkey.available ? scriptTags(p.passkey.nonce, [WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL]) : ''}`,
   );
 }
 
-/** The consent form: who asks, where it sends you, each scope in plain words, and "Not you?". */
+/** The heading over the scopes: what this consent adds, and whether the app holds access already. */
+function scopesHeading(p: { allowedBefore?: boolean; nothingNew?: boolean }): string {
+  if (p.nothingNew) return 'You allowed all of this before. It will still be able to';
+  return p.allowedBefore ? 'Besides what you allowed before, it will also be able to' : 'It will be able to';
+}
+
+/**
+ * The consent form: who asks, where it sends you, each scope in plain words, and "Not you?".
+ * `scopes` are the ones this consent adds; `allowedBefore`: the app already holds a grant of this
+ * account (step-up), whose scopes are not listed again; `nothingNew`: it asks for nothing new, and
+ * `scopes` are the ones it asks for.
+ */
 export function consentPage(p: {
   confirmAction: string;
   abortAction: string;
@@ -76,6 +169,8 @@ export function consentPage(p: {
   csrf: string;
   client: ClientView;
   scopes: readonly string[];
+  allowedBefore?: boolean;
+  nothingNew?: boolean;
   accountEmail?: string;
 }): string {
   const csrf = html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
@@ -89,7 +184,7 @@ export function consentPage(p: {
         <strong><bdi>${destinationText(p.client.redirectUri)}</bdi></strong
         >.
       </p>
-      <h2>It will be able to</h2>
+      <h2>${scopesHeading(p)}</h2>
       ${scopeGroups(p.scopes)}
       <div class="actions">
         <form method="post" action="${p.confirmAction}">${csrf}<button type="submit">Allow</button></form>

@@ -14,7 +14,13 @@
  * The loopback rule is enforced only with a request context, i.e. on open registration; clients the
  * operator stored are loaded as they are.
  */
-import { isLoopbackHost, isLoopbackRedirectUri, REGISTRATION_CAPS, displayTextProblem } from '@school/shared';
+import {
+  ALL_SCOPE_NAMES,
+  displayTextProblem,
+  isLoopbackHost,
+  isLoopbackRedirectUri,
+  REGISTRATION_CAPS,
+} from '@school/shared';
 import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC, ClientMetadata } from 'oidc-provider';
 
@@ -105,6 +111,7 @@ export function validateClientMetadata(
     throw new errors.InvalidClientMetadata('application_type must be native or web');
   }
   metadata.application_type = 'native';
+  dropScope(metadata);
   if (metadata.token_endpoint_auth_method === undefined || metadata.token_endpoint_auth_method === 'none') {
     // oidc-provider decides to issue a secret from the raw body: a public client must get none.
     delete metadata.client_secret;
@@ -146,4 +153,28 @@ export function invalidRedirectUri(description: string): InstanceType<typeof err
 export function clientRole(client: { metadata(): ClientMetadata } | undefined): ClientRole | undefined {
   const role = client?.metadata()[CLIENT_ROLE];
   return role === 'integration' || role === 'introspector' ? role : undefined;
+}
+
+const KNOWN_SCOPES = new Set(ALL_SCOPE_NAMES);
+
+/**
+ * A registered `scope` would cap every later request (oidc-provider refuses the rest with
+ * invalid_scope), and MCP clients register with the scope of their first authorization: they could
+ * never step up (docs/decisions.md). So a `scope` is checked as oidc-provider checks it (a non-empty
+ * string of scopes this server defines, single spaces) and then not kept: what a client gets is
+ * decided per request, by consent. RFC 7591 lets the server register less than was sent; the answer
+ * then names no scope.
+ */
+function dropScope(metadata: ClientMetadata): void {
+  if (!('scope' in metadata)) return;
+  const { scope } = metadata;
+  if (typeof scope !== 'string' || !scope) {
+    throw new errors.InvalidClientMetadata('scope must be a non-empty string if provided');
+  }
+  if (scope.split(' ').some((name) => !KNOWN_SCOPES.has(name))) {
+    throw new errors.InvalidClientMetadata(
+      'scope must only contain Authorization Server supported scope values',
+    );
+  }
+  delete metadata.scope;
 }

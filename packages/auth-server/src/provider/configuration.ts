@@ -7,19 +7,24 @@
  *   carries only the API scopes (docs/decisions.md).
  * - Refresh tokens are issued to every client allowed the grant, without `offline_access`, and do not
  *   die with the browser session (`issueRefreshToken`, `expiresWithSession`). The Grant's TTL is the
- *   absolute cap on a refresh-token chain. Public clients' refresh tokens rotate on every use
- *   (oidc-provider's default), and reuse of a rotated one revokes the grant.
+ *   absolute cap on a refresh-token chain. Public clients' refresh tokens rotate on every use, DPoP-bound
+ *   ones too (refresh-rotation.ts); reuse of a rotated one revokes the grant unless the same
+ *   installation presents it within the reuse window (refresh-grace.ts).
  * - PKCE S256 is required of every client, confidential ones too; `pkce.required` must be synchronous.
  * - Sign-out is RP-Initiated Logout at `end_session_endpoint` (sign-out-pages.ts); it ends the login
  *   session, never an app's access. This service's own account pages are a configured client that
  *   signs in like any app (account-console.ts).
- * - Anything else not in docs/contract.md is off: PAR, DPoP, device flow, dev interactions.
+ * - DPoP is optional: a proof at the token endpoint binds the tokens to the client's key (public
+ *   clients' refresh tokens too; confidential clients' refresh tokens are bound by their client
+ *   authentication, RFC 9449 §5).
+ * - Anything else not in docs/contract.md is off: PAR, device flow, dev interactions.
  */
 import type { Configuration, KoaContextWithOIDC, Client, SubjectTypes } from 'oidc-provider';
 import { errors } from 'oidc-provider';
 import {
   ALL_SCOPE_NAMES,
   API_SCOPE_NAMES,
+  DPOP_SIGNING_ALGS,
   INTERACTION_PATH,
   OAUTH_ROUTES,
   namesResource,
@@ -30,12 +35,16 @@ import type { AdapterConstructor } from '../storage/redis-adapter.js';
 import type { SigningJwk } from './keys.js';
 import { CLIENT_ROLE, clientRole, validateClientMetadata } from './client-policy.js';
 import { renderError } from './render-error.js';
+import { registeredClientId } from './registered-client-id.js';
 import { loadExistingGrant } from '../cimd/cimd-consent.js';
 import type { CimdConsentStore } from '../cimd/cimd-consent.js';
 import { accountConsoleClient, withAccountConsoleGrant } from './account-console.js';
+import { withHeldGrant, type GrantIndex } from './held-grant.js';
 import { onlyOwnGrant } from './own-grant.js';
 import { signOutSources } from './sign-out-pages.js';
 import { StorageUnavailable } from './storage-outage.js';
+import { interactionPolicyWithPasskeys } from '../passkeys/passkey-for-writes.js';
+import { rotateRefreshToken } from './refresh-rotation.js';
 
 /**
  * How old an account read the token endpoint may reuse, ms: for this long a deleted account can still
@@ -73,6 +82,12 @@ export interface ProviderDeps {
   keys: SigningJwk[];
   /** Where consents to metadata-document clients are tied to their document (cimd/cimd-consent.ts). */
   cimdConsents?: CimdConsentStore;
+  /**
+   * The accounts' grant index (storage/account-grants.ts), so that a sign-in that finds no grant in
+   * its session starts from what the account already allowed the client (held-grant.ts). Without it,
+   * only the session's grant is found (oidc-provider's default).
+   */
+  grantIndex?: GrantIndex;
 }
 
 /** The resource identifier forms accepted for the API (`@school/shared` resource-identifier.ts); all map to `BASE_URL`. */
@@ -105,6 +120,7 @@ export function buildConfiguration({
   accounts,
   keys,
   cimdConsents,
+  grantIndex,
 }: ProviderDeps): Configuration {
   const introspectors = new Set([config.INTROSPECTION_CLIENT_ID]);
   const mayIntrospectAll = (client: Client) =>
@@ -128,7 +144,13 @@ export function buildConfiguration({
       },
       accountConsoleClient(config.BASE_URL),
     ],
-    loadExistingGrant: withAccountConsoleGrant(onlyOwnGrant(loadExistingGrant(cimdConsents))),
+    loadExistingGrant: withAccountConsoleGrant(
+      onlyOwnGrant(
+        grantIndex
+          ? withHeldGrant(grantIndex, cimdConsents, loadExistingGrant(cimdConsents))
+          : loadExistingGrant(cimdConsents),
+      ),
+    ),
     jwks: { keys },
     cookies: {
       keys: config.COOKIE_SECRETS,
@@ -161,11 +183,15 @@ export function buildConfiguration({
       application_type: 'native',
       id_token_signed_response_alg: 'ES256',
     },
-    enabledJWA: { idTokenSigningAlgValues: ['ES256', 'RS256'] },
+    enabledJWA: {
+      idTokenSigningAlgValues: ['ES256', 'RS256'],
+      dPoPSigningAlgValues: [...DPOP_SIGNING_ALGS],
+    },
     allowOmittingSingleRegisteredRedirectUri: false,
     extraParams: { scope: requireKnownScope },
     extraClientMetadata: { properties: [CLIENT_ROLE], validator: validateClientMetadata },
     issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    rotateRefreshToken,
     expiresWithSession: async () => false,
     ttl: {
       AccessToken: config.ACCESS_TOKEN_TTL,
@@ -176,7 +202,10 @@ export function buildConfiguration({
       Interaction: config.INTERACTION_TTL,
       IdToken: config.ACCESS_TOKEN_TTL,
     },
-    interactions: { url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}` },
+    interactions: {
+      url: (_ctx, interaction) => `${INTERACTION_PATH}/${interaction.uid}`,
+      policy: interactionPolicyWithPasskeys(config.PASSKEY_FOR_WRITE_CONSENT),
+    },
     renderError,
     fetch: refuseOutboundFetch,
     sectorIdentifierUriValidate: () => false,
@@ -191,7 +220,11 @@ export function buildConfiguration({
     features: {
       devInteractions: { enabled: false },
       pushedAuthorizationRequests: { enabled: false },
-      dPoP: { enabled: false },
+      // DPoP (RFC 9449), optional: a client sending a proof gets tokens bound to its key (`cnf.jkt`),
+      // the resource API then asks for a proof with every call; one sending none gets bearer tokens
+      // as before. No nonces (docs/decisions.md): without a `nonceSecret` oidc-provider issues none,
+      // and a proof's `iat` must be within its window instead.
+      dPoP: { enabled: true, requireNonce: () => false },
       rpInitiatedLogout: { enabled: true, ...signOutSources(accounts) },
       clientCredentials: { enabled: false },
       deviceFlow: { enabled: false },
@@ -208,6 +241,7 @@ export function buildConfiguration({
         enabled: true,
         initialAccessToken: false,
         issueRegistrationAccessToken: false,
+        idFactory: registeredClientId,
       },
       introspection: {
         enabled: true,

@@ -21,7 +21,8 @@
  * - the token: `AccessToken.find` (oidc-provider's model: the adapter's read, the token's format and
  *   expiry checks, the client-gone rule of storage/redis-adapter.ts), `isValid`, then its grant as
  *   oidc-provider's introspection checks it (`Grant.find` ignoring expiry, then not expired, same
- *   client, same account), no sender constraint and no authorization details (neither is enabled).
+ *   client, same account), no certificate binding and no authorization details (neither is enabled);
+ *   a DPoP binding is answered as oidc-provider answers it (`cnf: {jkt}`, `token_type: DPoP`).
  *   oidc-provider also looks up the token's client, for one reason: a pairwise client's `sub` is
  *   computed. This server offers public subjects only (`SUBJECT_TYPES`, configuration.ts), so no
  *   client can be pairwise and that lookup is skipped; the client's existence is already the
@@ -136,7 +137,9 @@ async function activeAnswer(
     if (!grant || grant.isExpired) return undefined;
     if (grant.clientId !== token.clientId || grant.accountId !== token.accountId) return undefined;
   }
-  if (token.isSenderConstrained() || (token as { rar?: unknown }).rar) return undefined;
+  // A DPoP-bound token is answered here too (`cnf.jkt`, `token_type: DPoP`); a certificate-bound one
+  // cannot exist (mTLS is off) and is left to oidc-provider, as are authorization details.
+  if (token['x5t#S256'] || (token as { rar?: unknown }).rar) return undefined;
   const body: Record<string, unknown> = { active: false };
   if (token.accountId) {
     body.sub = token.accountId;
@@ -157,7 +160,7 @@ async function activeAnswer(
     aud: token.aud,
     authorization_details: undefined,
     scope: token.scope || undefined,
-    cnf: undefined,
+    cnf: token.jkt ? { jkt: token.jkt } : undefined,
     token_type: token.tokenType,
   });
   return body;

@@ -10,3 +10,13 @@ declare module 'oidc-provider/lib/helpers/als.js' {
   const als: AsyncLocalStorage<object>;
   export default als;
 }
+
+/** oidc-provider's DPoP proof check: the request's proof (checked once, then remembered), or none. */
+declare module 'oidc-provider/lib/helpers/validate_dpop.js' {
+  const validateDpop: (
+    provider: object,
+    ctx: object,
+    accessToken?: string,
+  ) => Promise<{ thumbprint: string; jti: string; iat: number } | undefined>;
+  export default validateDpop;
+}

@@ -19,7 +19,8 @@
  * round trip), keeps consumed state in a way a racing second request can also pass, and lets the grant
  * list outlive nothing. Here a lost consumption race (two requests redeeming one code or one rotated
  * refresh token at once) is detected by HSETNX: the loser revokes the whole grant and gets
- * `invalid_grant`, as RFC 6749 §4.1.2 and RFC 9700 §4.14 ask.
+ * `invalid_grant`, as RFC 6749 §4.1.2 and RFC 9700 §4.14 ask; a refresh token's loser within the
+ * reuse window throws {@link ConcurrentRefresh} instead, for provider/refresh-grace.ts to judge.
  *
  * A token and its grant are read in one round trip: they share a hash slot (redis-keys.ts, the slot
  * rule), so this runs unchanged on a Redis Cluster. oidc-provider reads a token, then its grant (the
@@ -53,6 +54,7 @@ import {
 import { withScripts } from './redis-scripts.js';
 import { indexAccountSession } from './account-sessions.js';
 import { publishRevoked } from './revocations.js';
+import { RotatedRefresh, watchedRotation } from './rotated-refresh.js';
 
 /** Models that carry a `grantId` and are revoked with their grant. */
 const GRANT_BOUND = new Set([
@@ -98,16 +100,16 @@ export interface RedisAdapterOptions {
    */
   onClientMissing?: (request: object | undefined) => Promise<void>;
   /**
-   * Seconds after its rotation during which a refresh token presented again is a concurrent refresh,
-   * not a replay (provider/refresh-grace.ts): `find` does not call it consumed, and losing the
-   * consumption race throws {@link ConcurrentRefresh} instead of revoking the grant. 0: off.
+   * Seconds after its rotation during which a refresh token presented again may be the same
+   * installation's (provider/refresh-grace.ts): losing the consumption race throws
+   * {@link ConcurrentRefresh} instead of revoking the grant. 0: off.
    */
   refreshGraceSeconds?: number;
 }
 
 /**
- * A refresh token consumed by another request less than the grace period ago: the caller may answer
- * with that request's result (provider/refresh-grace.ts). The grant is left alone.
+ * A refresh token consumed by another request less than the window ago: the caller may answer with
+ * that request's result (provider/refresh-grace.ts). The grant is left alone.
  */
 export class ConcurrentRefresh extends errors.InvalidGrant {
   constructor(
@@ -117,6 +119,9 @@ export class ConcurrentRefresh extends errors.InvalidGrant {
     super('refresh token already used');
   }
 }
+
+/** How long a DPoP proof's id is reserved before its save sets its expiry, seconds. */
+const REPLAY_RESERVATION_SECONDS = 600;
 
 const parsed = (json: string | null): AdapterPayload | undefined =>
   json ? (JSON.parse(json) as AdapterPayload) : undefined;
@@ -168,9 +173,9 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       if (!stored) return undefined;
       if (grantId && grant) keepGrant(ctx, modelKey(prefix, 'Grant', grantId), grant);
       if (isUse && recordUse && payload.clientId) recordUse(payload.clientId, payload.grantId);
-      // A refresh token rotated within the grace period reads as unconsumed: its next consumption
-      // decides, atomically, whether this is a concurrent refresh (see `consume`).
-      if (!c || (isRefresh && inGrace(Number(c)))) return payload;
+      if (!c) return payload;
+      // A rotated refresh token the token endpoint presents: the reuse window decides (rotated-refresh.ts).
+      if (isRefresh && watchedRotation(ctx, payload.jti)) throw new RotatedRefresh(payload, Number(c));
       return { ...payload, consumed: Number(c) };
     };
     if (typeof payload.clientId !== 'string') return accept(true);
@@ -261,6 +266,13 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
         const kept = takeGrant(currentRequest(), key);
         if (kept !== undefined) return Promise.resolve(JSON.parse(kept) as AdapterPayload);
       }
+      // oidc-provider's ReplayDetection.unique (a DPoP proof's jti at the token endpoint) reads, then
+      // saves: two instances could both read "not seen". The read reserves the id instead (SET NX), so
+      // exactly one request in the deployment finds a proof new; the save then sets its real expiry.
+      if (this.name === 'ReplayDetection')
+        return r
+          .set(key, '{}', 'EX', REPLAY_RESERVATION_SECONDS, 'NX')
+          .then((reserved) => (reserved ? undefined : { jti: id }));
       if (this.name === 'Client' && resolveCimdClient && isCimdClientId(id)) return resolveCimdClient(id);
       if (this.name === 'Client') {
         const cached = clients?.get(id);

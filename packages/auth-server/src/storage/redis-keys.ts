@@ -50,8 +50,14 @@
  *   `grantUsedAt:{tag}<rest>`  when that grant's tokens were last used, Unix seconds, expiring with the
  *                        grant's longest life (grant-usage.ts), in the grant's slot;
  *   `clientUsedAt`       a hash, client id → when its tokens were last used, Unix seconds (client-usage.ts);
- *   `RefreshAnswer:{tag}<rest>`  the token response a rotated refresh token's refresh gave, for the
- *                        grace period (REFRESH_REUSE_GRACE, provider/refresh-grace.ts), in its grant's slot;
+ *   `RefreshAnswer:{tag}<rest>`  the token response a rotated refresh token's refresh gave, for a few
+ *                        seconds, to a concurrent refresh with the same token (provider/refresh-grace.ts),
+ *                        in its grant's slot;
+ *   `refreshCurrent:{tag}<rest>`  a grant's current refresh token id and where its last rotation came
+ *                        from, for the reuse window (REFRESH_REUSE_GRACE, storage/refresh-lineage.ts), in
+ *                        the grant's slot;
+ *   `grantReuse:{tag}<rest>`  how often and when a rotated refresh token of that grant was answered
+ *                        within the reuse window (storage/refresh-lineage.ts), in the grant's slot;
  *   `cimd:<url>`         a hash: the cache entry of one Client ID Metadata Document (the checked document,
  *                        fresh/stale deadlines, the last fetch's status and error; cimd/cimd-resolver.ts);
  *                        written apart from the `Client:<url>` record it stores (another slot);
@@ -144,6 +150,16 @@ export function usageKey(prefix: string): string {
  */
 export function refreshAnswerKey(prefix: string, tokenId: string): string {
   return grantScopedKey(prefix, 'RefreshAnswer', tokenId);
+}
+
+/** The key of a grant's current refresh token and its last rotation's origin, in the grant's slot. */
+export function refreshCurrentKey(prefix: string, grantId: string): string {
+  return grantScopedKey(prefix, 'refreshCurrent', grantId);
+}
+
+/** The key of a grant's count of rotated refresh tokens answered within the window, in its slot. */
+export function grantReuseKey(prefix: string, grantId: string): string {
+  return grantScopedKey(prefix, 'grantReuse', grantId);
 }
 
 /** The prefix of the cache entries of Client ID Metadata Documents. */

@@ -18,13 +18,21 @@ const bearerInAnyCase = fc
   .array(fc.boolean(), { minLength: 6, maxLength: 6 })
   .map((upper) => [...'bearer'].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(''));
 const spaces = fc.integer({ min: 1, max: 3 }).map((n) => ' '.repeat(n));
-const GRAMMAR = new RegExp(`^bearer +[A-Za-z0-9\\-._~+/]+=*$`, 'i');
+const GRAMMAR = new RegExp(`^(bearer|dpop) +[A-Za-z0-9\\-._~+/]+=*$`, 'i');
 
 describe('parseAuthorization (properties)', () => {
   it('reads the token of every well-formed Bearer header', () => {
     fc.assert(
       fc.property(bearerInAnyCase, spaces, b64token, (scheme, gap, token) => {
-        expect(parseAuthorization(`${scheme}${gap}${token}`)).toEqual({ ok: true, token });
+        expect(parseAuthorization(`${scheme}${gap}${token}`)).toEqual({ ok: true, token, scheme: 'Bearer' });
+      }),
+    );
+  });
+
+  it('reads the token of every well-formed DPoP header (RFC 9449 §7.1)', () => {
+    fc.assert(
+      fc.property(fc.constantFrom('DPoP', 'dpop', 'DPOP'), spaces, b64token, (scheme, gap, token) => {
+        expect(parseAuthorization(`${scheme}${gap}${token}`)).toEqual({ ok: true, token, scheme: 'DPoP' });
       }),
     );
   });
@@ -56,7 +64,9 @@ describe('parseAuthorization (properties)', () => {
   it('refuses every other scheme', () => {
     fc.assert(
       fc.property(
-        fc.stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,10}$/).filter((s) => s.toLowerCase() !== 'bearer'),
+        fc
+          .stringMatching(/^[A-Za-z][A-Za-z0-9-]{0,10}$/)
+          .filter((s) => !['bearer', 'dpop'].includes(s.toLowerCase())),
         b64token,
         (scheme, token) => {
           expect(parseAuthorization(`${scheme} ${token}`).ok).toBe(false);

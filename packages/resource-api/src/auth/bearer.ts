@@ -7,10 +7,17 @@
  *   supported, `bearer_methods_supported: ["header"]`), so a client does not silently get the
  *   anonymous view, and a URL carrying a token is never served.
  * - Any `Authorization` header is a token attempt. It is first read strictly
- *   (`authorization-header.ts`, RFC 6750 b64token): a malformed one is 401 `invalid_token` at once.
+ *   (`authorization-header.ts`, RFC 6750 b64token, scheme Bearer or DPoP): a malformed one is 401
+ *   `invalid_token` at once.
  *   A well-formed one is checked by passport-http-bearer with {@link TokenVerifier}: a bad token is
  *   401 `invalid_token` with the challenge (a token the auth server refuses to look at included); an
  *   unreachable auth server, or one refusing this API's own credentials (logged as an error), is 503.
+ * - A good token bound to a DPoP key (`cnf.jkt`, RFC 9449) must come with the DPoP scheme and one
+ *   `DPoP` proof header that dpop-proof.ts accepts for this request (its URL built from BASE_URL):
+ *   sent as Bearer it is 401 `invalid_token` (a stolen bound token is useless without its key), a bad
+ *   or missing proof 401 `invalid_dpop_proof`, both challenged with `DPoP`. A bearer token sent with
+ *   the DPoP scheme is 401 `invalid_token`. A bearer token sent as Bearer is checked exactly as it
+ *   was before DPoP: no proof is read and no Redis command is sent.
  *
  * The strategy is passport-http-bearer's, run the way Passport's `authenticate` middleware runs a
  * strategy (an object made from it, given `success`, `fail` and `error` for this one request), but
@@ -26,16 +33,28 @@ import { Strategy as BearerStrategy } from 'passport-http-bearer';
 import { InvalidRequestError, TemporarilyUnavailableError } from '../lib/errors.js';
 import type { Logger } from '../logger.js';
 import type { Challenges } from './challenges.js';
-import { parseAuthorization } from './authorization-header.js';
+import { AUTHORIZATION_FORM, parseAuthorization, type TokenScheme } from './authorization-header.js';
+import { checkDpopProof, type ProofFirstSeen } from './dpop-proof.js';
 import { AuthServerUnavailableError, IntrospectionCredentialsError } from './introspection-client.js';
 import { ANONYMOUS, setPrincipal } from './principal.js';
 import { requiredScope } from './require-scope.js';
 import type { TokenPrincipal, TokenVerifier } from './token-verifier.js';
 
-const MALFORMED = 'the Authorization header must have the form: Bearer <access token>';
+/** What checking DPoP proofs needs. */
+export interface DpopChecks {
+  /** The public origin (BASE_URL): a proof's `htu` is this plus the request's path. */
+  origin: string;
+  /** The replay check shared by every instance (dpop-replay.ts). */
+  seen: ProofFirstSeen;
+}
 
 /** Builds the authentication middleware. */
-export function bearer(verifier: TokenVerifier, challenge: Challenges, logger: Logger): RequestHandler {
+export function bearer(
+  verifier: TokenVerifier,
+  challenge: Challenges,
+  logger: Logger,
+  dpop: DpopChecks,
+): RequestHandler {
   const reasons = new WeakMap<Request, string>();
   const strategy = new BearerStrategy(
     { passReqToCallback: true },
@@ -64,8 +83,9 @@ export function bearer(verifier: TokenVerifier, challenge: Challenges, logger: L
     }
     const parsed = parseAuthorization(header);
     if (!parsed.ok) return next(challenge.invalidToken(parsed.reason, requiredScope(res)));
+    const { scheme, token } = parsed;
     // passport-http-bearer splits the header on single spaces: hand it the canonical form.
-    req.headers.authorization = `Bearer ${parsed.token}`;
+    req.headers.authorization = `Bearer ${token}`;
     const unreachable = 'the authorization server cannot be reached; try again shortly';
     runStrategy(strategy, req, {
       error(err) {
@@ -80,15 +100,54 @@ export function bearer(verifier: TokenVerifier, challenge: Challenges, logger: L
         return next(err);
       },
       fail() {
-        return next(challenge.invalidToken(reasons.get(req) ?? MALFORMED, requiredScope(res)));
+        return next(
+          challenge.invalidToken(reasons.get(req) ?? AUTHORIZATION_FORM, requiredScope(res), scheme),
+        );
       },
       success(user) {
-        setPrincipal(res, user as TokenPrincipal);
-        res.setHeader('Cache-Control', 'no-store');
-        return next();
+        const principal = user as TokenPrincipal;
+        const accept = () => {
+          setPrincipal(res, principal);
+          res.setHeader('Cache-Control', 'no-store');
+          return next();
+        };
+        if (principal.jkt === undefined && scheme === 'Bearer') return accept();
+        const refusal = schemeRefusal(principal, scheme);
+        if (refusal) return next(challenge.invalidToken(refusal, requiredScope(res), 'DPoP'));
+        const proofs = req.headersDistinct.dpop ?? [];
+        if (proofs.length !== 1) {
+          const reason = proofs.length
+            ? 'send one DPoP proof, not several'
+            : 'a DPoP-bound token needs a DPoP proof header';
+          return next(challenge.invalidDpopProof(reason, requiredScope(res)));
+        }
+        const expected = {
+          method: req.method,
+          url: new URL(req.originalUrl.split('?')[0]!, dpop.origin).href,
+          accessToken: token,
+          jkt: principal.jkt!,
+          seen: dpop.seen,
+        };
+        checkDpopProof(proofs[0]!, expected).then(
+          (checked) =>
+            checked.ok ? accept() : next(challenge.invalidDpopProof(checked.reason, requiredScope(res))),
+          (err: unknown) => {
+            logger.warn({ err: (err as Error).message }, 'DPoP proof replay check failed');
+            next(new TemporarilyUnavailableError('the DPoP proof cannot be checked now; try again shortly'));
+          },
+        );
       },
     });
   };
+}
+
+/** Why a good token cannot be used with the scheme it came with, if it cannot (RFC 9449 §7). */
+function schemeRefusal(principal: TokenPrincipal, scheme: TokenScheme): string | undefined {
+  if (principal.jkt !== undefined && scheme === 'Bearer')
+    return 'this access token is bound to a DPoP key: send it with the DPoP scheme and a DPoP proof';
+  if (principal.jkt === undefined && scheme === 'DPoP')
+    return 'this access token is not bound to a DPoP key: send it with the Bearer scheme';
+  return undefined;
 }
 
 /** A Passport strategy, as far as running one goes. */

@@ -42,7 +42,8 @@ export function requireScope(scope: string, hasPublicView: boolean, challenge: C
       res.locals.view = 'public';
       return next();
     }
-    if (!principal.scopes.has(scope)) return next(challenge.insufficientScope(scope));
+    if (!principal.scopes.has(scope))
+      return next(challenge.insufficientScope(scope, principal.jkt ? 'DPoP' : 'Bearer'));
     res.locals.view = 'full';
     return next();
   };

@@ -10,9 +10,11 @@
  * - Revocation: {@link TokenVerifier.evict} (fed by the Redis subscription) drops the entries and
  *   remembers the hashes for the bound, so an introspection already in flight cannot put a revoked
  *   token back into the cache.
- * - Acceptance: `active`, an access token (`token_type` Bearer; refresh tokens introspect active
- *   too), not past `exp`, and `aud` absent or naming this API (audience.ts); its scopes are the
- *   well-formed tokens of `scope` (scope.ts).
+ * - Acceptance: `active`, an access token (`token_type` Bearer, or DPoP with the key's thumbprint in
+ *   `cnf.jkt`; a refresh token has no `token_type`), not past `exp`, and `aud` absent or naming this
+ *   API (audience.ts); its scopes are the well-formed tokens of `scope` (scope.ts). A DPoP-bound
+ *   token's principal carries `jkt`: the bearer middleware then asks for a proof of that key with
+ *   every call (dpop-proof.ts), which no cache stands in for.
  */
 import { tokenHash } from '@school/shared';
 import { LRUCache } from 'lru-cache';
@@ -29,6 +31,8 @@ export interface TokenPrincipal {
   scopes: ReadonlySet<string>;
   /** Seconds since the epoch. */
   exp?: number;
+  /** The thumbprint of the DPoP key the token is bound to (`cnf.jkt`); absent for a bearer token. */
+  jkt?: string;
 }
 
 /** The verdict on one token. */
@@ -60,7 +64,11 @@ interface Checked {
  */
 function verdictOf(info: Introspection, resource: string): Verdict {
   if (!info.active) return { ok: false, reason: INACTIVE };
-  if (info.token_type !== undefined && info.token_type.toLowerCase() !== 'bearer') {
+  const dpop = info.token_type?.toLowerCase() === 'dpop';
+  if (dpop && typeof info.cnf?.jkt !== 'string') {
+    return { ok: false, reason: 'a DPoP token without a key binding (cnf.jkt) is not accepted' };
+  }
+  if (info.token_type !== undefined && !dpop && info.token_type.toLowerCase() !== 'bearer') {
     return { ok: false, reason: `a ${info.token_type} token is not a bearer access token` };
   }
   if (info.token_type === undefined) {
@@ -75,6 +83,7 @@ function verdictOf(info: Introspection, resource: string): Verdict {
     clientId: info.client_id,
     scopes: parseScope(info.scope),
     exp: info.exp,
+    ...(dpop ? { jkt: info.cnf!.jkt } : {}),
   });
   return { ok: true, principal };
 }

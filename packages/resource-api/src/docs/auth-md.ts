@@ -2,7 +2,14 @@
  * `GET /auth.md`: the authentication walkthrough for agents and developers, generated from the
  * configuration and the registry (URLs, scopes, areas), so it cannot drift from what the server does.
  */
-import { ACCOUNT_PATH, API_SCOPES, DISCOVERY_PATHS, OAUTH_ROUTES, OIDC_SCOPES } from '@school/shared';
+import {
+  ACCOUNT_PATH,
+  API_SCOPES,
+  BASELINE_SCOPE_NAMES,
+  DISCOVERY_PATHS,
+  OAUTH_ROUTES,
+  OIDC_SCOPES,
+} from '@school/shared';
 import { prmUrl, type ApiConfig } from '../config.js';
 import { scopeOf, type AreaModule } from '../lib/operation.js';
 
@@ -50,7 +57,9 @@ curl -s ${base}${DISCOVERY_PATHS.authorizationServer}
 \`\`\`
 
 The protected-resource metadata (RFC 9728) says \`"resource": "${base}"\` and
-\`"authorization_servers": ["${base}"]\`. The authorization-server metadata (RFC 8414) lists every
+\`"authorization_servers": ["${base}"]\`. Its \`scopes_supported\` is a baseline,
+${BASELINE_SCOPE_NAMES.map((n) => `\`${n}\``).join(' and ')}: ask for that first, and for more when a
+challenge names it (*What 401, 403 and 503 mean*, below). The authorization-server metadata (RFC 8414) lists every
 endpoint, grant type and scope and is the source of truth if anything here disagrees. It says
 \`"client_id_metadata_document_supported": true\`: a client may use the URL of its metadata document
 as its \`client_id\` (step 2) instead of registering.
@@ -165,10 +174,28 @@ curl -s -X POST ${base}${OAUTH_ROUTES.token} \\
   -d resource=${base}
 \`\`\`
 
-No user interaction. Public clients get a new refresh token each time (rotation): keep the newest,
-because reusing an old one revokes the whole grant. Several processes that share one stored refresh
-token may refresh at the same moment: within 5 seconds of a rotation the same refresh token from the
-same client gets the same new tokens back, not a revocation.
+No user interaction. Public clients get a new refresh token each time (rotation): keep the newest.
+Several processes of one app that share one stored refresh token may present an older one: within
+10 minutes of its rotation (the server's \`REFRESH_REUSE_GRACE\`, by default), the same
+\`client_id\` presenting it from the same installation gets **the grant's current refresh token and a
+fresh access token**, however many rotations ago it was replaced. The same installation means: for a
+DPoP-bound refresh token, a DPoP proof of its key (from any address); otherwise, the network address
+of the grant's last refresh. Any other reuse (another client, another key or no proof, another
+address, or after the window) is treated as theft: \`400 invalid_grant\`, and the whole grant ends at
+once (every token refused; the user authorizes again). The user sees such reuse as "used from several
+places" on Connected apps.
+
+## DPoP (optional)
+
+Sender-constrained tokens (RFC 9449) are supported, not required
+(\`dpop_signing_alg_values_supported\`: ES256, Ed25519, EdDSA; no nonces). Send a \`DPoP\` proof header
+(\`htm\` POST, \`htu\` ${base}${OAUTH_ROUTES.token}) with the code exchange and each refresh: the
+answer's \`token_type\` is \`DPoP\` and the tokens are bound to your key (a public client's refresh
+token needs a proof of the same key on every refresh). Then call the API with
+\`Authorization: DPoP <access token>\` and a new proof per request: \`htm\` the method, \`htu\` the URL
+you called under ${base} without query or fragment, \`ath\` the base64url SHA-256 of the access
+token, a unique \`jti\`, \`iat\` within 5 minutes of now. Each proof is accepted once. A bound token
+sent as \`Bearer\` is refused, as is a bearer token sent as \`DPoP\`.
 
 ## 7. Revoke
 
@@ -227,13 +254,15 @@ Link: <${prm}>; rel="oauth-protected-resource"
 
 | Answer | When | Headers |
 | --- | --- | --- |
-| \`401 invalid_token\` | the \`Authorization\` header is not \`Bearer <token>\`, or the token is unknown, expired, revoked, a refresh token, or bound to another resource | \`WWW-Authenticate: Bearer error="invalid_token", error_description="...", scope="<needed>", resource_metadata="${prm}"\` |
+| \`401 invalid_token\` | the \`Authorization\` header is not \`Bearer <token>\` (or \`DPoP <token>\`), or the token is unknown, expired, revoked, a refresh token, bound to another resource, or sent with the wrong scheme (a DPoP-bound token as Bearer) | \`WWW-Authenticate: Bearer error="invalid_token", error_description="...", scope="<needed>", resource_metadata="${prm}"\` (\`DPoP ...\` with \`algs\` for the DPoP scheme or a DPoP-bound token) |
+| \`401 invalid_dpop_proof\` | a DPoP-bound token without one valid, unused \`DPoP\` proof for this request | \`WWW-Authenticate: DPoP error="invalid_dpop_proof", error_description="...", resource_metadata="${prm}", algs="ES256 Ed25519 EdDSA"\` |
 | \`403 insufficient_scope\` | the token is good but lacks the operation's scope | \`WWW-Authenticate: Bearer error="insufficient_scope", scope="<needed>", resource_metadata="${prm}"\` |
 | \`403 access_denied\` | no token, and the operation has no public view | \`Link: <${prm}>; rel="oauth-protected-resource"\` |
 | \`503 temporarily_unavailable\` | the authorization server cannot be reached to check the token, or the database is unavailable; retry | \`Retry-After\` |
 
 On \`401\` get a new token (refresh, or authorize again). On \`403 insufficient_scope\` authorize
-again asking for the scope named in the challenge. Every error body is
+again asking for the scopes you asked for before plus the one named in the challenge: the person is
+asked only about the new one, and the new token carries them all. Every error body is
 \`{"error": "...", "error_description": "..."}\`.
 
 ## Not supported

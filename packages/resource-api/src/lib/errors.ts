@@ -29,6 +29,13 @@ export class InvalidTokenError extends OAuthError {
   }
 }
 
+/** 401 `invalid_dpop_proof` (RFC 9449 §7.1): a DPoP-bound token whose proof is missing or wrong. */
+export class InvalidDpopProofError extends OAuthError {
+  constructor(description: string, headers: Record<string, string>) {
+    super(401, 'invalid_dpop_proof', description, headers);
+  }
+}
+
 /** 403 `insufficient_scope`: a valid token that lacks the operation's scope. */
 export class InsufficientScopeError extends OAuthError {
   constructor(scope: string, headers: Record<string, string>) {

@@ -27,10 +27,11 @@ const STANDARD_RESPONSES: Record<string, { code: string; description: string; he
   '401': {
     code: 'InvalidToken',
     description:
-      'invalid_token: the token is malformed, unknown, expired, revoked or bound to another resource. Never sent to requests without an Authorization header.',
+      'invalid_token: the token is malformed, unknown, expired, revoked, bound to another resource, or sent with the wrong scheme (a DPoP-bound token as Bearer); invalid_dpop_proof: a DPoP-bound token without one valid, unused DPoP proof for this request. Never sent to requests without an Authorization header.',
     headers: {
       'WWW-Authenticate': {
-        description: 'Bearer error="invalid_token", error_description="...", resource_metadata="<PRM URL>"',
+        description:
+          'Bearer error="invalid_token", error_description="...", resource_metadata="<PRM URL>"; with the DPoP scheme or a DPoP-bound token: DPoP error="invalid_token" or "invalid_dpop_proof", ..., algs="ES256 Ed25519 EdDSA"',
         schema: { type: 'string' },
       },
     },

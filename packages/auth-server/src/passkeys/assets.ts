@@ -1,0 +1,39 @@
+/**
+ * The passkey pages' scripts, served from this origin under `/oauth/assets/` (never a CDN): the
+ * `@simplewebauthn/browser` bundle as the package ships it, and the page script (page-script.ts).
+ * Both are read once at start-up; the pages load them with their CSP nonce.
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, dirname } from 'node:path';
+import Router from '@koa/router';
+import { PASSKEY_PAGE_SCRIPT } from './page-script.js';
+
+/** Where the scripts are served. */
+export const ASSETS_PATH = '/oauth/assets';
+export const WEBAUTHN_LIBRARY_URL = `${ASSETS_PATH}/simplewebauthn-browser.js`;
+export const PASSKEY_SCRIPT_URL = `${ASSETS_PATH}/passkeys.js`;
+
+function libraryBundle(): string {
+  const require = createRequire(import.meta.url);
+  const main = require.resolve('@simplewebauthn/browser');
+  // The package's main entry is script/index.js; its browser bundle is dist/bundle/ of the package.
+  return readFileSync(join(dirname(main), '..', 'dist', 'bundle', 'index.umd.min.js'), 'utf8');
+}
+
+/** The router serving both scripts. */
+export function assetsRouter(): Router {
+  const scripts: Record<string, string> = {
+    [WEBAUTHN_LIBRARY_URL]: libraryBundle(),
+    [PASSKEY_SCRIPT_URL]: PASSKEY_PAGE_SCRIPT,
+  };
+  const router = new Router();
+  for (const [path, body] of Object.entries(scripts)) {
+    router.get(path, async function serveScript(ctx) {
+      ctx.type = 'text/javascript; charset=utf-8';
+      ctx.set('Cache-Control', 'public, max-age=3600');
+      ctx.body = body;
+    });
+  }
+  return router;
+}

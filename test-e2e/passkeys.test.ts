@@ -1,0 +1,415 @@
+/**
+ * Passkeys in headless Chromium through the edge, with Chromium's virtual authenticator (the DevTools
+ * protocol's WebAuthn domain: CTAP2, internal, resident keys, user verification). A staff member
+ * adds a passkey and recovery codes on Your account, signs out, signs in with the passkey and allows
+ * an app a write scope (PASSKEY_FOR_WRITE_CONSENT is on: a password sign-in asking for one is sent to
+ * the passkey first). Refused: an assertion made on another origin, a replayed assertion, a counter
+ * that goes back, a recovery code used twice, a right password once an admin switched it off. The
+ * new page states get the axe-core check at 1280 and 390 px (support/browser.ts `inspectPage`).
+ *
+ * The stack's public host is `localhost`: WebAuthn refuses an IP address as the relying party.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import mongoose from 'mongoose';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { inspectPage, launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
+import { E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let browser: Browser;
+let evilSite: Server;
+let staff: { email: string; password: string };
+
+/** The WebAuthn credential as the virtual authenticator exports it. */
+interface VirtualCredential {
+  credentialId: string;
+  isResidentCredential: boolean;
+  rpId: string;
+  privateKey: string;
+  userHandle: string;
+  signCount: number;
+}
+
+/**
+ * Run in a page (as a string: the tests are compiled without the DOM's types): asks the browser's
+ * authenticator for an assertion for the page's own host as RP id over `challenge`, answered as the JSON a page
+ * of ours would post.
+ */
+const ASSERT_IN_PAGE = `async (challenge) => {
+  const rpId = location.hostname;
+  const b64 = (buf) => btoa(String.fromCharCode(...new Uint8Array(buf)))
+    .replace(/\\+/g, '-').replace(/\\//g, '_').replace(/=+$/, '');
+  const bytes = Uint8Array.from(atob(challenge.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+  const cred = await navigator.credentials.get({
+    publicKey: { challenge: bytes, rpId, userVerification: 'required', allowCredentials: [] },
+  });
+  const r = cred.response;
+  return JSON.stringify({
+    id: cred.id,
+    rawId: b64(cred.rawId),
+    type: cred.type,
+    clientExtensionResults: {},
+    response: {
+      clientDataJSON: b64(r.clientDataJSON),
+      authenticatorData: b64(r.authenticatorData),
+      signature: b64(r.signature),
+      userHandle: r.userHandle ? b64(r.userHandle) : undefined,
+    },
+  });
+}`;
+
+/** The staff member's passkey, as last exported from the authenticator that used it. */
+let credential: VirtualCredential;
+/** The bodies of the passkey sign-in forms the browser sent. */
+const passkeyPosts: string[] = [];
+let recoveryCodes: string[] = [];
+
+jest.setTimeout(120_000);
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([
+    startStack({ PASSKEY_FOR_WRITE_CONSENT: 'true' }, 'http', {}, 'localhost'),
+    launchBrowser(),
+  ]);
+  const made = schoolAuth(stack, [
+    'accounts',
+    'create-staff',
+    '--email',
+    `kim-${randomBytes(3).toString('hex')}@e2e.test`,
+    '--name',
+    'Kim Keys',
+  ]);
+  staff = { email: made.email!, password: made.password! };
+  // Another site on loopback, for an assertion made on the wrong origin.
+  evilSite = createServer((_req, res) => {
+    res
+      .writeHead(200, { 'content-type': 'text/html' })
+      .end('<!doctype html><title>Other site</title><p>hi</p>');
+  });
+  await new Promise<void>((r) => evilSite.listen(0, '127.0.0.1', r));
+}, 90_000);
+afterAll(async () => {
+  evilSite?.close();
+  await browser?.close();
+  await stack?.stop();
+});
+
+/** A new browser context and page with a virtual authenticator, holding `held` if given. */
+async function device(
+  held?: VirtualCredential,
+): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; id: string }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && request.url().endsWith('/passkey'))
+      passkeyPosts.push(request.postData()!);
+  });
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('WebAuthn.enable');
+  const { authenticatorId: id } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  });
+  if (held) await cdp.send('WebAuthn.addCredential', { authenticatorId: id, credential: held });
+  return { context, page, cdp, id };
+}
+
+/** The one credential of a device's authenticator, as it is now (its signCount moved on). */
+async function exported(d: { cdp: CDPSession; id: string }): Promise<VirtualCredential> {
+  const { credentials } = await d.cdp.send('WebAuthn.getCredentials', { authenticatorId: d.id });
+  expect(credentials).toHaveLength(1);
+  const { credentialId, isResidentCredential, rpId, privateKey, userHandle, signCount } =
+    credentials[0] as VirtualCredential;
+  return { credentialId, isResidentCredential, rpId, privateKey, userHandle, signCount };
+}
+
+/** Signs in to the account pages with a password and opens Your account. */
+async function openYourAccount(page: Page, who: { email: string; password: string }): Promise<void> {
+  await page.goto(`${stack.baseUrl}/oauth/account/account`);
+  await page.fill('#email', who.email);
+  await page.fill('#password', who.password);
+  await page.click('button:text-is("Sign in")');
+  await page.waitForSelector('h1:has-text("Connected apps")');
+  await page.goto(`${stack.baseUrl}/oauth/account/account`);
+  await page.waitForSelector('h1:has-text("Your account")');
+}
+
+async function registerClient(listener: LoopbackListener): Promise<string> {
+  const res = await fetch(`${stack.edgeUrl}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: 'Course Planner',
+      application_type: 'native',
+      redirect_uris: [listener.redirectUri],
+    }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+/** An authorization request for a write scope. */
+function authorizationUrl(clientId: string, listener: LoopbackListener): string {
+  return `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
+    response_type: 'code',
+    client_id: clientId,
+    redirect_uri: listener.redirectUri,
+    scope: 'openid courses:write',
+    state: randomBytes(8).toString('hex'),
+    code_challenge: createHash('sha256').update(randomBytes(32)).digest('base64url'),
+    code_challenge_method: 'S256',
+  })}`;
+}
+
+/** What a login page offers a script-less client: the passkey form's action, CSRF token and options. */
+async function passkeyForm(page: Page): Promise<{ action: string; csrf: string; challenge: string }> {
+  const form = page.locator('form[data-passkey="sign-in"]');
+  const options = JSON.parse((await form.getAttribute('data-options'))!) as { challenge: string };
+  return {
+    action: (await form.getAttribute('action'))!,
+    csrf: (await form.locator('input[name=csrf]').getAttribute('value'))!,
+    challenge: options.challenge,
+  };
+}
+
+/** Posts a passkey answer to a login page's form from outside the browser, with the browser's cookies. */
+async function postAnswer(context: BrowserContext, action: string, csrf: string, response: string) {
+  const cookies = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+  const res = await fetch(`${stack.edgeUrl}${action}`, {
+    method: 'POST',
+    redirect: 'manual',
+    headers: {
+      'content-type': 'application/x-www-form-urlencoded',
+      origin: stack.baseUrl,
+      cookie: cookies,
+    },
+    body: new URLSearchParams({ csrf, response }).toString(),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+/** The audit events of `type` about the staff member, waiting for the batch to be stored. */
+async function auditEvents(type: string, minimum = 1): Promise<Array<Record<string, unknown>>> {
+  const conn = await mongoose.createConnection(stack.env.MONGODB_URI!).asPromise();
+  try {
+    for (let i = 0; ; i++) {
+      const events = await conn
+        .collection<Record<string, unknown>>('audit_events')
+        .find({ type })
+        .sort({ at: 1 })
+        .toArray();
+      if (events.length >= minimum || i >= 50) return events;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } finally {
+    await conn.close();
+  }
+}
+
+describe('passkeys, in a browser with a virtual authenticator', () => {
+  it('adds a passkey and recovery codes on Your account', async () => {
+    const laptop = await device();
+    await openYourAccount(laptop.page, staff);
+    await expect(laptop.page.innerText('main')).resolves.toContain('You have no passkey yet.');
+    await inspectPage(laptop.page, 'your-account-no-passkey');
+
+    await laptop.page.fill('#passkey-name', 'Office laptop');
+    await laptop.page.click('button:has-text("Add a passkey")');
+    await laptop.page.waitForSelector('text=Your passkey is added');
+    const row = laptop.page.locator('tr', { hasText: 'Office laptop' });
+    await expect(row.innerText()).resolves.toContain('Not yet');
+    await inspectPage(laptop.page, 'your-account-passkey-added');
+    credential = await exported(laptop);
+    expect(credential.isResidentCredential).toBe(true);
+    expect(credential.rpId).toBe('localhost');
+
+    await laptop.page.click('button:has-text("Make new recovery codes")');
+    await laptop.page.waitForSelector('text=shown only this once');
+    recoveryCodes = await laptop.page.locator('ul.codes code').allInnerTexts();
+    expect(recoveryCodes).toHaveLength(10);
+    await inspectPage(laptop.page, 'your-account-recovery-codes');
+    await laptop.page.goto(`${stack.baseUrl}/oauth/account/account`);
+    await expect(laptop.page.innerText('main')).resolves.toContain('You have 10 unused recovery codes.');
+    await expect(laptop.page.locator('ul.codes').count()).resolves.toBe(0); // shown once
+
+    const [registered] = await auditEvents('passkey_registered');
+    expect(registered?.details).toEqual({ name: 'Office laptop' });
+    await auditEvents('recovery_codes_generated');
+    await laptop.context.close();
+  });
+
+  it('sends a password sign-in asked for a write scope to the passkey, which signs in and allows it', async () => {
+    const listener = await loopbackListener();
+    try {
+      const clientId = await registerClient(listener);
+      const laptop = await device(credential);
+      await laptop.page.goto(authorizationUrl(clientId, listener));
+      await expect(laptop.page.title()).resolves.toBe('Sign in');
+      await inspectPage(laptop.page, 'login-with-passkey');
+      await laptop.page.fill('#email', staff.email);
+      await laptop.page.fill('#password', staff.password);
+      await laptop.page.click('button:text-is("Sign in")');
+
+      // Signed in with the password, but a write scope needs the passkey first.
+      await laptop.page.waitForSelector('text=Sign in with your passkey to allow that');
+      await expect(laptop.page.locator('#password').count()).resolves.toBe(0);
+      await inspectPage(laptop.page, 'login-passkey-required');
+      await laptop.page.click('button:has-text("Sign in with a passkey")');
+
+      await laptop.page.waitForSelector('text=Allow access to your school?');
+      await expect(laptop.page.innerText('main')).resolves.toContain(staff.email);
+      await laptop.page.click('button:has-text("Allow")');
+      const callback = await listener.received;
+      expect(callback.searchParams.get('code')).toEqual(expect.any(String));
+      credential = await exported(laptop);
+      expect(credential.signCount).toBeGreaterThan(0);
+
+      const signedIn = await auditEvents('login_succeeded', 1);
+      expect(signedIn.map((e) => (e.details as { method?: string })?.method)).toContain('passkey');
+      const granted = await auditEvents('consent_granted');
+      expect(granted.at(-1)?.details).toEqual({ scope: 'openid courses:write' });
+      await laptop.context.close();
+    } finally {
+      await listener.close();
+    }
+  });
+
+  it('refuses a recorded assertion replayed against a new sign-in page', async () => {
+    expect(passkeyPosts.length).toBeGreaterThan(0);
+    const recorded = new URLSearchParams(passkeyPosts.at(-1)!).get('response')!;
+    const other = await device();
+    await other.page.goto(`${stack.baseUrl}/oauth/account/apps`);
+    const { action, csrf } = await passkeyForm(other.page);
+    const replayed = await postAnswer(other.context, action, csrf, recorded);
+    expect(replayed.status).toBe(401);
+    expect(replayed.text).toContain('That passkey could not sign you in');
+    const refused = await auditEvents('passkey_refused');
+    expect(JSON.stringify(refused.at(-1)?.details)).toContain('challenge');
+    await other.context.close();
+  });
+
+  it('refuses an assertion the authenticator made on another origin', async () => {
+    // The same key pair, also registered with a look-alike site: its assertion over our challenge is
+    // signed by the real key, but for the other site's RP id and origin.
+    const phone = await device({ ...credential, rpId: 'evil.localhost' });
+    await phone.page.goto(`${stack.baseUrl}/oauth/account/apps`);
+    const { action, csrf, challenge } = await passkeyForm(phone.page);
+    const port = (evilSite.address() as AddressInfo).port;
+    await phone.page.goto(`http://evil.localhost:${port}/`);
+    const answer = (await phone.page.evaluate(`(${ASSERT_IN_PAGE})(${JSON.stringify(challenge)})`)) as string;
+    const clientData = JSON.parse(
+      Buffer.from(
+        (JSON.parse(answer) as { response: { clientDataJSON: string } }).response.clientDataJSON,
+        'base64url',
+      ).toString(),
+    ) as { origin: string; challenge: string };
+    expect(clientData.origin).toBe(`http://evil.localhost:${port}`);
+    expect(clientData.challenge).toBe(challenge);
+
+    const relayed = await postAnswer(phone.context, action, csrf, answer);
+    expect(relayed.status).toBe(401);
+    const refused = await auditEvents('passkey_refused', 2);
+    expect(JSON.stringify(refused.at(-1)?.details)).toMatch(/origin/i);
+    await phone.context.close();
+  });
+
+  it('refuses a passkey whose signature counter went back (a cloned authenticator)', async () => {
+    const clone = await device({ ...credential, signCount: 0 });
+    await clone.page.goto(`${stack.baseUrl}/oauth/account/apps`);
+    await clone.page.click('button:has-text("Sign in with a passkey")');
+    await clone.page.waitForSelector('text=That passkey could not sign you in');
+    await expect(clone.page.title()).resolves.toBe('Sign in');
+    await inspectPage(clone.page, 'login-passkey-refused');
+    const refused = await auditEvents('passkey_refused', 3);
+    expect(JSON.stringify(refused.at(-1)?.details)).toMatch(/counter/i);
+    await clone.context.close();
+
+    // The real authenticator, counting on, still signs in.
+    const laptop = await device(credential);
+    await laptop.page.goto(`${stack.baseUrl}/oauth/account/apps`);
+    await laptop.page.click('button:has-text("Sign in with a passkey")');
+    await laptop.page.waitForSelector('h1:has-text("Connected apps")');
+    credential = await exported(laptop);
+    await laptop.context.close();
+  });
+
+  it('signs in once with a recovery code, never twice', async () => {
+    const code = recoveryCodes[0]!;
+    const useCode = async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await page.goto(`${stack.baseUrl}/oauth/account/apps`);
+      await page.click('summary:has-text("Use a recovery code")');
+      await page.fill('#recovery-email', staff.email);
+      await page.fill('#recovery-code', code.toUpperCase());
+      await page.click('button:has-text("Sign in with the code")');
+      return { context, page };
+    };
+    const first = await useCode();
+    await first.page.waitForSelector('h1:has-text("Connected apps")');
+    await first.context.close();
+    const used = await auditEvents('recovery_code_used');
+    expect(used[0]?.details).toEqual({ codes_left: 9 });
+
+    const second = await useCode();
+    await second.page.waitForSelector('text=recovery code is not right');
+    await expect(second.page.inputValue('#recovery-email')).resolves.toBe(staff.email);
+    await inspectPage(second.page, 'login-recovery-code-refused');
+    await second.context.close();
+  });
+
+  it('shows and removes a passkey, with its last use', async () => {
+    const laptop = await device(credential);
+    await openYourAccount(laptop.page, staff);
+    const row = laptop.page.locator('tr', { hasText: 'Office laptop' });
+    await expect(row.innerText()).resolves.toMatch(
+      /\d{4}-\d\d-\d\d \d\d:\d\d UTC[\s\S]*\d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+    );
+    await row.locator('button:has-text("Remove")').click();
+    await laptop.page.waitForSelector('text=The passkey is removed');
+    await expect(laptop.page.innerText('main')).resolves.toContain('You have no passkey yet.');
+    await auditEvents('passkey_removed');
+
+    // The removed passkey no longer signs in.
+    const again = await device(credential);
+    await again.page.goto(`${stack.baseUrl}/oauth/account/apps`);
+    await again.page.click('button:has-text("Sign in with a passkey")');
+    await again.page.waitForSelector('text=That passkey could not sign you in');
+    await laptop.context.close();
+    await again.context.close();
+  });
+
+  it('refuses a right password once an admin switched it off for the account', async () => {
+    const admin = await browser.newContext();
+    const adminPage = await admin.newPage();
+    await openYourAccount(adminPage, E2E_ADMIN);
+    await adminPage.goto(`${stack.baseUrl}/oauth/account/staff`);
+    const row = adminPage.locator('tr', { hasText: staff.email });
+    await row.locator('button:has-text("Switch password sign-in off")').click();
+    await adminPage.waitForSelector('text=Password sign-in is off');
+    await inspectPage(adminPage, 'staff-accounts-password-off');
+    await admin.close();
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${stack.baseUrl}/oauth/account/apps`);
+    await page.fill('#email', staff.email);
+    await page.fill('#password', staff.password);
+    await page.click('button:text-is("Sign in")');
+    await page.waitForSelector('text=Password sign-in is switched off for this account');
+    await expect(page.inputValue('#email')).resolves.toBe(staff.email);
+    await inspectPage(page, 'login-password-off');
+    await context.close();
+    await auditEvents('password_sign_in_switched');
+    await auditEvents('password_sign_in_refused');
+  });
+});
