@@ -143,6 +143,12 @@ export class AccountStore {
     }
   }
 
+  /** True when `accountId` is an account that may sign in: it exists and is not disabled. */
+  async canSignIn(accountId: string): Promise<boolean> {
+    const account = await this.model.findById(accountId, { disabled: 1 }).lean();
+    return account !== null && !account.disabled;
+  }
+
   /** True when `password` is the password of `accountId` (same time when the account is gone). */
   async checkPassword(accountId: string, password: string): Promise<boolean> {
     const account = await this.model.findById(accountId, { passwordHash: 1 }).lean();
