@@ -1,8 +1,9 @@
 /**
  * `school-auth accounts …` (everything the Staff accounts page does, for operators and
  * scripts), run as a separate process on a test server's storage: list, create-staff (generated or
- * from stdin), unlock, reset-password; each audited with the actor `operator`, and each visible to the
- * running server at once (the new person signs in, the unlocked one too, the reset one's session ends).
+ * from stdin), unlock, reset-password, password-sign-in, disable, enable, remove, promote, demote;
+ * each audited with the actor `operator`, and each visible to the running server at once (the new
+ * person signs in, the unlocked one too, the reset one's session ends).
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -138,6 +139,33 @@ describe('school-auth accounts', () => {
     const adminId = (await auth.running.accounts.idOf(ADMIN.email))!;
     expect(await auth.running.audit.query({ type: 'role_changed', accountId: adminId })).toEqual([]);
   }, 120_000); // three runs of the command, each a process of its own
+
+  it('password-sign-in switches an account’s password sign-in off and on, shown by list', async () => {
+    const email = newEmail();
+    const password = 'a staff password';
+    const { _id } = await auth.running.accounts.create({ email, password, name: 'Pat Passkey' });
+    const listed = () =>
+      (accounts(['list']) as unknown as Array<Record<string, unknown>>).find((a) => a.email === email);
+
+    expect(accounts(['password-sign-in', email, 'off'])).toMatchObject({ password_sign_in: 'off' });
+    expect(listed()).toMatchObject({ password_sign_in: 'off' });
+    expect(await trySignIn(email, password)).toBe(403);
+    expect(accounts(['password-sign-in', email, 'on'])).toMatchObject({ password_sign_in: 'on' });
+    expect(listed()).toMatchObject({ password_sign_in: 'on' });
+    expect(await trySignIn(email, password)).toBe(200);
+
+    const wrong = run(['password-sign-in', email, 'maybe']);
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain('maybe');
+    const events = await auth.running.audit.query({ accountId: _id, limit: 20 });
+    const switched = events.filter((e) => e.type === 'password_sign_in_switched');
+    expect(switched.map((e) => e.details)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ actor: 'operator', password_sign_in: 'off' }),
+        expect.objectContaining({ actor: 'operator', password_sign_in: 'on' }),
+      ]),
+    );
+  }, 120_000);
 
   it('disable, enable, promote, demote and remove act at once on the running server, audited as the operator’s', async () => {
     const email = newEmail();

@@ -4,11 +4,12 @@
  * `operator`. An account is named by its email.
  */
 import { readFileSync } from 'node:fs';
-import type { Command } from 'commander';
+import { Argument, type Command } from 'commander';
 import {
   createStaff,
   listAccounts,
   resetPassword,
+  switchPasswordSignIn,
   unlockAccount,
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
@@ -56,7 +57,9 @@ export function registerAccountsCommands(program: Command): void {
 
   accounts
     .command('list')
-    .description('every account: email, name, role, state, created, what the login throttle holds')
+    .description(
+      'every account: email, name, role, state, password sign-in, created, what the login throttle holds',
+    )
     .action(() =>
       withRuntime(async (runtime, config) => {
         const all = await listAccounts(adminDeps(runtime, config));
@@ -67,6 +70,7 @@ export function registerAccountsCommands(program: Command): void {
             name: a.name,
             role: a.role,
             disabled: a.disabled ?? false,
+            password_sign_in: a.passwordOff ? 'off' : 'on',
             created_at: a.createdAt,
             locked_from: a.lock.lockedFrom,
             failed_sign_ins: a.lock.failures,
@@ -125,6 +129,19 @@ export function registerAccountsCommands(program: Command): void {
           password: reset.password,
           sessions_ended: reset.sessionsEnded,
         };
+      }),
+    );
+
+  accounts
+    .command('password-sign-in')
+    .description('switch an account’s password sign-in off (passkey or recovery code only) or back on')
+    .argument('<email>', 'the account’s email')
+    .addArgument(new Argument('<on|off>', 'on or off').choices(['on', 'off']))
+    .action((email: string, state: 'on' | 'off') =>
+      onAccount(email, async (deps, account) => {
+        if (!(await switchPasswordSignIn(deps, account._id, state === 'off', operator)))
+          throw new OperatorError(`There is no account with the email ${email}.`);
+        return { account_id: account._id, email: account.email, password_sign_in: state };
       }),
     );
 
