@@ -187,8 +187,15 @@ describe('school-auth accounts', () => {
     expect(accounts(['promote', ADMIN.email])).toMatchObject({ role: 'admin' });
     expect(accounts(['demote', email])).toMatchObject({ role: 'staff' });
 
-    expect(accounts(['remove', email])).toMatchObject({ removed: true });
+    // A removed account's passkeys and recovery codes go with it.
+    const { passkeys } = auth.running;
+    const key = { accountId: _id, publicKey: 'AQID', counter: 0, transports: ['internal'], name: 'Laptop' };
+    expect(await passkeys.store.add({ _id: `cli-${randomBytes(8).toString('hex')}`, ...key })).toBe(true);
+    await passkeys.recoveryCodes.generate(_id);
+    expect(accounts(['remove', email])).toMatchObject({ removed: true, passkeys_removed: 1 });
     expect(await auth.running.accounts.idOf(email)).toBeUndefined();
+    expect(await passkeys.store.count(_id)).toBe(0);
+    expect(await passkeys.recoveryCodes.unused(_id)).toBe(0);
     const events = await auth.running.audit.query({ accountId: _id, limit: 20 });
     expect(events.map((e) => e.type).reverse()).toEqual(
       expect.arrayContaining(['account_disabled', 'account_enabled', 'role_changed', 'account_removed']),

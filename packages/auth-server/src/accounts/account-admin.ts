@@ -25,6 +25,8 @@ export interface AccountAdminDeps {
   redis: RedisClient;
   /** REDIS_KEY_PREFIX. */
   prefix: string;
+  /** What else signs an account in (passkeys/passkeys.ts), forgotten when the account is removed. */
+  passkeys: { forget(accountId: string): Promise<number> };
 }
 
 /** Who acts, as the audit log records it. */

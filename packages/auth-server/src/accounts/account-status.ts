@@ -11,7 +11,8 @@
  * A disabled or removed account's login sessions end at once and so does every grant it holds, with
  * all of their tokens (docs/decisions.md, "Grants end with the person who approved them"); the
  * resource API drops those tokens at once through the revocation feed. Enabling an account gives
- * back sign-in only: the apps are approved again. Every change is audited with its actor.
+ * back sign-in only: the apps are approved again. A removed account's passkeys and recovery codes go
+ * with it. Every change is audited with its actor.
  */
 import { randomUUID } from 'node:crypto';
 import { endAllAccountAccess } from '../storage/account-grants.js';
@@ -37,6 +38,8 @@ export interface AccountChanged {
   /** Grants and tokens ended (disable, remove). */
   grantsEnded?: number;
   tokensEnded?: number;
+  /** Passkeys removed with the account, and its recovery codes with them (remove). */
+  passkeysRemoved?: number;
 }
 
 const LOCK_MS = 10_000;
@@ -114,7 +117,9 @@ export async function changeAccount(
   });
   if (!done) return undefined;
   // After the change, so a sign-in racing it is refused by the disabled flag or finds no account.
-  const ended = change === 'disable' || change === 'remove' ? await endEverything(deps, accountId) : {};
+  const ended: Omit<AccountChanged, 'account'> =
+    change === 'disable' || change === 'remove' ? await endEverything(deps, accountId) : {};
+  if (change === 'remove') ended.passkeysRemoved = await deps.passkeys.forget(accountId);
   const account: AccountProfile =
     change === 'remove' ? done : { ...done, ...(await deps.accounts.profile(accountId)) };
   const type = (

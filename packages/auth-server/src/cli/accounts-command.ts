@@ -163,6 +163,7 @@ export function registerAccountsCommands(program: Command): void {
             sessions_ended: done.sessionsEnded,
             grants_ended: done.grantsEnded,
             tokens_ended: done.tokensEnded,
+            passkeys_removed: done.passkeysRemoved,
           };
         }),
       );
