@@ -77,7 +77,7 @@ describe('Staff accounts and Your account, in a browser', () => {
     await admin.click('button:has-text("Add staff account")');
     await admin.waitForSelector('text=Staff account created');
     const password = await admin.innerText('code.secret');
-    expect(password).toMatch(/^[\w-]{24}$/);
+    expect(password).toMatch(/^[2-9a-zA-Z]{5}(-[2-9a-zA-Z]{5}){4}$/); // no look-alike characters
     await inspectPage(admin, 'staff-accounts-created');
 
     const staff = await (await browser.newContext()).newPage();
@@ -93,6 +93,9 @@ describe('Staff accounts and Your account, in a browser', () => {
     await staff.waitForSelector('text=Your password is changed');
     await inspectPage(staff, 'your-account-changed');
 
+    await staff.click('a:has-text("Sign out everywhere…")');
+    await staff.waitForSelector('h1:has-text("Sign out everywhere?")');
+    await inspectPage(staff, 'sign-out-everywhere-confirm');
     await staff.click('button:has-text("Sign out everywhere")');
     await staff.waitForSelector('text=You are signed out everywhere');
     await inspectPage(staff, 'signed-out-everywhere');
@@ -103,5 +106,63 @@ describe('Staff accounts and Your account, in a browser', () => {
     const again = await (await browser.newContext()).newPage();
     await openAccountPage(again, 'account', { email, password: 'my own new password' });
     await again.waitForSelector('h1:has-text("Your account")');
+  });
+
+  it('keeps a refused Add form, asks before Reset password, Disable and Remove, and acts on each', async () => {
+    const made = schoolAuth(stack, [
+      'accounts',
+      'create-staff',
+      '--email',
+      `kim-${randomBytes(3).toString('hex')}@e2e.test`,
+      '--name',
+      'Kim Staff',
+    ]);
+    const kim = { email: made.email!, password: made.password! };
+    const kimPage = await (await browser.newContext()).newPage();
+    await openAccountPage(kimPage, 'account', kim);
+    await kimPage.waitForSelector('h1:has-text("Your account")');
+
+    const admin = await (await browser.newContext()).newPage();
+    await openAccountPage(admin, 'staff', E2E_ADMIN);
+    await admin.fill('input[name=email]', 'kim at school');
+    await admin.fill('input[name=name]', 'Kim Again');
+    await admin.fill('input[name=password]', 'short');
+    // The browser's own check of type=email would stop the form: the server's answer is what is tested.
+    await admin.$eval('form[action$="/staff/create"]', (f) => f.setAttribute('novalidate', ''));
+    await admin.click('button:has-text("Add staff account")');
+    await admin.waitForSelector('text=The staff account was not added');
+    await expect(admin.locator('[role=alert] li').count()).resolves.toBe(2);
+    await expect(admin.inputValue('input[name=email]')).resolves.toBe('kim at school');
+    await expect(admin.inputValue('input[name=name]')).resolves.toBe('Kim Again');
+    await inspectPage(admin, 'staff-accounts-refused');
+
+    const kimRow = () => admin.locator('tr', { hasText: kim.email });
+    await kimRow().locator('a:has-text("Reset password…")').click();
+    await admin.waitForSelector('h1:has-text("Reset this password?")');
+    await inspectPage(admin, 'staff-reset-confirm');
+    await admin.click('a:has-text("Cancel")');
+    await admin.waitForSelector('h1:has-text("Staff accounts")');
+
+    await kimRow().locator('a:has-text("Disable…")').click();
+    await admin.waitForSelector('h1:has-text("Disable this account?")');
+    await inspectPage(admin, 'staff-disable-confirm');
+    await admin.click('button:has-text("Disable account")');
+    await admin.waitForSelector(`text=${kim.email} is disabled`);
+    await expect(kimRow().innerText()).resolves.toContain('Disabled');
+    await inspectPage(admin, 'staff-accounts-disabled');
+    await kimPage.goto(`${stack.baseUrl}/oauth/account/account`);
+    await expect(kimPage.title()).resolves.toBe('Sign in'); // signed out at once
+
+    await kimRow().locator('button:has-text("Enable")').click();
+    await admin.waitForSelector(`text=${kim.email} can sign in again`);
+    await kimRow().locator('button:has-text("Make admin")').click();
+    await admin.waitForSelector(`text=${kim.email} is now an admin`);
+
+    await kimRow().locator('a:has-text("Remove…")').click();
+    await admin.waitForSelector('h1:has-text("Remove this account?")');
+    await inspectPage(admin, 'staff-remove-confirm');
+    await admin.click('button:has-text("Remove account")');
+    await admin.waitForSelector(`text=${kim.email} is removed`);
+    await expect(kimRow().count()).resolves.toBe(0);
   });
 });

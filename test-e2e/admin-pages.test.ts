@@ -150,7 +150,11 @@ describe('the school admin’s side, in a browser', () => {
     await expect(integrationCard.innerText()).resolves.toContain('timetable.example (port 443)');
     await inspectPage(page, 'connected-apps');
 
-    await openCard.locator('button:has-text("Revoke access")').click();
+    await openCard.locator('a:has-text("Revoke access…")').click();
+    await page.waitForSelector('h1:has-text("Revoke this app’s access?")');
+    expect(await apiStatus(openToken)).toBe(200); // asking ends nothing
+    await inspectPage(page, 'connected-apps-revoke-confirm');
+    await page.click('button:has-text("Revoke access")');
     await page.waitForSelector('text=has ended');
     expect(await apiStatus(openToken)).toBe(401);
     expect(await apiStatus(integrationToken)).toBe(200);

@@ -4,8 +4,9 @@
  * adds a passkey and recovery codes on Your account, signs out, signs in with the passkey and allows
  * an app a write scope (PASSKEY_FOR_WRITE_CONSENT is on: a password sign-in asking for one is sent to
  * the passkey first). Refused: an assertion made on another origin, a replayed assertion, a counter
- * that goes back, a recovery code used twice, a right password once an admin switched it off. The
- * new page states get the axe-core check at 1280 and 390 px (support/browser.ts `inspectPage`).
+ * that goes back, a recovery code used twice, a disabled account's passkey and recovery code, a right
+ * password once an admin switched it off. The new page states get the axe-core check at 1280 and
+ * 390 px (support/browser.ts `inspectPage`).
  *
  * The stack's public host is `localhost`: WebAuthn refuses an IP address as the relying party.
  */
@@ -130,6 +131,18 @@ async function exported(d: { cdp: CDPSession; id: string }): Promise<VirtualCred
   const { credentialId, isResidentCredential, rpId, privateKey, userHandle, signCount } =
     credentials[0] as VirtualCredential;
   return { credentialId, isResidentCredential, rpId, privateKey, userHandle, signCount };
+}
+
+/** Opens the account pages in a new context and signs in as the staff member with a recovery code. */
+async function signInWithCode(code: string): Promise<{ context: BrowserContext; page: Page }> {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${stack.baseUrl}/oauth/account/apps`);
+  await page.click('summary:has-text("Use a recovery code")');
+  await page.fill('#recovery-email', staff.email);
+  await page.fill('#recovery-code', code);
+  await page.click('button:has-text("Sign in with the code")');
+  return { context, page };
 }
 
 /** Signs in to the account pages with a password and opens Your account. */
@@ -344,16 +357,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
 
   it('signs in once with a recovery code, never twice', async () => {
     const code = recoveryCodes[0]!;
-    const useCode = async () => {
-      const context = await browser.newContext();
-      const page = await context.newPage();
-      await page.goto(`${stack.baseUrl}/oauth/account/apps`);
-      await page.click('summary:has-text("Use a recovery code")');
-      await page.fill('#recovery-email', staff.email);
-      await page.fill('#recovery-code', code.toUpperCase());
-      await page.click('button:has-text("Sign in with the code")');
-      return { context, page };
-    };
+    const useCode = () => signInWithCode(code.toUpperCase());
     const first = await useCode();
     await first.page.waitForSelector('h1:has-text("Connected apps")');
     await first.context.close();
@@ -365,6 +369,29 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await expect(second.page.inputValue('#recovery-email')).resolves.toBe(staff.email);
     await inspectPage(second.page, 'login-recovery-code-refused');
     await second.context.close();
+  });
+
+  it('signs a disabled account in by neither its passkey nor a recovery code', async () => {
+    schoolAuth(stack, ['accounts', 'disable', staff.email]);
+    const laptop = await device(credential);
+    await laptop.page.goto(`${stack.baseUrl}/oauth/account/apps`);
+    await laptop.page.click('button:has-text("Sign in with a passkey")');
+    await laptop.page.waitForSelector('text=That passkey could not sign you in');
+    credential = await exported(laptop);
+    await laptop.context.close();
+    const refused = await auditEvents('passkey_refused', 4);
+    expect(refused.at(-1)?.details).toMatchObject({ reason: 'account_disabled' });
+
+    const code = recoveryCodes[1]!;
+    const whileDisabled = await signInWithCode(code);
+    await whileDisabled.page.waitForSelector('text=recovery code is not right');
+    await whileDisabled.context.close();
+
+    // Enabled again, the same code signs in: it was not spent on the refusal.
+    schoolAuth(stack, ['accounts', 'enable', staff.email]);
+    const enabled = await signInWithCode(code);
+    await enabled.page.waitForSelector('h1:has-text("Connected apps")');
+    await enabled.context.close();
   });
 
   it('shows and removes a passkey, with its last use', async () => {

@@ -8,6 +8,7 @@
  * then oidc-provider mounted at the root (it owns the rest of `/oauth/*`, `/api/oauth/*` and both
  * well-known documents). Unknown paths get a JSON 404.
  */
+import { homePageStep } from './http/home-page.js';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import helmet from 'koa-helmet';
@@ -168,6 +169,7 @@ export function createApp({
       }),
     );
   }
+  app.use(homePageStep);
   // Each page router answers its own routes, then a wrong method on one of them (405 with Allow).
   const assets = assetsRouter();
   app.use(assets.routes());

@@ -37,6 +37,8 @@ const seconds = positiveInt;
 const perMinute = positiveInt;
 const perWindow = positiveInt;
 
+/** Where the signing keys are when KEYS_FILE is not set. */
+export const DEFAULT_KEYS_FILE = '.data/keys/jwks.json';
 const schema = z
   .object({
     NODE_ENV: nodeEnv,
@@ -56,7 +58,7 @@ const schema = z
       .pipe(z.array(z.string().min(32, 'each secret needs 32+ characters')).min(1))
       .optional(),
     /** Where the signing keys (JWKS with private keys) are kept; created on first start. */
-    KEYS_FILE: z.string().default('.data/keys/jwks.json'),
+    KEYS_FILE: z.string().default(DEFAULT_KEYS_FILE),
     /** The resource API's static introspection client. */
     INTROSPECTION_CLIENT_ID: z.string().min(1).default('resource-api'),
     INTROSPECTION_CLIENT_SECRET: z.string().min(32, 'needs 32+ characters').optional(),

@@ -12,13 +12,7 @@ import {
   startTestAuthServer,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
-import {
-  FormBrowser,
-  formAction,
-  inputValue,
-  openAccountPage,
-  type Page,
-} from '../../../test-support/form-browser.js';
+import { FormBrowser, inputValue, openAccountPage, type Page } from '../../../test-support/form-browser.js';
 import { isActive, registerClient, signIn, tokenRequest, type TestClient } from './oauth-http.js';
 
 let auth: TestAuthServer;
@@ -90,7 +84,8 @@ describe('Connected apps', () => {
   it('refuses a Revoke without the CSRF token, or from another origin, and ends nothing', async () => {
     const browser = new FormBrowser(auth.issuer);
     const page = await openApps(browser);
-    const action = formAction(page.body, '/apps/revoke')!;
+    expect(page.status).toBe(200);
+    const action = '/oauth/account/apps/revoke';
     const noToken = await browser.request(action, { form: { client_id: planner.clientId } });
     expect(noToken.status).toBe(403);
     const elsewhere = await browser.request(action, {
@@ -103,10 +98,15 @@ describe('Connected apps', () => {
 
   it('revokes one app: its access and refresh tokens end at once, the other app keeps working, and it is audited', async () => {
     const browser = new FormBrowser(auth.issuer);
-    const page = await openApps(browser);
-    const after = await browser.follow(formAction(page.body, '/apps/revoke')!, {
-      form: { client_id: planner.clientId, csrf: inputValue(page.body, 'csrf')! },
-    });
+    await openApps(browser);
+    // Revoke access… opens a confirmation page; its form ends the access.
+    const confirm = await browser.request(
+      `/oauth/account/apps/revoke?${new URLSearchParams({ client_id: planner.clientId })}`,
+    );
+    expect(confirm.status).toBe(200);
+    expect(confirm.body).toContain('Revoke this app’s access?');
+    expect(await isActive(auth, plannerToken)).toBe(true); // asking changes nothing
+    const after = await browser.submit(confirm, '/apps/revoke', { client_id: planner.clientId });
     expect(after.body).toContain('Access of <bdi>Lesson Planner</bdi> has ended');
     expect(card(after, 'Lesson Planner')).toBeUndefined();
     expect(card(after, 'Gradebook Sync')).toBeDefined();

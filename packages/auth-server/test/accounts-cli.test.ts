@@ -1,8 +1,9 @@
 /**
  * `school-auth accounts …` (everything the Staff accounts page does, for operators and
  * scripts), run as a separate process on a test server's storage: list, create-staff (generated or
- * from stdin), unlock, reset-password; each audited with the actor `operator`, and each visible to the
- * running server at once (the new person signs in, the unlocked one too, the reset one's session ends).
+ * from stdin), unlock, reset-password, password-sign-in, disable, enable, remove, promote, demote;
+ * each audited with the actor `operator`, and each visible to the running server at once (the new
+ * person signs in, the unlocked one too, the reset one's session ends).
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -120,9 +121,87 @@ describe('school-auth accounts', () => {
   it('says so, exiting 1, for an email without an account, and prints the usage for a missing argument', async () => {
     const none = run(['unlock', 'nobody@school.test']);
     expect(none.status).toBe(1);
-    expect(none.stderr).toContain('no account nobody@school.test');
+    expect(none.stderr).toContain('There is no account with the email nobody@school.test.');
     const usage = run(['create-staff', '--email', newEmail()]);
     expect(usage.status).toBe(2);
     expect(usage.stderr).toContain('school-auth accounts create-staff');
   });
+
+  it('never leaves the school without an enabled admin: the last one cannot be demoted, disabled or removed', async () => {
+    for (const change of ['demote', 'disable', 'remove']) {
+      const refused = run([change, ADMIN.email]);
+      expect({ change, status: refused.status }).toEqual({ change, status: 1 });
+      expect(refused.stderr.trim()).toBe(
+        `school-auth: ${ADMIN.email} is the school’s last enabled admin: make another account an admin first.`,
+      );
+    }
+    expect(await trySignIn(ADMIN.email, ADMIN.password)).toBe(200);
+    const adminId = (await auth.running.accounts.idOf(ADMIN.email))!;
+    expect(await auth.running.audit.query({ type: 'role_changed', accountId: adminId })).toEqual([]);
+  }, 120_000); // three runs of the command, each a process of its own
+
+  it('password-sign-in switches an account’s password sign-in off and on, shown by list', async () => {
+    const email = newEmail();
+    const password = 'a staff password';
+    const { _id } = await auth.running.accounts.create({ email, password, name: 'Pat Passkey' });
+    const listed = () =>
+      (accounts(['list']) as unknown as Array<Record<string, unknown>>).find((a) => a.email === email);
+
+    expect(accounts(['password-sign-in', email, 'off'])).toMatchObject({ password_sign_in: 'off' });
+    expect(listed()).toMatchObject({ password_sign_in: 'off' });
+    expect(await trySignIn(email, password)).toBe(403);
+    expect(accounts(['password-sign-in', email, 'on'])).toMatchObject({ password_sign_in: 'on' });
+    expect(listed()).toMatchObject({ password_sign_in: 'on' });
+    expect(await trySignIn(email, password)).toBe(200);
+
+    const wrong = run(['password-sign-in', email, 'maybe']);
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain('maybe');
+    const events = await auth.running.audit.query({ accountId: _id, limit: 20 });
+    const switched = events.filter((e) => e.type === 'password_sign_in_switched');
+    expect(switched.map((e) => e.details)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ actor: 'operator', password_sign_in: 'off' }),
+        expect.objectContaining({ actor: 'operator', password_sign_in: 'on' }),
+      ]),
+    );
+  }, 120_000);
+
+  it('disable, enable, promote, demote and remove act at once on the running server, audited as the operator’s', async () => {
+    const email = newEmail();
+    const password = 'a staff password';
+    const { _id } = await auth.running.accounts.create({ email, password, name: 'Sam Staff' });
+    const theirs = new FormBrowser(auth.issuer);
+    expect(await trySignIn(email, password, theirs)).toBe(200);
+
+    expect(accounts(['disable', email])).toMatchObject({ disabled: true, sessions_ended: 1 });
+    expect((await theirs.request('/oauth/account/apps')).status).toBe(303);
+    expect(await trySignIn(email, password)).toBe(401);
+    expect(run(['disable', email]).stderr).toContain(`${email} is disabled already.`);
+    expect(accounts(['enable', email])).toMatchObject({ disabled: false });
+    expect(await trySignIn(email, password)).toBe(200);
+
+    expect(accounts(['promote', email])).toMatchObject({ role: 'admin' });
+    // Another admin exists now, so the seeded one may be demoted, and promoted back.
+    expect(accounts(['demote', ADMIN.email])).toMatchObject({ role: 'staff' });
+    expect(accounts(['promote', ADMIN.email])).toMatchObject({ role: 'admin' });
+    expect(accounts(['demote', email])).toMatchObject({ role: 'staff' });
+
+    // A removed account's passkeys and recovery codes go with it.
+    const { passkeys } = auth.running;
+    const key = { accountId: _id, publicKey: 'AQID', counter: 0, transports: ['internal'], name: 'Laptop' };
+    expect(await passkeys.store.add({ _id: `cli-${randomBytes(8).toString('hex')}`, ...key })).toBe(true);
+    await passkeys.recoveryCodes.generate(_id);
+    expect(accounts(['remove', email])).toMatchObject({ removed: true, passkeys_removed: 1 });
+    expect(await auth.running.accounts.idOf(email)).toBeUndefined();
+    expect(await passkeys.store.count(_id)).toBe(0);
+    expect(await passkeys.recoveryCodes.unused(_id)).toBe(0);
+    const events = await auth.running.audit.query({ accountId: _id, limit: 20 });
+    expect(events.map((e) => e.type).reverse()).toEqual(
+      expect.arrayContaining(['account_disabled', 'account_enabled', 'role_changed', 'account_removed']),
+    );
+    const changes = ['account_disabled', 'account_enabled', 'role_changed', 'account_removed'];
+    for (const e of events.filter((x) => changes.includes(x.type)))
+      expect(e.details).toMatchObject({ actor: 'operator' });
+  }, 180_000); // ten runs of the command, each a process of its own
 });

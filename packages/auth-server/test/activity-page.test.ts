@@ -71,6 +71,35 @@ describe('Activity', () => {
     expect(nobody.body).toContain('No event matches.');
   });
 
+  it('ties every failed or refused sign-in to the account its email names: the column shows it, the filter finds them all', async () => {
+    const email = `tried-${Date.now()}@school.test`;
+    const { _id } = await auth.running.accounts.create({
+      email,
+      password: 'the right password',
+      name: 'Tried',
+    });
+    // Eleven: the tenth failure is also reported as a suspected attack on the account, the eleventh refused.
+    for (let i = 0; i < 11; i++) {
+      const refused = await openAccountPage(new FormBrowser(auth.issuer), '/oauth/account/apps', {
+        email: email.toUpperCase(), // as typed: the address names the account whatever its case
+        password: `wrong password ${i}`,
+      });
+      expect([401, 429]).toContain(refused.status);
+    }
+    const recorded = await auth.running.audit.query({ limit: 200 });
+    const about = recorded.filter(
+      (e) => e.type.startsWith('login_') && String(e.details?.email).toLowerCase() === email,
+    );
+    expect(about.map((e) => e.type)).toEqual(
+      expect.arrayContaining(['login_failed', 'login_attack_suspected']),
+    );
+    expect(about.filter((e) => e.accountId !== _id)).toEqual([]);
+    const mine = await openActivity(new FormBrowser(auth.issuer), `?account=${encodeURIComponent(email)}`);
+    const failed = rows(mine).filter((r) => /<code>login_(failed|locked|attack_suspected)<\/code>/.test(r));
+    expect(failed).toHaveLength(about.length);
+    for (const r of failed) expect(r).toContain(`data-label="Account"><bdi>${email}</bdi>`);
+  });
+
   it('pages older events by cursor: every event once, newest first, filters kept', async () => {
     for (let i = 0; i < 120; i++) {
       // From many addresses: one address's events are stored at most 60 a minute (audit/flood-guard.ts).
@@ -140,7 +169,9 @@ describe('school-auth activity', () => {
 
   it('refuses an event type it does not know', () => {
     const run = schoolAuth('activity', '--event', 'nonsense');
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain('--event must be one of');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(
+      "option '--event <type>' argument 'nonsense' is invalid. Allowed choices are",
+    );
   });
 });

@@ -259,7 +259,7 @@ describe('school-auth clients list', () => {
 
   it('refuses a filter that does not read', () => {
     const run = schoolAuth('clients', 'list', '--idle-days', 'soon');
-    expect(run.status).toBe(1);
-    expect(run.stderr).toContain('--idle-days must be a whole number');
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain("option '--idle-days <n>' argument 'soon' is invalid. Give a whole number");
   });
 });

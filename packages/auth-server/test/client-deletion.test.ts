@@ -232,7 +232,7 @@ describe('school-auth clients delete (another process)', () => {
     );
     expect({ status: again.status, stderr: again.stderr }).toMatchObject({
       status: 1,
-      stderr: expect.stringContaining(`no client ${client.clientId}`),
+      stderr: expect.stringContaining(`There is no stored client ${client.clientId}.`),
     });
   }, 30_000);
 });

@@ -8,6 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { signIn as flowSignIn } from '../../../test-support/oauth-flow.js';
+import { isActive, registerClient, tokenRequest } from './oauth-http.js';
 import {
   FormBrowser,
   formAction,
@@ -52,6 +54,24 @@ function submitRow(browser: FormBrowser, page: Page, email: string, suffix: stri
   });
 }
 
+/** Follows `email`'s `action…` link to its confirmation page, checks it, and submits its form. */
+async function confirmRow(
+  browser: FormBrowser,
+  page: Page,
+  email: string,
+  action: 'reset-password' | 'disable' | 'remove',
+): Promise<Page> {
+  const href = new RegExp(`href="([^"]*/staff/confirm\\?action=${action}&amp;[^"]*)"`).exec(
+    row(page, email)!,
+  )?.[1];
+  expect(href).toBeDefined();
+  const confirm = await browser.request(href!.replace(/&amp;/g, '&'));
+  expect(confirm.status).toBe(200);
+  expect(confirm.body).toContain(`<bdi>${email}</bdi>`);
+  expect(confirm.body).toContain('Cancel: back to Staff accounts');
+  return browser.submit(confirm, `/staff/${action}`, { account_id: inputValue(confirm.body, 'account_id')! });
+}
+
 /** The password a page shows once. */
 const shownPassword = (page: Page) => /<code class="secret">([^<]+)<\/code>/.exec(page.body)?.[1];
 
@@ -84,7 +104,7 @@ describe('adding a staff account', () => {
     expect(created.status).toBe(200);
     expect(created.body).toContain(`Staff account created for ${email}`);
     const password = shownPassword(created)!;
-    expect(password).toMatch(/^[\w-]{24}$/);
+    expect(password).toMatch(/^[2-9a-zA-Z]{5}(-[2-9a-zA-Z]{5}){4}$/);
     expect(row(created, email)).toContain('Staff');
     expect(shownPassword(await browser.follow(STAFF_PAGE))).toBeUndefined(); // once only
 
@@ -126,6 +146,23 @@ describe('adding a staff account', () => {
     const invalid = await browser.submit(page, '/staff/create', { email: 'not an email', name: 'X' });
     expect(invalid.status).toBe(400);
   });
+
+  it('lists every problem of a refused form at once and keeps what was typed but the password', async () => {
+    const [browser, page] = await adminPage();
+    const refused = await browser.submit(page, '/staff/create', {
+      email: 'sam at school',
+      name: 'Sam\u202eevil',
+      password: 'short',
+    });
+    expect(refused.status).toBe(400);
+    const problems = /<ul>([\s\S]*?)<\/ul>/.exec(refused.body)?.[1] ?? '';
+    expect(problems.match(/<li>/g)).toHaveLength(3);
+    expect(problems).toContain('sam at school is not an email address.');
+    expect(problems).toContain('The name must not contain');
+    expect(problems).toContain('needs 12+ characters');
+    expect(inputValue(refused.body, 'email')).toBe('sam at school');
+    expect(inputValue(refused.body, 'password')).toBeUndefined();
+  });
 });
 
 describe('unlocking an account', () => {
@@ -157,7 +194,7 @@ describe('resetting a password', () => {
     expect((await openAccountPage(theirs, '/oauth/account/apps', { email, password: old })).status).toBe(200);
 
     const [browser, page] = await adminPage();
-    const after = await submitRow(browser, page, email, '/staff/reset-password');
+    const after = await confirmRow(browser, page, email, 'reset-password');
     expect(after.status).toBe(200);
     expect(after.body).toContain(`The password of ${email} is reset and one session of theirs ended`);
     const password = shownPassword(after)!;
@@ -187,7 +224,7 @@ describe('refusals', () => {
     const staff = new FormBrowser(auth.issuer);
     expect((await openAccountPage(staff, STAFF_PAGE, { email, password })).status).toBe(403);
     const victim = newEmail();
-    for (const action of ['create', 'unlock', 'reset-password']) {
+    for (const action of ['create', 'unlock', 'reset-password', 'disable', 'enable', 'remove', 'promote']) {
       const res = await staff.request(`${STAFF_PAGE}/${action}`, {
         form: { email: victim, name: 'Mallory', account_id: adminId, csrf: 'x' },
       });
@@ -213,7 +250,7 @@ describe('refusals', () => {
       password: 'the kept password',
       name: 'Kept',
     });
-    for (const action of ['unlock', 'reset-password']) {
+    for (const action of ['unlock', 'reset-password', 'disable', 'remove', 'promote', 'demote']) {
       const url = `${STAFF_PAGE}/${action}`;
       expect((await browser.request(url, { form: { account_id: _id } })).status).toBe(403);
       expect((await browser.request(url, { form: { account_id: _id, csrf }, headers: foreign })).status).toBe(
@@ -222,5 +259,97 @@ describe('refusals', () => {
     }
     expect(await trySignIn(email, 'the kept password')).toBe(200);
     await expect(auth.running.audit.query({ type: 'password_reset', accountId: _id })).resolves.toEqual([]);
+  });
+});
+
+describe('disabling, enabling, removing, promoting and demoting', () => {
+  /** A staff account signed in on its own browser, with an app it allowed holding tokens. */
+  async function personWithApp() {
+    const email = newEmail();
+    const password = `a password ${randomBytes(4).toString('hex')}`;
+    const { _id } = await auth.running.accounts.create({ email, password, name: 'Sam Staff' });
+    const theirs = new FormBrowser(auth.issuer);
+    expect((await openAccountPage(theirs, '/oauth/account/apps', { email, password })).status).toBe(200);
+    const client = await registerClient(auth, { client_name: 'Lesson Planner' });
+    const tokens = await flowSignIn(auth, client, {
+      account: { email, password },
+      scope: 'openid courses:read',
+    });
+    expect(await isActive(auth, tokens.access_token)).toBe(true);
+    return { id: _id, email, password, theirs, client, tokens };
+  }
+
+  it('disable asks first, then the person cannot sign in, their sessions end and their apps’ tokens end; enable lets them sign in again', async () => {
+    const p = await personWithApp();
+    const [browser, page] = await adminPage();
+    const after = await confirmRow(browser, page, p.email, 'disable');
+    expect(after.status).toBe(200);
+    expect(after.body).toContain(`${p.email} is disabled`);
+    expect(row(after, p.email)).toContain('<strong>Disabled</strong>');
+    expect((await p.theirs.request('/oauth/account/apps')).status).toBe(303); // signed out
+    expect(await trySignIn(p.email, p.password)).toBe(401);
+    expect(await isActive(auth, p.tokens.access_token)).toBe(false);
+    const refresh = await tokenRequest(auth, {
+      grant_type: 'refresh_token',
+      refresh_token: p.tokens.refresh_token!,
+      client_id: p.client.clientId,
+    });
+    expect(refresh.status).toBe(400);
+    const [event] = await auth.running.audit.query({ type: 'account_disabled', accountId: p.id });
+    expect(event?.details).toMatchObject({
+      actor: adminId,
+      email: p.email,
+      sessionsEnded: 2,
+      grantsEnded: 2,
+    }); // the app's grant and the account pages' own
+
+    const enabled = await submitRow(browser, after, p.email, '/staff/enable');
+    expect(enabled.body).toContain(`${p.email} can sign in again`);
+    expect(await trySignIn(p.email, p.password)).toBe(200);
+    expect(await isActive(auth, p.tokens.access_token)).toBe(false); // apps are allowed again, not revived
+    const [back] = await auth.running.audit.query({ type: 'account_enabled', accountId: p.id });
+    expect(back?.details).toMatchObject({ actor: adminId });
+  });
+
+  it('remove asks first, then deletes the account, ends its sessions and its apps’ access', async () => {
+    const p = await personWithApp();
+    const [browser, page] = await adminPage();
+    const after = await confirmRow(browser, page, p.email, 'remove');
+    expect(after.body).toContain(`${p.email} is removed`);
+    expect(row(after, p.email)).toBeUndefined();
+    expect(await auth.running.accounts.idOf(p.email)).toBeUndefined();
+    expect((await p.theirs.request('/oauth/account/apps')).status).toBe(303);
+    expect(await isActive(auth, p.tokens.access_token)).toBe(false);
+    const [event] = await auth.running.audit.query({ type: 'account_removed', accountId: p.id });
+    expect(event?.details).toMatchObject({ actor: adminId, email: p.email, grantsEnded: 2 });
+  });
+
+  it('make admin opens the admins’ pages to the person; make staff closes them again', async () => {
+    const p = await personWithApp();
+    const [browser, page] = await adminPage();
+    const promoted = await submitRow(browser, page, p.email, '/staff/promote');
+    expect(promoted.body).toContain(`${p.email} is now an admin`);
+    expect((await p.theirs.request(STAFF_PAGE)).status).toBe(200);
+    const demoted = await submitRow(browser, promoted, p.email, '/staff/demote');
+    expect(demoted.body).toContain(`${p.email} is now staff`);
+    expect((await p.theirs.request(STAFF_PAGE)).status).toBe(403);
+    expect(await isActive(auth, p.tokens.access_token)).toBe(true); // a role change ends nothing
+    const events = await auth.running.audit.query({ type: 'role_changed', accountId: p.id });
+    expect(events.map((e) => e.details?.role)).toEqual(['staff', 'admin']);
+  });
+
+  it('refuses an admin disabling, removing or demoting themself, and offers no such button', async () => {
+    const [browser, page] = await adminPage();
+    const own = row(page, ADMIN.email)!;
+    for (const action of ['disable', 'remove', 'demote']) {
+      expect(own).not.toContain(`/staff/${action}`);
+      expect(own).not.toContain(`action=${action}`);
+      const res = await browser.follow(`${STAFF_PAGE}/${action}`, {
+        form: { csrf: inputValue(page.body, 'csrf')!, account_id: adminId },
+      });
+      expect(res.status).toBe(409);
+      expect(res.body).toMatch(/You cannot (disable|remove) your own account|You cannot make yourself staff/);
+    }
+    expect(await trySignIn(ADMIN.email, ADMIN.password)).toBe(200);
   });
 });

@@ -37,10 +37,10 @@ afterAll(() => auth.stop());
 
 describe('the Connected apps Revoke form', () => {
   it('refuses a client id with control characters, and an app the person never allowed, without an audit event', async () => {
-    // The admin has allowed one app, so the page has a Revoke form (and its CSRF token).
+    // The admin has allowed one app; the CSRF token is every account page's.
     await signIn(auth, await registerClient(auth, { client_name: 'Lesson Planner' }), { scope: 'openid' });
     const browser = new FormBrowser(auth.issuer);
-    const page = await openAccountPage(browser, '/oauth/account/apps', ADMIN);
+    const page = await openAccountPage(browser, '/oauth/account/account', ADMIN); // a page with the CSRF token
     expect(page.status).toBe(200);
     const csrf = inputValue(page.body, 'csrf')!;
     for (const client_id of [...HOSTILE, 'never-allowed-app']) {
@@ -115,6 +115,8 @@ describe('school-auth output', () => {
     const done = runSchoolAuth(auth.config, ['clients', 'delete', '\u001b]0;pwned\u0007\n\u202e']);
     expect(done.status).toBe(1);
     expect(done.stderr).not.toMatch(UNPRINTABLE);
-    expect(done.stderr.split('\n')).toContain('no client \\x1b]0;pwned\\x07\\x0a\\u202e');
+    expect(done.stderr.split('\n')).toContain(
+      'school-auth: There is no stored client \\x1b]0;pwned\\x07\\x0a\\u202e.',
+    );
   });
 });

@@ -132,7 +132,11 @@ describe('signing out everywhere', () => {
     const tokens = await flowSignIn(auth, client, { account: person, scope: 'openid courses:read' });
     const [here, page] = await signedIn(person);
     const [elsewhere] = await signedIn(person);
-    const out = await here.submit(page, '/account/sign-out-everywhere');
+    expect(page.body).toContain('Sign out everywhere…');
+    const confirm = await here.request(`${PAGE}/sign-out-everywhere`);
+    expect(confirm.body).toContain('Sign out everywhere?');
+    expect(await stillSignedIn(here)).toBe(true); // asking changes nothing
+    const out = await here.submit(confirm, '/account/sign-out-everywhere');
     expect(out.status).toBe(200);
     expect(out.body).toContain('You are signed out everywhere');
     expect(out.body.replace(/\s+/g, ' ')).toContain('Apps you allowed keep their access');
@@ -155,7 +159,7 @@ describe('the forms’ refusals', () => {
     const person = await newPerson();
     const [browser, page] = await signedIn(person);
     const change = formAction(page.body, '/account/password')!;
-    const everywhere = formAction(page.body, '/account/sign-out-everywhere')!;
+    const everywhere = `${PAGE}/sign-out-everywhere`;
     const fields = {
       current: person.password,
       password: 'hijacked password!',

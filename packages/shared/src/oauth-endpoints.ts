@@ -388,12 +388,16 @@ export const ENDPOINTS: readonly Endpoint[] = [
     methods: READ,
     cors: false,
   })),
-  // The delete confirmation page and its form.
-  { path: `${ACCOUNT_PATH}/clients/delete`, kind: 'page', methods: [...READ, 'POST'], cors: false },
+  // The confirmation pages of destructive actions, each with its form.
+  ...['/clients/delete', '/apps/revoke', '/account/sign-out-everywhere'].map((page): Endpoint => ({
+    path: `${ACCOUNT_PATH}${page}`,
+    kind: 'page',
+    methods: [...READ, 'POST'],
+    cors: false,
+  })),
+  { path: `${ACCOUNT_PATH}/staff/confirm`, kind: 'page', methods: READ, cors: false },
   ...[
-    '/apps/revoke',
     '/account/password',
-    '/account/sign-out-everywhere',
     '/account/passkeys',
     '/account/passkeys/remove',
     '/account/recovery-codes',
@@ -401,6 +405,11 @@ export const ENDPOINTS: readonly Endpoint[] = [
     '/staff/unlock',
     '/staff/password-sign-in',
     '/staff/reset-password',
+    '/staff/disable',
+    '/staff/enable',
+    '/staff/remove',
+    '/staff/promote',
+    '/staff/demote',
   ].map((form): Endpoint => ({
     path: `${ACCOUNT_PATH}${form}`,
     kind: 'page',

@@ -1,6 +1,7 @@
 /**
  * Connected apps: one row per app the signed-in person has granted (their grants grouped by client,
- * storage/account-grants.ts), with what the page shows of it, and Revoke, which ends all of that
+ * storage/account-grants.ts), with what the page shows of it, and Revoke (a confirmation page
+ * first, GET `apps/revoke?client_id=…`, whose form acts), which ends all of that
  * app's access and refresh tokens for this person (and only theirs) and is audited. A Revoke names
  * one of the person's apps, so an id that is not one (not printable ASCII, as every client id is,
  * or no grant of theirs) is refused with the page's error and no audit event: the audit log only
@@ -18,7 +19,7 @@ import { sendPage } from '../pages/html.js';
 import type { CsrfTokens } from '../pages/csrf.js';
 import type { AccountStep } from './signed-in.js';
 import { accountPath } from './signed-in.js';
-import { connectedAppsPage, type ConnectedApp } from './views.js';
+import { connectedAppsPage, revokeConfirmPage, type ConnectedApp } from './views.js';
 
 /** The Revoke form. */
 export const revokeForm = z.object({ csrf: z.string(), client_id: z.string().min(1).max(2000) });
@@ -90,9 +91,21 @@ export function connectedAppsSteps(
   proofs: CsrfTokens,
 ): {
   show: AccountStep;
+  confirm: AccountStep;
   revoke: AccountStep<{ form: z.infer<typeof revokeForm> }>;
 } {
   return {
+    confirm: async function confirmRevoke(ctx) {
+      const { account, csrf } = ctx.state;
+      const clientId = typeof ctx.query.client_id === 'string' ? ctx.query.client_id : '';
+      const app = (await connectedApps(deps, account._id)).find((a) => a.clientId === clientId);
+      if (!app) {
+        const apps = await connectedApps(deps, account._id);
+        const error = 'That app has no access to your account to end: nothing to revoke.';
+        return sendPage(ctx, 404, connectedAppsPage({ account, csrf, apps, error }));
+      }
+      sendPage(ctx, 200, revokeConfirmPage({ account, csrf, app }));
+    },
     show: async function showConnectedApps(ctx) {
       const { account, csrf } = ctx.state;
       // The query names the client just revoked, with the proof that this session revoked it.

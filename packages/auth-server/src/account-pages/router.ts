@@ -21,6 +21,7 @@ import type { LoginGuard } from '../accounts/login-guard.js';
 import { connectedAppsSteps, revokeForm } from './connected-apps.js';
 import { requireAdmin } from './require-admin.js';
 import { accountPath, checkAccountForm, requireSignIn, type AccountState } from './signed-in.js';
+import { ACCOUNT_CHANGES } from '../accounts/account-status.js';
 import {
   accountActionForm,
   createStaffForm,
@@ -78,6 +79,7 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   // Back from signing in (provider/account-console.ts): the login session is set; the code is unused.
   router.get('/signed-in', home);
   router.get('/apps', signedIn, apps.show);
+  router.get('/apps/revoke', signedIn, apps.confirm);
   router.post('/apps/revoke', forms, signedIn, check(revokeForm), apps.revoke);
   router.get('/clients', signedIn, requireAdmin, clients.show);
   router.get('/clients/delete', signedIn, requireAdmin, clients.confirm);
@@ -86,6 +88,7 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   router.get('/activity', signedIn, requireAdmin, activity.show);
   router.get('/account', signedIn, own.show);
   router.post('/account/password', forms, signedIn, check(changePasswordForm), ...own.changePassword);
+  router.get('/account/sign-out-everywhere', signedIn, own.confirmSignOutEverywhere);
   router.post(
     '/account/sign-out-everywhere',
     forms,
@@ -99,6 +102,7 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   router.get('/staff', signedIn, requireAdmin, staff.show);
   router.post('/staff/create', forms, signedIn, requireAdmin, check(createStaffForm), staff.create);
   router.post('/staff/unlock', forms, signedIn, requireAdmin, check(accountActionForm), staff.unlock);
+  router.get('/staff/confirm', signedIn, requireAdmin, staff.confirm);
   router.post(
     '/staff/password-sign-in',
     forms,
@@ -108,5 +112,14 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
     staff.switchPassword,
   );
   router.post('/staff/reset-password', forms, signedIn, requireAdmin, check(accountActionForm), staff.reset);
+  for (const change of ACCOUNT_CHANGES)
+    router.post(
+      `/staff/${change}`,
+      forms,
+      signedIn,
+      requireAdmin,
+      check(accountActionForm),
+      staff.change(change),
+    );
   return router;
 }

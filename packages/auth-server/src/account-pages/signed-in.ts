@@ -63,7 +63,8 @@ export function requireSignIn(
 ): AccountStep {
   return async function requireSignIn(ctx, next) {
     const session = await provider.Session.get(ctx as never);
-    const account = session.accountId ? await accounts.profile(session.accountId) : undefined;
+    const found = session.accountId ? await accounts.profile(session.accountId) : undefined;
+    const account = found?.disabled ? undefined : found; // a disabled account is signed in nowhere
     if (!account) {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new FormRejected();
       ctx.status = 303;

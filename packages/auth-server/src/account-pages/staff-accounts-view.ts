@@ -1,7 +1,8 @@
 /**
- * Staff accounts (account-pages/staff-accounts.ts): every account with its lock state, the buttons
- * that unlock one or reset its password, and the form that creates a staff account. A password set
- * by this page is shown once, on the answer to the form that set it, and nowhere else.
+ * Staff accounts (account-pages/staff-accounts.ts): every account with its role, state, lock state
+ * and password sign-in switch, what can be done to each, the form that creates a staff account, and
+ * the confirmation page of the actions that take something away. A password set by this page is shown once, on the answer
+ * to the form that set it, and nowhere else.
  */
 import { ACCOUNT_PATH } from '@school/shared';
 import type { ListedAccount } from '../accounts/account-admin.js';
@@ -14,9 +15,22 @@ import { accountPage, formNotice, newPasswordField, when } from './views.js';
 /** A message at the top of the page; `password` is a password to show this once. */
 export interface StaffNotice {
   error?: string;
+  /** Every problem of the Add form, listed together. */
+  errors?: string[];
   done?: string;
   password?: { email: string; value: string };
+  /** What was typed into the Add form (never the password), to fill it again. */
+  typed?: { email: string; name: string };
 }
+
+/** The actions that open a confirmation page first. */
+export const CONFIRMED_ACTIONS = ['reset-password', 'disable', 'remove'] as const;
+
+/** One of {@link CONFIRMED_ACTIONS}. */
+export type ConfirmedAction = (typeof CONFIRMED_ACTIONS)[number];
+
+const confirmLink = (action: ConfirmedAction, accountId: string) =>
+  `${ACCOUNT_PATH}/staff/confirm?${new URLSearchParams({ action, account_id: accountId }).toString()}`;
 
 /** The lock state in words. */
 export function lockText(lock: AccountLockState): string {
@@ -44,23 +58,27 @@ function row(a: ListedAccount, self: AccountProfile, csrf: SafeHtml): SafeHtml {
       ${csrf}<input type="hidden" name="account_id" value="${a._id}" />
       <button type="submit" class="${danger ? 'danger' : 'secondary'}">${label}</button>
     </form>`;
+  const confirm = (to: ConfirmedAction, label: string) =>
+    html`<a href="${confirmLink(to, a._id)}" aria-label="${label} ${a.email}">${label}…</a>`;
   const held = a.lock.lockedFrom.length > 0 || a.lock.failures > 0;
+  const others = html`${confirm('reset-password', 'Reset password')} ${passwordSwitch(a, csrf)}
+  ${a.disabled ? action('enable', 'Enable') : confirm('disable', 'Disable')}
+  ${a.role === 'admin' ? action('demote', 'Make staff') : action('promote', 'Make admin')}
+  ${confirm('remove', 'Remove')}`;
   return html`<tr>
     <td data-label="Email"><bdi>${a.email}</bdi>${a._id === self._id ? ' (you)' : ''}</td>
     <td data-label="Name"><bdi>${a.name}</bdi></td>
     <td data-label="Role" class="nowrap">${a.role === 'admin' ? 'Admin' : 'Staff'}</td>
     <td data-label="Created" class="nowrap">${when(a.createdAt)}</td>
     <td data-label="Sign-in">
-      ${lockText(a.lock)}${a.passwordOff ? html`<br /><strong>Password sign-in off</strong>` : ''}
+      ${a.disabled ? html`<strong>Disabled</strong>` : lockText(a.lock)}${
+        a.passwordOff ? html`<br /><strong>Password sign-in off</strong>` : ''
+      }
     </td>
     <td data-label="Actions">
       <div class="actions">
         ${held ? action('unlock', 'Unlock') : ''}
-        ${
-          a._id === self._id
-            ? html`<a href="${ACCOUNT_PATH}/account">Your account</a>`
-            : html`${action('reset-password', 'Reset password', true)} ${passwordSwitch(a, csrf)}`
-        }
+        ${a._id === self._id ? html`<a href="${ACCOUNT_PATH}/account">Your account</a>` : others}
       </div>
     </td>
   </tr>`;
@@ -79,7 +97,16 @@ export function staffAccountsPage(p: {
     'Staff accounts',
     p.account,
     'staff',
-    html`${formNotice(n)}
+    html`${
+        n.errors?.length
+          ? html`<div class="error" role="alert">
+              <p>The staff account was not added:</p>
+              <ul>
+                ${n.errors.map((e) => html`<li>${e}</li>`)}
+              </ul>
+            </div>`
+          : formNotice(n)
+      }
       ${
         n.password
           ? html`<div class="ok" role="status">
@@ -111,16 +138,32 @@ export function staffAccountsPage(p: {
       <p class="note">
         Unlock lets a person who mistyped their password too often sign in again at once. Reset password gives
         them a new one and signs them out everywhere; the apps they allowed keep their access. With password
-        sign-in off, a person signs in with a passkey or a recovery code only (both on Your account).
+        sign-in off, a person signs in with a passkey or a recovery code only (both on Your account). Disable
+        and Remove stop them signing in and end the access of every app they allowed. The school always keeps
+        one enabled admin, and nobody disables, removes or demotes themself.
       </p>
       <section class="card" aria-labelledby="create-staff">
         <h2 id="create-staff">Add a staff account</h2>
         <form method="post" action="${ACCOUNT_PATH}/staff/create">
           ${csrf}
           <label for="email">Email</label>
-          <input id="email" type="email" name="email" autocomplete="off" required />
+          <input
+            id="email"
+            type="email"
+            name="email"
+            autocomplete="off"
+            required
+            value="${n.typed?.email ?? ''}"
+          />
           <label for="name">Name</label>
-          <input id="name" type="text" name="name" autocomplete="off" required />
+          <input
+            id="name"
+            type="text"
+            name="name"
+            autocomplete="off"
+            required
+            value="${n.typed?.name ?? ''}"
+          />
           ${newPasswordField({
             name: 'password',
             label: 'Password',
@@ -130,5 +173,57 @@ export function staffAccountsPage(p: {
           <button type="submit">Add staff account</button>
         </form>
       </section>`,
+  );
+}
+
+const CONFIRM_WORDS: Record<ConfirmedAction, { title: string; what: string; button: string }> = {
+  'reset-password': {
+    title: 'Reset this password?',
+    what:
+      'A new password is made and shown to you once; the one they know stops working. Every session of ' +
+      'theirs ends at once. The apps they allowed keep their access.',
+    button: 'Reset password',
+  },
+  disable: {
+    title: 'Disable this account?',
+    what:
+      'They can no longer sign in, and every session of theirs ends at once. Every app they allowed loses ' +
+      'its access at once. You can enable the account again later; they would then allow their apps again.',
+    button: 'Disable account',
+  },
+  remove: {
+    title: 'Remove this account?',
+    what:
+      'The account is deleted: they can no longer sign in, every session of theirs ends and every app they ' +
+      'allowed loses its access, at once. This cannot be undone; the activity log keeps what they did.',
+    button: 'Remove account',
+  },
+};
+
+/** The confirmation page of Reset password, Disable and Remove: what happens, and the form that does it. */
+export function staffConfirmPage(p: {
+  account: AccountProfile;
+  csrf: string;
+  target: AccountProfile;
+  action: ConfirmedAction;
+}): string {
+  const words = CONFIRM_WORDS[p.action];
+  return accountPage(
+    words.title,
+    p.account,
+    'staff',
+    html`<section class="card">
+        <p>
+          <bdi>${p.target.name}</bdi> (<bdi>${p.target.email}</bdi>),
+          ${p.target.role === 'admin' ? 'admin' : 'staff'}
+        </p>
+      </section>
+      <p>${words.what}</p>
+      <form method="post" action="${ACCOUNT_PATH}/staff/${p.action}">
+        <input type="hidden" name="csrf" value="${p.csrf}" />
+        <input type="hidden" name="account_id" value="${p.target._id}" />
+        <button type="submit" class="danger">${words.button}</button>
+      </form>
+      <p><a href="${ACCOUNT_PATH}/staff">Cancel: back to Staff accounts</a></p>`,
   );
 }

@@ -1,27 +1,41 @@
 /**
  * Staff accounts, for the school's admins (require-admin.ts): list every account, add a staff
  * account, unlock one, reset a password, switch an account's password sign-in off or on (it then
- * signs in with a passkey or a recovery code only). The operations are accounts/account-admin.ts, shared with
+ * signs in with a passkey or a recovery code only), disable, enable, remove, make admin, make staff.
+ * The operations are accounts/account-admin.ts and accounts/account-status.ts, shared with
  * `school-auth accounts …`, each audited with the acting admin's id. An admin resets their own
  * password on Your account instead (knowing the current one), never here.
+ *
+ * What cannot be undone or takes something away from a colleague (Reset password, Disable, Remove)
+ * opens a confirmation page first (GET `staff/confirm`), as All clients' Delete does; its form is the
+ * one that acts. The Add form, refused, comes back with what was typed (but the password) and every
+ * problem listed at once.
  */
+import { NotFoundError } from '@school/shared';
 import { z } from 'zod';
 import {
   createStaff,
   listAccounts,
-  newStaffSchema,
-  PasswordRefused,
   resetPassword,
+  StaffRefused,
   switchPasswordSignIn,
   unlockAccount,
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
-import { AccountExists, NameRefused } from '../accounts/account-store.js';
+import { AccountChangeRefused, changeAccount, type AccountChange } from '../accounts/account-status.js';
+import { AccountExists } from '../accounts/account-store.js';
 import { sendPage } from '../pages/html.js';
 import type { AccountContext, AccountStep } from './signed-in.js';
-import { lockText, staffAccountsPage, type StaffNotice } from './staff-accounts-view.js';
+import {
+  CONFIRMED_ACTIONS,
+  lockText,
+  staffAccountsPage,
+  staffConfirmPage,
+  type ConfirmedAction,
+  type StaffNotice,
+} from './staff-accounts-view.js';
 
-/** The Add form (checked further by the operation: `newStaffSchema`). */
+/** The Add form (checked further by the operation: `newStaffProblems`). */
 export const createStaffForm = z.object({
   csrf: z.string(),
   email: z.string().max(1000),
@@ -29,20 +43,31 @@ export const createStaffForm = z.object({
   password: z.string().max(4096).optional(),
 });
 
-/** The Unlock and Reset password forms. */
+/** The forms that act on one account. */
 export const accountActionForm = z.object({ csrf: z.string(), account_id: z.string().min(1).max(200) });
 
 type ActionStep = AccountStep<{ form: z.infer<typeof accountActionForm> }>;
 
+/** What each change says once done. */
+const DONE_WORDS: Record<AccountChange, (email: string) => string> = {
+  disable: (e) => `${e} is disabled: they cannot sign in, and their sessions and apps’ access ended.`,
+  enable: (e) => `${e} can sign in again. The apps they used will ask them to allow access again.`,
+  remove: (e) => `${e} is removed: their sessions and apps’ access ended.`,
+  promote: (e) => `${e} is now an admin of the school.`,
+  demote: (e) => `${e} is now staff.`,
+};
+
 /** The password sign-in switch of one account: `off` or `on`. */
 export const passwordSwitchForm = accountActionForm.extend({ password_sign_in: z.enum(['off', 'on']) });
 
-/** The page and its three actions. */
+/** The page, its confirmation page and its actions. */
 export function staffAccountsSteps(deps: AccountAdminDeps): {
   show: AccountStep;
+  confirm: AccountStep;
   create: AccountStep<{ form: z.infer<typeof createStaffForm> }>;
   unlock: ActionStep;
   reset: ActionStep;
+  change: (change: AccountChange) => ActionStep;
   switchPassword: AccountStep<{ form: z.infer<typeof passwordSwitchForm> }>;
 } {
   const answer = async (ctx: AccountContext, status: number, notice?: StaffNotice) => {
@@ -64,19 +89,30 @@ export function staffAccountsSteps(deps: AccountAdminDeps): {
     show: async function showStaffAccounts(ctx) {
       await answer(ctx, 200);
     },
+    confirm: async function confirmStaffAction(ctx) {
+      const action = CONFIRMED_ACTIONS.find((a) => a === ctx.query.action);
+      const accountId = typeof ctx.query.account_id === 'string' ? ctx.query.account_id : '';
+      const target = action && accountId ? await deps.accounts.profile(accountId) : undefined;
+      if (!action || !target) throw new NotFoundError('no such account or action');
+      const page = staffConfirmPage({ ...ctx.state, target, action: action as ConfirmedAction });
+      sendPage(ctx, 200, page);
+    },
     create: async function createStaffAccount(ctx) {
-      const checked = newStaffSchema.safeParse(ctx.state.form);
-      if (!checked.success) return answer(ctx, 400, { error: 'Give a valid email address and a name.' });
+      const { email, name, password } = ctx.state.form;
+      const typed = { email, name };
       try {
-        const { account, generatedPassword } = await createStaff(deps, checked.data, actorOf(ctx));
+        const { account, generatedPassword } = await createStaff(
+          deps,
+          { email, name, password },
+          actorOf(ctx),
+        );
         const done = `Staff account created for ${account.email}. They can sign in now.`;
-        const password = generatedPassword ? { email: account.email, value: generatedPassword } : undefined;
-        return await answer(ctx, 200, { done, password });
+        const shown = generatedPassword ? { email: account.email, value: generatedPassword } : undefined;
+        return await answer(ctx, 200, { done, password: shown });
       } catch (err) {
-        if (err instanceof PasswordRefused || err instanceof NameRefused)
-          return answer(ctx, 400, { error: err.message });
+        if (err instanceof StaffRefused) return answer(ctx, 400, { errors: err.problems, typed });
         if (err instanceof AccountExists)
-          return answer(ctx, 400, { error: `There is already an account for ${err.email}.` });
+          return answer(ctx, 400, { errors: [`There is already an account for ${err.email}.`], typed });
         throw err;
       }
     },
@@ -114,5 +150,16 @@ export function staffAccountsSteps(deps: AccountAdminDeps): {
         password: { email: target.email, value: reset.password },
       });
     },
+    change: (change) =>
+      async function changeStaffAccount(ctx) {
+        try {
+          const done = await changeAccount(deps, ctx.state.form.account_id, change, actorOf(ctx));
+          if (!done) return await answer(ctx, 404, noSuchAccount);
+          return await answer(ctx, 200, { done: DONE_WORDS[change](done.account.email) });
+        } catch (err) {
+          if (err instanceof AccountChangeRefused) return answer(ctx, 409, { error: err.message });
+          throw err;
+        }
+      },
   };
 }

@@ -107,7 +107,7 @@ export interface ConnectedApp extends AppIdentity {
   reuse?: GrantReuse;
 }
 
-function appCard(app: ConnectedApp, csrf: string): SafeHtml {
+function appCard(app: ConnectedApp): SafeHtml {
   const destinations = [...new Set(app.redirectUris.map(destinationText))];
   return html`<section class="card" aria-label="${app.name ?? app.clientId}">
     ${appLabel(app)}
@@ -132,12 +132,32 @@ function appCard(app: ConnectedApp, csrf: string): SafeHtml {
     </dl>
     <p class="group">It can:</p>
     ${scopeGroups(app.scopes)}
-    <form method="post" action="${ACCOUNT_PATH}/apps/revoke">
-      <input type="hidden" name="csrf" value="${csrf}" />
-      <input type="hidden" name="client_id" value="${app.clientId}" />
-      <button type="submit" class="danger">Revoke access</button>
-    </form>
+    <p>
+      <a href="${ACCOUNT_PATH}/apps/revoke?${new URLSearchParams({ client_id: app.clientId }).toString()}"
+        >Revoke access…</a
+      >
+    </p>
   </section>`;
+}
+
+/** Revoke's confirmation page: the app, what ending its access does, and the form that ends it. */
+export function revokeConfirmPage(p: { account: AccountProfile; csrf: string; app: ConnectedApp }): string {
+  return accountPage(
+    'Revoke this app’s access?',
+    p.account,
+    'apps',
+    html`<section class="card">${appLabel(p.app)}</section>
+      <p>
+        Every access it has to your account ends at once: it can no longer read or change anything for you. It
+        would have to ask you again, and you would have to allow it again.
+      </p>
+      <form method="post" action="${ACCOUNT_PATH}/apps/revoke">
+        <input type="hidden" name="csrf" value="${p.csrf}" />
+        <input type="hidden" name="client_id" value="${p.app.clientId}" />
+        <button type="submit" class="danger">Revoke access</button>
+      </form>
+      <p><a href="${ACCOUNT_PATH}/apps">Cancel: keep its access</a></p>`,
+  );
 }
 
 /** Connected apps: every app this person allowed, and Revoke. */
@@ -166,7 +186,7 @@ export function connectedAppsPage(p: {
       </p>
       ${
         p.apps.length
-          ? p.apps.map((a) => appCard(a, p.csrf))
+          ? p.apps.map((a) => appCard(a))
           : html`<p class="card">No app has access to your account.</p>`
       }`,
   );

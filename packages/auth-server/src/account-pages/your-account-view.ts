@@ -49,11 +49,27 @@ export function yourAccountPage(p: {
           Ends every session of your account, in this browser and on every other computer. Apps you allowed
           keep their access; take it back on <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
         </p>
-        <form method="post" action="${ACCOUNT_PATH}/account/sign-out-everywhere">
-          ${csrf}
-          <button type="submit" class="danger">Sign out everywhere</button>
-        </form>
+        <p><a href="${ACCOUNT_PATH}/account/sign-out-everywhere">Sign out everywhere…</a></p>
       </section>`,
+  );
+}
+
+/** Sign out everywhere's confirmation page, whose form does it. */
+export function signOutEverywhereConfirmPage(p: { account: AccountProfile; csrf: string }): string {
+  return accountPage(
+    'Sign out everywhere?',
+    p.account,
+    'account',
+    html`<p>
+        Every session of your account ends at once: in this browser, and on every other computer where you are
+        signed in. Apps you allowed keep their access; take it back on
+        <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
+      </p>
+      <form method="post" action="${ACCOUNT_PATH}/account/sign-out-everywhere">
+        <input type="hidden" name="csrf" value="${p.csrf}" />
+        <button type="submit" class="danger">Sign out everywhere</button>
+      </form>
+      <p><a href="${ACCOUNT_PATH}/account">Cancel: stay signed in</a></p>`,
   );
 }
 

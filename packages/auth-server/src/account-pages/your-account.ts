@@ -26,7 +26,11 @@ import { PasskeyRefused } from '../passkeys/passkey-ceremonies.js';
 import type { Passkeys } from '../passkeys/passkeys.js';
 import { PASSKEY_NAME_MAX } from './passkeys-view.js';
 import { accountPath, type AccountContext, type AccountStep } from './signed-in.js';
-import { signedOutEverywherePage, yourAccountPage } from './your-account-view.js';
+import {
+  signOutEverywhereConfirmPage,
+  signedOutEverywherePage,
+  yourAccountPage,
+} from './your-account-view.js';
 
 /** The change-password form. */
 export const changePasswordForm = z.object({
@@ -70,6 +74,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }): {
   show: AccountStep;
   changePassword: AccountStep<{ form: ChangePasswordForm }>[];
+  confirmSignOutEverywhere: AccountStep;
   signOutEverywhere: AccountStep<{ form: z.infer<typeof signOutEverywhereForm> }>;
   addPasskey: AccountStep<{ form: AddPasskeyForm }>;
   removePasskey: AccountStep<{ form: RemovePasskeyForm }>;
@@ -124,6 +129,9 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
   });
 
   return {
+    confirmSignOutEverywhere: async function confirmSignOutEverywhere(ctx) {
+      sendPage(ctx, 200, signOutEverywhereConfirmPage(ctx.state));
+    },
     show: async function showYourAccount(ctx) {
       const done = typeof ctx.query.done === 'string' ? DONE[ctx.query.done] : undefined;
       await answer(ctx, 200, undefined, done);
@@ -200,6 +208,7 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
           void audit.record('login_attack_suspected', {
             requestId,
             ip: ctx.ip,
+            accountId: account._id,
             details: { email: account.email, ...attack },
           });
         if (delayMs) await sleep(delayMs);

@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.js';
 import type { AccountLockState, LoginGuard } from './login-guard.js';
 import { endAccountSessions } from '../storage/account-sessions.js';
-import { NameRefused, type AccountProfile, type AccountStore } from './account-store.js';
+import type { AccountProfile, AccountStore } from './account-store.js';
 import { generatePassword, passwordProblem } from './password-rule.js';
 
 /** What the operations need. */
@@ -25,6 +25,8 @@ export interface AccountAdminDeps {
   redis: RedisClient;
   /** REDIS_KEY_PREFIX. */
   prefix: string;
+  /** What else signs an account in (passkeys/passkeys.ts), forgotten when the account is removed. */
+  passkeys: { forget(accountId: string): Promise<number> };
 }
 
 /** Who acts, as the audit log records it. */
@@ -49,6 +51,30 @@ export const newStaffSchema = z.object({
   name: z.string().trim().min(1).max(200),
   password: z.string().optional(),
 });
+
+/** A new staff account refused, with every problem of its details in words. */
+export class StaffRefused extends Error {
+  constructor(readonly problems: string[]) {
+    super(problems.join(' '));
+  }
+}
+
+/** Every problem of a new staff account's details, in words, all at once (none: it can be made). */
+export function newStaffProblems(input: { email: string; name: string; password?: string }): string[] {
+  const problems: string[] = [];
+  const email = input.email.trim();
+  if (!email) problems.push('Give an email address.');
+  else if (!newStaffSchema.shape.email.safeParse(email).success)
+    problems.push(`${email} is not an email address.`);
+  const name = input.name.trim();
+  const nameProblem = name ? displayTextProblem(name) : undefined;
+  if (!name) problems.push('Give a name.');
+  else if (name.length > 200) problems.push('The name needs at most 200 characters.');
+  else if (nameProblem) problems.push(`The name ${nameProblem}.`);
+  const passwordWords = input.password ? passwordProblem(input.password) : undefined;
+  if (passwordWords) problems.push(passwordWords);
+  return problems;
+}
 
 /** Every account with its lock state, oldest first. */
 export async function listAccounts({ accounts, loginGuard }: AccountAdminDeps): Promise<ListedAccount[]> {
@@ -84,19 +110,18 @@ export async function switchPasswordSignIn(
 
 /**
  * Creates a staff account; without a password, one is generated and returned (shown once). Throws
- * {@link PasswordRefused}, or AccountExists (account-store.ts) when the email has an account.
+ * {@link StaffRefused} naming every problem of the details, or AccountExists (account-store.ts) when
+ * the email has an account.
  */
 export async function createStaff(
   deps: AccountAdminDeps,
   input: z.input<typeof newStaffSchema>,
   by: Actor,
 ): Promise<{ account: AccountProfile; generatedPassword?: string }> {
-  const nameProblem = displayTextProblem(input.name.trim());
-  if (nameProblem) throw new NameRefused(`The name ${nameProblem}.`);
+  const problems = newStaffProblems(input);
+  if (problems.length) throw new StaffRefused(problems);
   const { email, name, password: given } = newStaffSchema.parse(input);
   const password = given || generatePassword();
-  const problem = given ? passwordProblem(given) : undefined;
-  if (problem) throw new PasswordRefused(problem);
   const account = await deps.accounts.create({ email, name, password, role: 'staff' });
   audited(deps, by)('account_created', account._id, { email, role: 'staff', passwordGenerated: !given });
   return { account, generatedPassword: given ? undefined : password };

@@ -22,6 +22,8 @@ export interface AccountProfile {
   name: string;
   /** `admin`: an admin of the school (every client, Activity, staff accounts); `staff`: their own apps. */
   role: 'admin' | 'staff';
+  /** True while the account is disabled (it cannot sign in; account-status.ts). */
+  disabled?: boolean;
   createdAt: Date;
   /** Password sign-in switched off by an admin. */
   passwordOff?: boolean;
@@ -34,7 +36,7 @@ export class AccountExists extends Error {
   }
 }
 
-const PROFILE = { email: 1, name: 1, role: 1, createdAt: 1, passwordOff: 1 } as const;
+const PROFILE = { email: 1, name: 1, role: 1, disabled: 1, createdAt: 1, passwordOff: 1 } as const;
 
 /** A name that breaks the display rule (`@school/shared` display-text.ts), with the rule's words. */
 export class NameRefused extends Error {}
@@ -86,13 +88,16 @@ export class AccountStore {
     await this.model.createIndexes();
   }
 
-  /** Returns the account id when the email and password match, else undefined (same time either way). */
+  /**
+   * Returns the account id when the email and password match and the account is not disabled, else
+   * undefined (same time either way).
+   */
   async authenticate(email: string, password: string): Promise<string | undefined> {
     const account = await this.model
-      .findOne({ email: email.trim().toLowerCase() }, { passwordHash: 1 })
+      .findOne({ email: email.trim().toLowerCase() }, { passwordHash: 1, disabled: 1 })
       .lean();
     const ok = await verifyPassword(account?.passwordHash, password);
-    return ok && account ? account._id : undefined;
+    return ok && account && !account.disabled ? account._id : undefined;
   }
 
   /** The id of the account with this email, if there is one. */
@@ -138,6 +143,12 @@ export class AccountStore {
     }
   }
 
+  /** True when `accountId` is an account that may sign in: it exists and is not disabled. */
+  async canSignIn(accountId: string): Promise<boolean> {
+    const account = await this.model.findById(accountId, { disabled: 1 }).lean();
+    return account !== null && !account.disabled;
+  }
+
   /** True when `password` is the password of `accountId` (same time when the account is gone). */
   async checkPassword(accountId: string, password: string): Promise<boolean> {
     const account = await this.model.findById(accountId, { passwordHash: 1 }).lean();
@@ -162,8 +173,36 @@ export class AccountStore {
 
   /** Switches password sign-in of `accountId` off (`off`) or on; false when there is no such account. */
   async switchPassword(accountId: string, off: boolean): Promise<boolean> {
+    return this.write(accountId, { passwordOff: off });
+  }
+
+  /** Disables or enables `accountId`; false when there is no such account. */
+  async setDisabled(accountId: string, disabled: boolean): Promise<boolean> {
+    return this.write(accountId, { disabled });
+  }
+
+  /** Gives `accountId` the role; false when there is no such account. */
+  async setRole(accountId: string, role: AccountProfile['role']): Promise<boolean> {
+    return this.write(accountId, { role });
+  }
+
+  /** Deletes `accountId`; false when there was no such account. */
+  async remove(accountId: string): Promise<boolean> {
     this.writes++;
-    const { matchedCount } = await this.model.updateOne({ _id: accountId }, { $set: { passwordOff: off } });
+    const { deletedCount } = await this.model.deleteOne({ _id: accountId });
+    this.writes++;
+    this.recent.delete(accountId);
+    return deletedCount === 1;
+  }
+
+  /** How many enabled admins there are besides `except`. */
+  async otherEnabledAdmins(except: string): Promise<number> {
+    return this.model.countDocuments({ role: 'admin', disabled: { $ne: true }, _id: { $ne: except } });
+  }
+
+  private async write(accountId: string, set: Partial<AccountDocument>): Promise<boolean> {
+    this.writes++;
+    const { matchedCount } = await this.model.updateOne({ _id: accountId }, { $set: set });
     this.writes++;
     this.recent.delete(accountId);
     return matchedCount === 1;
@@ -194,7 +233,7 @@ export class AccountStore {
    */
   async findAccount(accountId: string, maxAgeMs = 0): Promise<Account | undefined> {
     const a = await this.load(accountId, maxAgeMs);
-    if (!a) return undefined;
+    if (!a || a.disabled) return undefined; // a disabled account is no account to oidc-provider
     return {
       accountId: a._id,
       // Claims without a value are left out, never sent as null (OpenID Connect Core §5.3.2).

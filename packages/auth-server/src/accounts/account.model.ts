@@ -13,6 +13,8 @@ export interface AccountDocument {
   givenName?: string;
   familyName?: string;
   role: 'admin' | 'staff';
+  /** True while an admin has disabled the account: it cannot sign in and no app acts for it. */
+  disabled?: boolean;
   emailVerified: boolean;
   /** An admin switched password sign-in off: the account signs in with a passkey or a recovery code. */
   passwordOff?: boolean;
@@ -29,6 +31,7 @@ const accountSchema = new Schema<AccountDocument>(
     givenName: String,
     familyName: String,
     role: { type: String, enum: ['admin', 'staff'], default: 'staff' },
+    disabled: { type: Boolean, default: false },
     emailVerified: { type: Boolean, default: false },
     passwordOff: { type: Boolean, default: false },
   },

@@ -1,86 +1,171 @@
 /**
  * `school-auth accounts …`: what the Staff accounts page does, for operators and scripts, through the
- * same operations (accounts/account-admin.ts), audited with the actor `operator`:
- *
- *   accounts list                                 every account with its lock state
- *   accounts create-staff --email E --name N [--password-stdin]
- *                                                 a staff account; its password is read from stdin, or
- *                                                 generated and printed once
- *   accounts unlock <email>                       clear what the login throttle holds against it
- *   accounts reset-password <email>               a generated password, printed once; its sessions end
+ * same operations (accounts/account-admin.ts, accounts/account-status.ts), audited with the actor
+ * `operator`. An account is named by its email.
  */
 import { readFileSync } from 'node:fs';
+import { Argument, type Command } from 'commander';
 import {
   createStaff,
   listAccounts,
   resetPassword,
+  switchPasswordSignIn,
   unlockAccount,
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
-
-/** What the command was given. */
-export interface AccountsArgs {
-  sub?: string;
-  arg?: string;
-  email?: string;
-  name?: string;
-  passwordStdin?: boolean;
-}
-
-/** What the command prints (JSON), or the error to print and the exit code. */
-export type AccountsOutcome = { print: unknown } | { error: string; code: number };
+import { changeAccount, type AccountChange } from '../accounts/account-status.js';
+import type { AuthRuntime } from '../bootstrap.js';
+import type { AuthConfig } from '../config.js';
+import { loginGuardFor } from '../accounts/login-guard.js';
+import { OperatorError } from './operator-error.js';
+import { print, withRuntime } from './runtime.js';
 
 const operator = { actor: 'operator' };
 
-/** Runs one `accounts` subcommand; undefined when the arguments name none (print the usage). */
-export async function accountsCommand(
-  deps: AccountAdminDeps,
-  { sub, arg, email, name, passwordStdin }: AccountsArgs,
-): Promise<AccountsOutcome | undefined> {
-  if (sub === 'list') {
-    const all = await listAccounts(deps);
-    return {
-      print: all.map((a) => ({
-        account_id: a._id,
-        email: a.email,
-        name: a.name,
-        role: a.role,
-        created_at: a.createdAt,
-        locked_from: a.lock.lockedFrom,
-        failed_sign_ins: a.lock.failures,
-        slowed_down: a.lock.delayed,
+const adminDeps = (runtime: AuthRuntime, config: AuthConfig): AccountAdminDeps => ({
+  ...runtime,
+  loginGuard: loginGuardFor(runtime.redis, config),
+  prefix: config.REDIS_KEY_PREFIX,
+});
+
+/** Runs `work` on the account with `email`; a clear refusal when there is none. */
+function onAccount(
+  email: string,
+  work: (deps: AccountAdminDeps, account: { _id: string; email: string }) => Promise<unknown>,
+) {
+  return withRuntime(async (runtime, config) => {
+    const account = await runtime.accounts.profileByEmail(email);
+    if (!account) throw new OperatorError(`There is no account with the email ${email}.`);
+    print(await work(adminDeps(runtime, config), account));
+  });
+}
+
+const CHANGES: { change: AccountChange; describe: string }[] = [
+  {
+    change: 'disable',
+    describe: 'stop an account signing in; its sessions and every app’s access it approved end at once',
+  },
+  { change: 'enable', describe: 'let a disabled account sign in again (its apps are approved again)' },
+  { change: 'remove', describe: 'delete an account; its sessions and every app’s access it approved end' },
+  { change: 'promote', describe: 'make a staff account an admin of the school' },
+  { change: 'demote', describe: 'make an admin staff again' },
+];
+
+/** Adds `accounts` and its subcommands to the program. */
+export function registerAccountsCommands(program: Command): void {
+  const accounts = program.command('accounts').description('staff accounts, as the Staff accounts page');
+
+  accounts
+    .command('list')
+    .description(
+      'every account: email, name, role, state, password sign-in, created, what the login throttle holds',
+    )
+    .action(() =>
+      withRuntime(async (runtime, config) => {
+        const all = await listAccounts(adminDeps(runtime, config));
+        print(
+          all.map((a) => ({
+            account_id: a._id,
+            email: a.email,
+            name: a.name,
+            role: a.role,
+            disabled: a.disabled ?? false,
+            password_sign_in: a.passwordOff ? 'off' : 'on',
+            created_at: a.createdAt,
+            locked_from: a.lock.lockedFrom,
+            failed_sign_ins: a.lock.failures,
+            slowed_down: a.lock.delayed,
+          })),
+        );
+      }),
+    );
+
+  accounts
+    .command('create-staff')
+    .description('add a staff account; its password is generated and printed once unless given on stdin')
+    .requiredOption('--email <email>', 'the person’s email, with which they sign in')
+    .requiredOption('--name <name>', 'the person’s name, as the pages show it')
+    .option('--password-stdin', 'read the password from standard input (never from the command line)')
+    .action((o: { email: string; name: string; passwordStdin?: boolean }) =>
+      withRuntime(async (runtime, config) => {
+        const password = o.passwordStdin ? readFileSync(0, 'utf8').replace(/\r?\n$/, '') : undefined;
+        const { account, generatedPassword } = await createStaff(
+          adminDeps(runtime, config),
+          { email: o.email, name: o.name, password },
+          operator,
+        );
+        print({
+          account_id: account._id,
+          email: account.email,
+          role: account.role,
+          ...(generatedPassword ? { password: generatedPassword, password_generated: true } : {}),
+        });
+      }),
+    );
+
+  accounts
+    .command('unlock')
+    .description('clear what the login throttle holds against an account, so it can sign in at once')
+    .argument('<email>', 'the account’s email')
+    .action((email: string) =>
+      onAccount(email, async (deps, account) => ({
+        account_id: account._id,
+        email: account.email,
+        unlocked: await unlockAccount(deps, account._id, operator),
       })),
-    };
+    );
+
+  accounts
+    .command('reset-password')
+    .description('give an account a generated password, printed once; its sessions end, its apps keep access')
+    .argument('<email>', 'the account’s email')
+    .action((email: string) =>
+      onAccount(email, async (deps, account) => {
+        const reset = await resetPassword(deps, account._id, operator);
+        if (!reset) throw new OperatorError(`There is no account with the email ${email}.`);
+        return {
+          account_id: account._id,
+          email: account.email,
+          password: reset.password,
+          sessions_ended: reset.sessionsEnded,
+        };
+      }),
+    );
+
+  accounts
+    .command('password-sign-in')
+    .description('switch an account’s password sign-in off (passkey or recovery code only) or back on')
+    .argument('<email>', 'the account’s email')
+    .addArgument(new Argument('<on|off>', 'on or off').choices(['on', 'off']))
+    .action((email: string, state: 'on' | 'off') =>
+      onAccount(email, async (deps, account) => {
+        if (!(await switchPasswordSignIn(deps, account._id, state === 'off', operator)))
+          throw new OperatorError(`There is no account with the email ${email}.`);
+        return { account_id: account._id, email: account.email, password_sign_in: state };
+      }),
+    );
+
+  for (const { change, describe } of CHANGES) {
+    accounts
+      .command(change)
+      .description(describe)
+      .argument('<email>', 'the account’s email')
+      .action((email: string) =>
+        onAccount(email, async (deps, account) => {
+          const done = await changeAccount(deps, account._id, change, operator);
+          if (!done) throw new OperatorError(`There is no account with the email ${email}.`);
+          return {
+            account_id: account._id,
+            email: account.email,
+            role: done.account.role,
+            disabled: change === 'remove' ? undefined : (done.account.disabled ?? false),
+            removed: change === 'remove' || undefined,
+            sessions_ended: done.sessionsEnded,
+            grants_ended: done.grantsEnded,
+            tokens_ended: done.tokensEnded,
+            passkeys_removed: done.passkeysRemoved,
+          };
+        }),
+      );
   }
-  if (sub === 'create-staff' && email && name) {
-    const password = passwordStdin ? readFileSync(0, 'utf8').replace(/\r?\n$/, '') : undefined;
-    const { account, generatedPassword } = await createStaff(deps, { email, name, password }, operator);
-    return {
-      print: {
-        account_id: account._id,
-        email: account.email,
-        role: account.role,
-        ...(generatedPassword ? { password: generatedPassword, password_generated: true } : {}),
-      },
-    };
-  }
-  if ((sub === 'unlock' || sub === 'reset-password') && arg) {
-    const account = await deps.accounts.profileByEmail(arg);
-    if (!account) return { error: `no account ${arg}`, code: 1 };
-    if (sub === 'unlock') {
-      const held = await unlockAccount(deps, account._id, operator);
-      return { print: { account_id: account._id, email: account.email, unlocked: held } };
-    }
-    const reset = await resetPassword(deps, account._id, operator);
-    if (!reset) return { error: `no account ${arg}`, code: 1 };
-    return {
-      print: {
-        account_id: account._id,
-        email: account.email,
-        password: reset.password,
-        sessions_ended: reset.sessionsEnded,
-      },
-    };
-  }
-  return undefined;
 }

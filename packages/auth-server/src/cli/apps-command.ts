@@ -1,31 +1,56 @@
 /**
  * `school-auth apps`: the Connected apps page (account-pages/connected-apps.ts) for operators and
  * scripts. An account is named by email (or id); the same listing and the same Revoke as the page,
- * audited as the operator's.
- *
- *   apps list <account email>                    the apps that account allowed, as the page lists them
- *   apps revoke <account email> <client_id>      end that app's access for that account (its tokens at once)
+ * audited as the operator's. Revoking an app the account holds no grant of changes nothing, so it
+ * is refused (exit 1) and nothing is audited.
  */
+import type { Command } from 'commander';
 import type { AuthRuntime } from '../bootstrap.js';
 import { connectedApps } from '../account-pages/connected-apps.js';
 import { endAccountAccess } from '../storage/account-grants.js';
+import { OperatorError } from './operator-error.js';
+import { print, withRuntime } from './runtime.js';
 
-/** Runs `apps <sub> …`; returns what to print, or a message for an unknown account. */
-export async function appsCommand(
-  runtime: AuthRuntime,
-  prefix: string,
-  [sub, account, clientId]: (string | undefined)[],
-): Promise<{ print: unknown } | { error: string } | undefined> {
-  if (!account || (sub !== 'list' && sub !== 'revoke') || (sub === 'revoke' && !clientId)) return undefined;
+async function accountIdOf(runtime: AuthRuntime, account: string): Promise<string> {
   const accountId = account.includes('@') ? await runtime.accounts.idOf(account) : account;
-  if (!accountId || !(await runtime.accounts.profile(accountId))) return { error: `no account ${account}` };
-  const deps = { provider: runtime.provider, redis: runtime.redis, prefix, audit: runtime.audit };
-  if (sub === 'list') return { print: await connectedApps(deps, accountId) };
-  const ended = await endAccountAccess(runtime.redis, prefix, accountId, clientId!);
-  await runtime.audit.record('grant_revoked', {
-    accountId,
-    clientId,
-    details: { by: 'operator', ...ended },
-  });
-  return { print: { revoked: clientId, account: accountId, ...ended } };
+  if (!accountId || !(await runtime.accounts.profile(accountId)))
+    throw new OperatorError(`There is no account ${account}.`);
+  return accountId;
+}
+
+/** Adds `apps` and its subcommands to the program. */
+export function registerAppsCommands(program: Command): void {
+  const apps = program.command('apps').description('the apps an account allowed, as its Connected apps page');
+
+  apps
+    .command('list')
+    .description('the apps that account allowed, with their scopes and when they were last used')
+    .argument('<account>', 'the account’s email (or id)')
+    .action((account: string) =>
+      withRuntime(async (runtime, config) => {
+        const accountId = await accountIdOf(runtime, account);
+        const deps = { ...runtime, prefix: config.REDIS_KEY_PREFIX };
+        print(await connectedApps(deps, accountId));
+      }),
+    );
+
+  apps
+    .command('revoke')
+    .description('end that app’s access for that account: its access and refresh tokens end at once')
+    .argument('<account>', 'the account’s email (or id)')
+    .argument('<client_id>', 'the app’s client id (apps list shows it)')
+    .action((account: string, clientId: string) =>
+      withRuntime(async (runtime, config) => {
+        const accountId = await accountIdOf(runtime, account);
+        const ended = await endAccountAccess(runtime.redis, config.REDIS_KEY_PREFIX, accountId, clientId);
+        if (!ended.grants)
+          throw new OperatorError(`${account} has not allowed the app ${clientId}: nothing to revoke.`);
+        await runtime.audit.record('grant_revoked', {
+          accountId,
+          clientId,
+          details: { by: 'operator', ...ended },
+        });
+        print({ revoked: clientId, account: accountId, ...ended });
+      }),
+    );
 }

@@ -79,7 +79,14 @@ export function errorGuard(logger: Logger): Middleware {
       await next();
     } catch (err) {
       const requestId = String(ctx.state.requestId ?? '');
-      const error = answerFor(err, requestId, logger, { requestId, path: ctx.path, method: ctx.method });
+      const where = { requestId, path: ctx.path, method: ctx.method };
+      const error = answerFor(err, requestId, logger, where);
+      // The request id a page or answer shows finds this line, which names the cause.
+      if (err instanceof OAuthError)
+        logger.info(
+          { ...where, status: error.status, error: error.code, cause: error.description },
+          'refused',
+        );
       ctx.status = error.status;
       ctx.set({ 'Cache-Control': 'no-store', ...error.headers });
       if (ctx.path.startsWith('/oauth/')) renderErrorPage(ctx, error);

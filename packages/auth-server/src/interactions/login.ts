@@ -10,7 +10,8 @@
  * (passkeys/passkeys.ts) is refused and audited.
  *
  * `POST …/passkey`: `checkPasskey` → `completePasskeyLogin`; the WebAuthn answer is checked against
- * this interaction's single-use challenge (passkeys/passkey-ceremonies.ts). `POST …/recovery`:
+ * this interaction's single-use challenge (passkeys/passkey-ceremonies.ts). A disabled account signs
+ * in by none of the three forms. `POST …/recovery`:
  * `throttleLogin` → `checkRecoveryCode` → `completeRecoveryLogin`, a code working once.
  *
  * When the login prompt asks for a passkey (passkeys/passkey-for-writes.ts), the page offers the
@@ -136,9 +137,15 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passke
   /** Counts a failed password or recovery code like every failed sign-in, then answers `message`. */
   const failed = async (ctx: StepContext<{ form: { email: string } }>, form: string, message: string) => {
     const { email } = ctx.state.form;
-    void audit.record('login_failed', { ...actor(ctx), ...(await named(email)), details: { email, form } });
+    const account = await named(email);
+    void audit.record('login_failed', { ...actor(ctx), ...account, details: { email, form } });
     const { delayMs, attack } = await loginGuard.failed(email, ctx.ip);
-    if (attack) void audit.record('login_attack_suspected', { ...actor(ctx), details: { email, ...attack } });
+    if (attack)
+      void audit.record('login_attack_suspected', {
+        ...actor(ctx),
+        ...account,
+        details: { email, ...attack },
+      });
     if (delayMs) await sleep(delayMs);
     return sendForm(ctx, 401, message);
   };
@@ -173,6 +180,8 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passke
       async function checkPasskey(ctx, next) {
         try {
           const signIn = await passkeys.ceremonies.signIn(ctx.state.interaction.uid, ctx.state.form.response);
+          // A disabled or removed account's passkeys sign nobody in (accounts/account-status.ts).
+          if (!(await accounts.canSignIn(signIn.accountId))) throw new PasskeyRefused('account_disabled');
           ctx.state.accountId = signIn.accountId;
           ctx.state.passkeyName = signIn.passkeyName;
         } catch (err) {
@@ -197,8 +206,10 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passke
       async function checkRecoveryCode(ctx, next) {
         const { email, code } = ctx.state.form;
         const accountId = email ? await accounts.idOf(email) : undefined;
-        if (!(await passkeys.recoveryCodes.use(accountId, code)) || !accountId)
-          return failed(ctx, 'recovery_code', RECOVERY_ERROR);
+        // A disabled account's codes are not spent: they work again once it is enabled.
+        const allowed = accountId !== undefined && (await accounts.canSignIn(accountId));
+        const used = await passkeys.recoveryCodes.use(allowed ? accountId : undefined, code);
+        if (!used || !allowed) return failed(ctx, 'recovery_code', RECOVERY_ERROR);
         ctx.state.accountId = accountId;
         await next();
       },

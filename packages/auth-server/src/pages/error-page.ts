@@ -11,7 +11,7 @@
  *   redirect URI), with {@link renderProviderErrorPage}. JSON endpoints answer JSON whatever the
  *   `Accept` header says (RFC 6749 §5.2), so only these routes get a page.
  */
-import { OAuthError } from '@school/shared';
+import { ACCOUNT_PATH, OAuthError } from '@school/shared';
 import type { Context, Next } from 'koa';
 import type { ErrorOut } from 'oidc-provider';
 import { html, layout, pageCsp } from './html.js';
@@ -63,7 +63,11 @@ export function errorPage(p: { title: string; message: string; code?: string; re
               If you contact support, quote this reference: <code class="ref">${p.requestId}</code>
             </p>`
           : ''
-      }`,
+      }
+      <nav aria-label="Ways back">
+        <a href="/">Home</a> · <a href="${ACCOUNT_PATH}">Sign in</a> ·
+        <a href="${ACCOUNT_PATH}/apps">Connected apps</a>
+      </nav>`,
   );
 }
 

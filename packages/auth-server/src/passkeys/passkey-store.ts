@@ -1,6 +1,6 @@
 /**
- * The passkeys of accounts (passkey.model.ts): add, list, find, record a use, remove. A use only
- * moves the counter forward: two sign-ins racing with one credential cannot set it back.
+ * The passkeys of accounts (passkey.model.ts): add, list, find, record a use, remove one or all. A
+ * use only moves the counter forward: two sign-ins racing with one credential cannot set it back.
  */
 import type { Connection, Model } from 'mongoose';
 import { passkeyModel, type PasskeyDocument } from './passkey.model.js';
@@ -77,6 +77,11 @@ export class PasskeyStore {
       { $set: { counter, lastUsedAt: new Date() } },
     );
     return matchedCount === 1;
+  }
+
+  /** Removes every passkey of an account (a removed account); how many there were. */
+  async removeAll(accountId: string): Promise<number> {
+    return (await this.model.deleteMany({ accountId })).deletedCount;
   }
 
   /** Removes one of an account's passkeys; its name when there was one. */

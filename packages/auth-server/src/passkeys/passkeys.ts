@@ -21,6 +21,8 @@ export interface Passkeys {
    * account, nor, with PASSWORD_FALLBACK=false, when the account has a passkey.
    */
   passwordAllowed(accountId: string): Promise<boolean>;
+  /** Removes the passkeys and recovery codes of a removed account; how many passkeys it had. */
+  forget(accountId: string): Promise<number>;
   /** Creates the collections' indexes. */
   init(): Promise<void>;
 }
@@ -60,6 +62,13 @@ export function createPasskeys({
     async passwordAllowed(accountId) {
       if (await accounts.passwordSwitchedOff(accountId)) return false;
       return passwordFallback || (await store.count(accountId)) === 0;
+    },
+    async forget(accountId) {
+      const [passkeysRemoved] = await Promise.all([
+        store.removeAll(accountId),
+        recoveryCodes.removeAll(accountId),
+      ]);
+      return passkeysRemoved;
     },
     async init() {
       await Promise.all([store.init(), recoveryCodes.init()]);

@@ -50,6 +50,11 @@ export class RecoveryCodes {
     return codes;
   }
 
+  /** Removes every code of an account (a removed account). */
+  async removeAll(accountId: string): Promise<void> {
+    await this.model.deleteMany({ accountId });
+  }
+
   /** How many unused codes an account has. */
   async unused(accountId: string): Promise<number> {
     return this.model.countDocuments({ accountId, usedAt: null });

@@ -15,7 +15,11 @@ import { exportJWK, generateKeyPair, type JWK } from 'jose';
 /** A private signing key as oidc-provider's `jwks.keys` takes it. */
 export type SigningJwk = JWK & { kid: string; alg: string; use: 'sig' };
 
-async function generate(alg: 'ES256' | 'RS256'): Promise<SigningJwk> {
+/** The algorithms a key may have: ES256 signs ID tokens by default, RS256 for clients that ask. */
+export const SIGNING_ALGORITHMS = ['ES256', 'RS256'] as const;
+
+/** A new private signing key of `alg`, with a fresh key id. */
+export async function generateSigningKey(alg: (typeof SIGNING_ALGORITHMS)[number]): Promise<SigningJwk> {
   const { privateKey } = await generateKeyPair(alg, {
     extractable: true,
     ...(alg === 'RS256' ? { modulusLength: 2048 } : {}),
@@ -23,7 +27,13 @@ async function generate(alg: 'ES256' | 'RS256'): Promise<SigningJwk> {
   return { ...(await exportJWK(privateKey)), kid: `${alg.toLowerCase()}-${randomUUID()}`, alg, use: 'sig' };
 }
 
-function parse(text: string, file: string): SigningJwk[] {
+/** A new key set: one ES256 and one RS256 key, as the server creates on first start. */
+export async function newKeySet(): Promise<SigningJwk[]> {
+  return [await generateSigningKey('ES256'), await generateSigningKey('RS256')];
+}
+
+/** The keys of a JWKS file's text; throws, naming `file`, when it is not one. */
+export function parseKeySet(text: string, file: string): SigningJwk[] {
   let doc: { keys?: SigningJwk[] };
   try {
     doc = JSON.parse(text) as { keys?: SigningJwk[] };
@@ -45,17 +55,17 @@ function parse(text: string, file: string): SigningJwk[] {
  */
 export async function loadOrCreateKeys(file: string): Promise<SigningJwk[]> {
   try {
-    return parse(await readFile(file, 'utf8'), file);
+    return parseKeySet(await readFile(file, 'utf8'), file);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  const keys = [await generate('ES256'), await generate('RS256')];
+  const keys = await newKeySet();
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   try {
     await writeFile(file, `${JSON.stringify({ keys }, null, 2)}\n`, { flag: 'wx', mode: 0o600 });
     return keys;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    return parse(await readFile(file, 'utf8'), file); // another instance won the race
+    return parseKeySet(await readFile(file, 'utf8'), file); // another instance won the race
   }
 }

@@ -99,3 +99,17 @@ export async function endAccountAccess(
   ]);
   return { grants: ids.length, tokens: ended.length };
 }
+
+/** Ends every grant `accountId` holds, for every app, with all of their tokens; returns the totals. */
+export async function endAllAccountAccess(
+  redis: RedisClient,
+  prefix: string,
+  accountId: string,
+): Promise<EndedAccess> {
+  const clients = new Set((await accountGrants(redis, prefix, accountId)).map((g) => g.clientId));
+  const ended = await Promise.all([...clients].map((c) => endAccountAccess(redis, prefix, accountId, c)));
+  return ended.reduce((a, b) => ({ grants: a.grants + b.grants, tokens: a.tokens + b.tokens }), {
+    grants: 0,
+    tokens: 0,
+  });
+}

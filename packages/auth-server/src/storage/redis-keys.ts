@@ -196,3 +196,8 @@ export function grantUsageKey(prefix: string, grantId: string): string {
 export function accountSessionsKey(prefix: string, accountId: string): string {
   return `${prefix}accountSessions:${accountId}`;
 }
+
+/** The key of the lock held while an account's role or state is changed (accounts/account-status.ts). */
+export function accountRolesLockKey(prefix: string): string {
+  return `${prefix}accountRolesLock`;
+}

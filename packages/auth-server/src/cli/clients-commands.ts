@@ -1,0 +1,114 @@
+/**
+ * `school-auth clients …`: the stored clients an operator manages (provider/operator-clients.ts,
+ * provider/client-sweep.ts, cimd/cimd-operator.ts) and the All clients listing
+ * (cli/clients-list-command.ts).
+ */
+import { Option, type Command } from 'commander';
+import { allowCimdClient, disallowCimdClient, listCimdClients } from '../cimd/cimd-operator.js';
+import { sweepClients } from '../provider/client-sweep.js';
+import { createIntegration, createIntrospector, deleteClient } from '../provider/operator-clients.js';
+import { LISTED_KINDS } from '../storage/client-listing.js';
+import { runClientsList } from './clients-list-command.js';
+import { OperatorError } from './operator-error.js';
+import { print, wholeNumber, withRuntime } from './runtime.js';
+
+/** Adds `clients` and its subcommands to the program. */
+export function registerClientsCommands(program: Command): void {
+  const clients = program
+    .command('clients')
+    .description('stored clients: integrations, services, open registrations');
+
+  clients
+    .command('create-integration')
+    .description('a registered integration with fixed https redirect URIs (its secret is printed once)')
+    .requiredOption('--name <name>', 'the name the consent page shows')
+    .requiredOption(
+      '--redirect-uri <uri>',
+      'an https redirect URI (repeat the option for more)',
+      (uri: string, all: string[] = []) => [...all, uri],
+    )
+    .action((o: { name: string; redirectUri: string[] }) =>
+      withRuntime(async (runtime) => print(await createIntegration(runtime.provider, o.name, o.redirectUri))),
+    );
+
+  clients
+    .command('create-introspector')
+    .description('a service allowed to introspect every token (its secret is printed once)')
+    .requiredOption('--name <name>', 'the service’s name')
+    .action((o: { name: string }) =>
+      withRuntime(async (runtime) => print(await createIntrospector(runtime.provider, o.name))),
+    );
+
+  clients
+    .command('list')
+    .description('every stored client as All clients shows them, a line each')
+    .addOption(new Option('--kind <kind>', 'only clients of this kind').choices(LISTED_KINDS))
+    .option('--never-used', 'only clients that never completed a sign-in')
+    .option('--idle-days <n>', 'only clients not used for this many days', wholeNumber(1))
+    .option('--json', 'one JSON object per line')
+    .action((o: { kind?: string; neverUsed?: boolean; idleDays?: number; json?: boolean }) =>
+      withRuntime(async (runtime, config) => {
+        const options = {
+          kind: o.kind,
+          'never-used': o.neverUsed,
+          'idle-days': o.idleDays === undefined ? undefined : String(o.idleDays),
+          json: o.json,
+        };
+        await runClientsList(runtime.redis, config.REDIS_KEY_PREFIX, options);
+      }),
+    );
+
+  clients
+    .command('delete')
+    .description('end a stored client’s grants and tokens, then delete it')
+    .argument('<client_id>', 'the client’s id')
+    .action((clientId: string) =>
+      withRuntime(async (runtime) => {
+        if (!(await deleteClient(runtime.clients, clientId)))
+          throw new OperatorError(`There is no stored client ${clientId}.`);
+        print({ deleted: clientId });
+      }),
+    );
+
+  clients
+    .command('sweep')
+    .description('remove unused and idle self-registered clients now (CLIENT_UNUSED_TTL, CLIENT_IDLE_TTL)')
+    .action(() =>
+      withRuntime(async (runtime, config) => {
+        const policy = { unusedSeconds: config.CLIENT_UNUSED_TTL, idleSeconds: config.CLIENT_IDLE_TTL };
+        print(await sweepClients(runtime.clients, policy));
+      }),
+    );
+
+  clients
+    .command('allow-cimd')
+    .description('let a metadata-document client use the https redirect URIs its document lists')
+    .argument('<client_id>', 'the client id (the document’s https URL)')
+    .action((clientId: string) =>
+      withRuntime(async (runtime, config) => {
+        await allowCimdClient(runtime.redis, config.REDIS_KEY_PREFIX, clientId);
+        print({ allowed: clientId });
+      }),
+    );
+
+  clients
+    .command('disallow-cimd')
+    .description('back to loopback redirect URIs only for a metadata-document client')
+    .argument('<client_id>', 'the client id (the document’s https URL)')
+    .action((clientId: string) =>
+      withRuntime(async (runtime, config) => {
+        if (!(await disallowCimdClient(runtime.redis, config.REDIS_KEY_PREFIX, clientId)))
+          throw new OperatorError(`${clientId} was not allowed.`);
+        print({ disallowed: clientId });
+      }),
+    );
+
+  clients
+    .command('cimd')
+    .description('every metadata-document client: fetch status, last error, cache deadlines')
+    .action(() =>
+      withRuntime(async (runtime, config) =>
+        print(await listCimdClients(runtime.redis, config.REDIS_KEY_PREFIX)),
+      ),
+    );
+}

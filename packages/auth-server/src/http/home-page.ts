@@ -1,0 +1,31 @@
+/**
+ * The site root, `/`, for a person: a small page saying what this address is, with the ways in (sign
+ * in, Connected apps) and the API's documents. The edge sends `/` here; a client that prefers JSON
+ * (or takes anything) gets the JSON 404 of every unknown path, so nothing changes for programs.
+ */
+import { ACCOUNT_PATH, NotFoundError } from '@school/shared';
+import type { Middleware } from 'koa';
+import { html, layout, pageCsp } from '../pages/html.js';
+
+/** The page. */
+export function homePage(): string {
+  return layout(
+    'School sign-in',
+    html`<h1>School sign-in</h1>
+      <p>This is the sign-in service of the school’s online platform. Apps and agents connect through it.</p>
+      <ul>
+        <li><a href="${ACCOUNT_PATH}/apps">Sign in</a> to see the apps you allowed (Connected apps)</li>
+        <li><a href="/auth.md">How apps connect</a> and <a href="/openapi.json">the API description</a></li>
+      </ul>`,
+  );
+}
+
+/** Answers `GET /` with the page when the request prefers HTML; anything else goes on. */
+export const homePageStep: Middleware = async (ctx, next) => {
+  if (ctx.path !== '/' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+  if (ctx.accepts('json', 'html') !== 'html') throw new NotFoundError(`no endpoint at ${ctx.method} /`);
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Content-Security-Policy', pageCsp());
+  ctx.type = 'text/html';
+  ctx.body = homePage();
+};
