@@ -128,7 +128,10 @@ describe('Staff accounts and Your account, in a browser', () => {
     await admin.fill('input[name=name]', 'Kim Again');
     await admin.fill('input[name=password]', 'short');
     // The browser's own check of type=email would stop the form: the server's answer is what is tested.
-    await admin.$eval('form[action$="/staff/create"]', (f) => f.setAttribute('novalidate', ''));
+    await admin.$eval(
+      'form[action$="/staff/create"]',
+      (f: { setAttribute(name: string, value: string): void }) => f.setAttribute('novalidate', ''),
+    );
     await admin.click('button:has-text("Add staff account")');
     await admin.waitForSelector('text=The staff account was not added');
     await expect(admin.locator('[role=alert] li').count()).resolves.toBe(2);

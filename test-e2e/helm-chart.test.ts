@@ -24,7 +24,7 @@ const chart = join(root, 'deploy', 'helm', 'school-api');
 const helm = (...args: string[]) =>
   execFileSync(join(root, 'scripts', 'helm'), args, { encoding: 'utf8', timeout: 900_000 });
 
-/* eslint-disable @typescript-eslint/no-explicit-any -- rendered manifests are untyped YAML */
+/* eslint-disable @typescript-eslint/no-explicit-any, @typescript-eslint/no-unsafe-argument, @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-return -- rendered manifests are untyped YAML, read by path; each expectation checks the shape it reads */
 type Manifest = any;
 
 const SHAPES: Record<string, string[]> = {
@@ -34,7 +34,7 @@ const SHAPES: Record<string, string[]> = {
 };
 const render = (args: string[]): Manifest[] =>
   parseAllDocuments(helm('template', 'school', chart, ...args))
-    .map((d) => d.toJS() as Manifest)
+    .map((d) => d.toJS())
     .filter(Boolean);
 
 /** The edge's routes: `location [=] <path> { … proxy_pass http://<upstream>; }`. */

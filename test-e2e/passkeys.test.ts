@@ -298,7 +298,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
 
   it('refuses a recorded assertion replayed against a new sign-in page', async () => {
     expect(passkeyPosts.length).toBeGreaterThan(0);
-    const recorded = new URLSearchParams(passkeyPosts.at(-1)!).get('response')!;
+    const recorded = new URLSearchParams(passkeyPosts.at(-1)).get('response')!;
     const other = await device();
     await other.page.goto(`${stack.baseUrl}/oauth/account/apps`);
     const { action, csrf } = await passkeyForm(other.page);
@@ -318,7 +318,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     const { action, csrf, challenge } = await passkeyForm(phone.page);
     const port = (evilSite.address() as AddressInfo).port;
     await phone.page.goto(`http://evil.localhost:${port}/`);
-    const answer = (await phone.page.evaluate(`(${ASSERT_IN_PAGE})(${JSON.stringify(challenge)})`)) as string;
+    const answer = await phone.page.evaluate<string>(`(${ASSERT_IN_PAGE})(${JSON.stringify(challenge)})`);
     const clientData = JSON.parse(
       Buffer.from(
         (JSON.parse(answer) as { response: { clientDataJSON: string } }).response.clientDataJSON,

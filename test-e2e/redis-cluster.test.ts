@@ -199,7 +199,7 @@ async function introspect(token: string) {
   const body = new URLSearchParams({
     token,
     client_id: auth.config.INTROSPECTION_CLIENT_ID,
-    client_secret: auth.config.INTROSPECTION_CLIENT_SECRET!,
+    client_secret: auth.config.INTROSPECTION_CLIENT_SECRET,
   });
   const res = await fetch(`${auth.issuer}/api/oauth/introspect`, { method: 'POST', body });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };

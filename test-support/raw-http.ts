@@ -83,13 +83,14 @@ export function rawRequest(
         reject(err);
       }
     });
-    socket.on('connect', async () => {
+    const sendParts = async () => {
       for (const [i, part] of parts.entries()) {
         if (i > 0 && opts.pauseMs) await new Promise((r) => setTimeout(r, opts.pauseMs));
         if (socket.destroyed) return;
         socket.write(part);
       }
       if (!opts.keepOpen) socket.end();
-    });
+    };
+    socket.on('connect', () => void sendParts());
   });
 }

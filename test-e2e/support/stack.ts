@@ -176,7 +176,7 @@ export async function startStack(
         start(instanceName('resource-api', i), 'packages/resource-api/dist/main.js', 'API_PORT', port),
       ),
     ];
-    const otherAuths = firstAuth!.then(() =>
+    const otherAuths = firstAuth.then(() =>
       Promise.all(
         authPorts
           .slice(1)

@@ -61,7 +61,7 @@ export const as2: Measure = {
       introspect(bench, b.url, redisTokens[0]!),
     ]);
     const shapes = answers.map((x) => `${String(x.active)} ${Object.keys(x).sort().join(',')}`);
-    if (answers[0]!.active !== true || new Set(shapes).size !== 1) {
+    if (answers[0].active !== true || new Set(shapes).size !== 1) {
       throw new Error(`the servers answer differently: ${shapes.join(' / ')}`);
     }
     const memFile = bench.requests(

@@ -42,7 +42,7 @@ export function peerSet(bench: Bench): Promise<PeerSet> {
     else if (keycloak) skipped.push('Ory Hydra not built (scripts/peers)');
     if (keycloak) targets.push(keycloak);
     else if (hydra) skipped.push('Keycloak not built (scripts/peers; it needs Java 21+)');
-    const stop = async () => void (await Promise.all(targets.map((t) => t.stop?.())));
+    const stop = async () => void (await Promise.all(targets.map((t) => t.stop?.() ?? Promise.resolve())));
     return { targets, skipped, stop };
   });
 }

@@ -40,7 +40,8 @@ const app = createApp({
     countOnly: true,
   }),
 });
-const server = createServer(app.callback());
+const handle = app.callback();
+const server = createServer((req, res) => void handle(req, res));
 server.keepAliveTimeout = 65_000;
 server.listen(config.port, config.AUTH_HOST, () => {
   logger.info({ port: config.port }, 'auth server (memory adapter) listening');

@@ -23,7 +23,7 @@ const connection = await mongoose
   .createConnection(config.MONGODB_URI, { serverSelectionTimeoutMS: 5000, autoIndex: false })
   .asPromise();
 const services = { config, connection, logger };
-const query = (op.query?.parse({}) ?? {}) as Record<string, unknown>;
+const query = op.query?.parse({}) ?? {};
 
 const app = express();
 app.set('etag', false);

@@ -76,7 +76,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
   const redis = createRedisClient(config, 'commands');
   // ioredis rejects a failed connect with "Connection is closed."; the reason is in its last error.
   let redisError: Error | undefined;
-  redis.on('error', (err) => {
+  redis.on('error', (err: Error) => {
     redisError = err;
     logger.warn({ err: err.message }, 'redis connection error');
   });
@@ -152,7 +152,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       redis,
       prefix,
       seconds: refreshGraceSeconds,
-      audit: audit!,
+      audit: audit,
       grantTtlSeconds: config.GRANT_TTL,
     });
     checkRefreshResourceFirst(provider, (indicator) => isApiResource(config, indicator));

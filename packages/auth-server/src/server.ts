@@ -52,7 +52,9 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       cimd: runtime.cimd,
       passkeys: runtime.passkeys,
     });
-    const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, app.callback());
+    // Koa's handler answers its own errors; its promise carries nothing more to wait for.
+    const handle = app.callback();
+    const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, (req, res) => void handle(req, res));
     const { port, url } = await listen(server, {
       host: config.AUTH_HOST,
       port: config.port,

@@ -136,9 +136,9 @@ function adapterContract(label: string, adapters: () => AdapterFactory): void {
       const sid = id();
       const uid = id();
       await sessions.upsert(sid, { uid, accountId: 'a' }, 60);
-      expect(await sessions.findByUid!(uid)).toMatchObject({ uid, accountId: 'a' });
+      expect(await sessions.findByUid(uid)).toMatchObject({ uid, accountId: 'a' });
       await sessions.destroy(sid);
-      expect(await sessions.findByUid!(uid)).toBeUndefined();
+      expect(await sessions.findByUid(uid)).toBeUndefined();
     });
   });
 }

@@ -95,8 +95,9 @@ describe('a flood of throwaway failures from one address', () => {
     expect(stored).toBe(BOUND);
     const summaries = await events.find({ type: 'audit_summary', ip: ATTACKER }).toArray();
     const counted = summaries
-      .filter((s) => s.details?.type === 'login_failed')
-      .reduce((n, s) => n + (s.details?.count as number), 0);
+      .map((s) => s.details as { type?: string; count?: number } | undefined)
+      .filter((d) => d?.type === 'login_failed')
+      .reduce((n, d) => n + d!.count!, 0);
     expect(counted).toBe(THROWAWAY - BOUND);
 
     const run = runSchoolAuth(auth.config, ['activity', '--event', 'audit_summary']);

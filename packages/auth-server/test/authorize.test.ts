@@ -276,7 +276,7 @@ describe('GET /oauth/authorize with a stored grant that is not the request’s',
     );
     expect(res.status).toBe(200);
     const token = await auth.running.provider.AccessToken.find(String(res.body?.access_token));
-    return { grantId: token!.grantId! };
+    return { grantId: token!.grantId };
   }
 
   it.each([

@@ -92,7 +92,9 @@ describe('the client lifecycle sweep inside the server', () => {
     expect({ status: probe.status, body: probe.body }).toEqual({ status: 200, body: { active: false } });
 
     const events = await auth.running.audit.query({ type: 'client_deleted' });
-    const reasons = Object.fromEntries(events.map((e) => [e.clientId, e.details?.reason]));
+    const reasons = Object.fromEntries(
+      events.map((e) => [e.clientId ?? '', (e.details as { reason?: string } | undefined)?.reason] as const),
+    );
     expect(reasons).toEqual({ [unused.clientId]: 'unused', [idle.clientId]: 'idle' });
   }, 60_000);
 });
@@ -140,7 +142,7 @@ describe('sweepClients', () => {
     ]);
     const prefix = auth.config.REDIS_KEY_PREFIX;
     expect(await redis.exists(modelKey(prefix, 'AccessToken', tokens.access_token))).toBe(0);
-    expect(await redis.exists(modelKey(prefix, 'RefreshToken', tokens.refresh_token!))).toBe(0);
+    expect(await redis.exists(modelKey(prefix, 'RefreshToken', tokens.refresh_token))).toBe(0);
     expect(await redis.keys(`${prefix}clientGrants:*`)).toEqual([]);
     expect(await redis.hexists(`${prefix}clientUsedAt`, client.clientId)).toBe(0);
     expect((await sweepClients(auth.running.clients, policy)).removed).toEqual([]);

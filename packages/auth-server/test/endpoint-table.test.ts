@@ -32,7 +32,8 @@ async function providerRouterClass(provider: Provider): Promise<{ prototype: Rec
     await next();
     found ??= (ctx as unknown as { router?: typeof found }).router;
   });
-  const server = createServer(provider.callback());
+  const handle = provider.callback();
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   const { port } = server.address() as AddressInfo;
   await (await fetch(`http://127.0.0.1:${port}/.well-known/openid-configuration`)).arrayBuffer();

@@ -123,7 +123,10 @@ describe('a token endpoint path written otherwise', () => {
     expect(taken).toEqual(taken.map(({ path }) => ({ path, status: 401, error: 'invalid_client' })));
     for (const { path } of taken) {
       const res = await send(auth.issuer, 'POST', path, { authorization: 'Basic eDp5' }, { client_id: 'x' });
-      expect({ path, description: JSON.parse(res.body).error_description }).toEqual({
+      expect({
+        path,
+        description: (JSON.parse(res.body) as { error_description?: string }).error_description,
+      }).toEqual({
         path,
         description: expect.stringContaining('Authorization header is not supported'),
       });

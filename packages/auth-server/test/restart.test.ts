@@ -45,7 +45,9 @@ describe('an auth server restart', () => {
     const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
     const keysBefore = await jwks();
     const kidBefore =
-      tokens.claims() && JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString()).kid;
+      tokens.claims() &&
+      (JSON.parse(Buffer.from(tokens.id_token!.split('.')[0]!, 'base64url').toString()) as { kid: string })
+        .kid;
 
     await auth.restart();
 
@@ -59,7 +61,9 @@ describe('an auth server restart', () => {
     );
     const refreshed = await oidc.refreshTokenGrant(after, tokens.refresh_token!);
     expect(refreshed.access_token).toEqual(expect.any(String));
-    const kidAfter = JSON.parse(Buffer.from(refreshed.id_token!.split('.')[0]!, 'base64url').toString()).kid;
+    const kidAfter = (
+      JSON.parse(Buffer.from(refreshed.id_token!.split('.')[0]!, 'base64url').toString()) as { kid: string }
+    ).kid;
     expect(kidAfter).toBe(kidBefore);
     expect(refreshed.claims()?.sub).toBe(tokens.claims()?.sub);
 

@@ -190,9 +190,11 @@ describe('the seed', () => {
       'appearance',
       'storage.files',
     ];
-    const counts = async () =>
+    const counts = async (): Promise<Record<string, number>> =>
       Object.fromEntries(
-        await Promise.all(collections.map(async (c) => [c, await db.collection(c).countDocuments()])),
+        await Promise.all(
+          collections.map(async (c) => [c, await db.collection(c).countDocuments()] as const),
+        ),
       );
     const before = await counts();
     for (const c of collections) expect(before[c]).toBeGreaterThan(0);

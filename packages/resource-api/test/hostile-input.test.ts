@@ -42,8 +42,7 @@ function expectRefusal(res: Answer | RawAnswer, status: number, error = 'invalid
   expect(header('content-security-policy')).toContain("default-src 'none'");
 }
 
-const courseCount = async () =>
-  (await s.api.running.connection.collection('courses').countDocuments()) as number;
+const courseCount = async () => await s.api.running.connection.collection('courses').countDocuments();
 
 function rawPost(path: string, headers: Record<string, string>, body: Buffer | string) {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
@@ -74,7 +73,7 @@ describe('bodies', () => {
         },
       }),
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(res.status).toBe(413);
     expect(await res.json()).toMatchObject({ error: 'request_too_large' });
     expect(await courseCount()).toBe(before);
@@ -151,7 +150,9 @@ describe('the request target', () => {
   ])('answers 400 to %s (invalid UTF-8 once percent-decoded), naming the %s', async (target, part) => {
     const res = await rawRequest(s.api.url, `GET ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`);
     expectRefusal(res, 400);
-    expect(JSON.parse(res.body).problems.map((p: { path: string }) => p.path)).toEqual([part]);
+    expect(
+      (JSON.parse(res.body) as { problems: Array<{ path: string }> }).problems.map((p) => p.path),
+    ).toEqual([part]);
   });
 
   it.each([

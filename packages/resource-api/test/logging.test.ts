@@ -71,8 +71,8 @@ it('logs the requests, and never a token, a cookie or the introspection secret',
   await new Promise((r) => setTimeout(r, 100));
 
   const log = lines.join('\n');
-  expect(lines.some((l) => JSON.parse(l).msg === 'request')).toBe(true);
-  expect(lines.some((l) => JSON.parse(l).msg === 'introspection failed')).toBe(true);
+  expect(lines.some((l) => (JSON.parse(l) as { msg?: string }).msg === 'request')).toBe(true);
+  expect(lines.some((l) => (JSON.parse(l) as { msg?: string }).msg === 'introspection failed')).toBe(true);
   for (const secret of [good, other, refresh!, junk, INTROSPECTOR.clientSecret])
     expect(log).not.toContain(secret);
 });

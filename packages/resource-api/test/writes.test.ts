@@ -305,7 +305,7 @@ describe('storage', () => {
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/octet-stream' },
       body: stream,
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(res.status).toBe(413);
     expect((await bucket().find({}).toArray()).length).toBe(before.length);
   });
@@ -336,7 +336,7 @@ describe('account', () => {
 
   it('changes name fields only, and leaves the password hash alone', async () => {
     const accounts = s.api.running.connection.collection('accounts');
-    const hash = (await accounts.findOne({ email: ADMIN.email }))!.passwordHash;
+    const hash = (await accounts.findOne({ email: ADMIN.email }))!.passwordHash as string;
     const res = await patch('account:write', '/api/v1/account', {
       given_name: 'Ada',
       family_name: 'Lovelace',

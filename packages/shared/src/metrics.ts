@@ -66,7 +66,7 @@ export function createServiceMetrics(
     labelNames: ['dependency'] as const,
     registers: [registry],
     async collect() {
-      const checks = await dependencies().catch(() => ({}) as Record<string, string>);
+      const checks = await dependencies().catch(() => ({}));
       this.reset();
       for (const [dependency, state] of Object.entries(checks))
         this.set({ dependency }, state === 'ok' ? 1 : 0);

@@ -62,7 +62,7 @@ export function requireSignIn(
   baseUrl: string,
 ): AccountStep {
   return async function requireSignIn(ctx, next) {
-    const session = await provider.Session.get(ctx as never);
+    const session = await provider.Session.get(ctx);
     const found = session.accountId ? await accounts.profile(session.accountId) : undefined;
     const account = found?.disabled ? undefined : found; // a disabled account is signed in nowhere
     if (!account) {

@@ -31,7 +31,6 @@ import {
   lockText,
   staffAccountsPage,
   staffConfirmPage,
-  type ConfirmedAction,
   type StaffNotice,
 } from './staff-accounts-view.js';
 
@@ -94,7 +93,7 @@ export function staffAccountsSteps(deps: AccountAdminDeps): {
       const accountId = typeof ctx.query.account_id === 'string' ? ctx.query.account_id : '';
       const target = action && accountId ? await deps.accounts.profile(accountId) : undefined;
       if (!action || !target) throw new NotFoundError('no such account or action');
-      const page = staffConfirmPage({ ...ctx.state, target, action: action as ConfirmedAction });
+      const page = staffConfirmPage({ ...ctx.state, target, action: action });
       sendPage(ctx, 200, page);
     },
     create: async function createStaffAccount(ctx) {

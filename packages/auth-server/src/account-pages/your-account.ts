@@ -194,7 +194,8 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
         const { account, form } = ctx.state;
         if (await accounts.checkPassword(account._id, form.current)) {
           await loginGuard.succeeded(account.email, ctx.ip);
-          return next();
+          await next();
+          return;
         }
         const { requestId } = ctx.state;
         void audit.record('login_failed', {

@@ -90,7 +90,7 @@ export interface AuditQuery {
 }
 
 function model(connection: Connection): Model<AuditEvent> {
-  if (connection.models.AuditEvent) return connection.models.AuditEvent as unknown as Model<AuditEvent>;
+  if (connection.models.AuditEvent) return connection.models.AuditEvent as Model<AuditEvent>;
   const schema = new Schema<AuditEvent>(
     {
       _id: { type: String, required: true },

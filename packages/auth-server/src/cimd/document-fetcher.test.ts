@@ -153,8 +153,8 @@ describe('the document fetcher', () => {
     const rebinding = ((host: string, opts: object, cb: (...a: unknown[]) => void) =>
       fixedLookup(calls++ === 0 ? '93.184.215.14' : '127.0.0.1')(
         host,
-        opts as never,
-        cb as never,
+        opts,
+        cb,
       )) as unknown as LookupFunction;
     // Someone (a validator, a browser) resolves the name first and sees a public address…
     const first = await new Promise<string>((resolve) =>

@@ -103,10 +103,7 @@ function checkedAgent(options: DocumentFetcherOptions): Agent {
     ca: options.extraCa ? [...rootCertificates, options.extraCa] : undefined,
     timeout: options.timeoutMs,
   });
-  const lookup = checkedLookup(
-    options.lookup ?? (dnsLookup as unknown as LookupFunction),
-    !!options.allowLoopback,
-  );
+  const lookup = checkedLookup(options.lookup ?? dnsLookup, !!options.allowLoopback);
   const connect: buildConnector.connector = (opts, callback) => {
     if (opts.protocol !== 'https:') return callback(new Error('only https is fetched'), null);
     const literalProblem = urlAddressProblem(opts.hostname, !!options.allowLoopback);

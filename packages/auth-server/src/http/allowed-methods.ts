@@ -22,7 +22,10 @@ const ORDER = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 /** The step of a route taking `methods`. */
 export function allowMethods(methods: readonly string[]): Middleware {
   return async function allowMethods(ctx, next) {
-    if (methods.includes(ctx.method) || isPreflight(ctx)) return next();
+    if (methods.includes(ctx.method) || isPreflight(ctx)) {
+      await next();
+      return;
+    }
     throw new MethodNotAllowedError(methods);
   };
 }
@@ -34,7 +37,10 @@ export function allowMethods(methods: readonly string[]): Middleware {
 export function wrongMethodOf(router: RouteMatcher): Middleware {
   return async function answerWrongMethod(ctx, next) {
     const taken = new Set(router.match(ctx.path, ctx.method).path.flatMap((layer) => layer.methods));
-    if (taken.size === 0 || taken.has(ctx.method) || isPreflight(ctx)) return next();
+    if (taken.size === 0 || taken.has(ctx.method) || isPreflight(ctx)) {
+      await next();
+      return;
+    }
     throw new MethodNotAllowedError(ORDER.filter((m) => taken.has(m)));
   };
 }

@@ -22,11 +22,13 @@ export function bodyCap(cap: BodyCap): Middleware {
   if (cap.media === 'json')
     return async function capBody(ctx, next) {
       if (ctx.method === 'POST' && (await peekBody(ctx, cap.bytes)) === 'too_large') throw tooLarge();
-      return next();
+      await next();
+      return;
     };
   return async function capForm(ctx, next) {
     // Not a form: oidc-provider answers it (400).
     if (ctx.method === 'POST' && (await requestForm(ctx, cap.bytes)) === 'too_large') throw tooLarge();
-    return next();
+    await next();
+    return;
   };
 }

@@ -28,7 +28,10 @@ export function contentCodings(value: string): string[] {
 /** The middleware; mount it before anything reads a body (the rate limiter, the routers). */
 export const refuseContentCodings: Middleware = async (ctx, next) => {
   const declared = ctx.get('content-encoding');
-  if (!declared || !hasBody(ctx.req.headers) || contentCodings(declared).length === 0) return next();
+  if (!declared || !hasBody(ctx.req.headers) || contentCodings(declared).length === 0) {
+    await next();
+    return;
+  }
   throw new UnsupportedMediaTypeError(
     'request bodies must not be content-encoded (send them with no Content-Encoding)',
     { 'Accept-Encoding': 'identity' },

@@ -45,6 +45,6 @@ export function cors(row: Pick<Endpoint, 'cors' | 'methods'>): Middleware {
     maxAge: 600,
   });
   return async function openCors(ctx, next) {
-    return open(ctx, next);
+    await open(ctx, next);
   };
 }

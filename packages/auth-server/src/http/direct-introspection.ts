@@ -85,20 +85,37 @@ export function directIntrospection({
 }: DirectIntrospectionOptions): Middleware {
   const secretDigest = digest(clientSecret);
   return async (ctx, next) => {
-    if (ctx.path !== path || ctx.method !== 'POST' || ctx.querystring !== '') return next();
+    if (ctx.path !== path || ctx.method !== 'POST' || ctx.querystring !== '') {
+      await next();
+      return;
+    }
     // A browser's request: oidc-provider's client-based CORS check refuses it for this client.
-    if (ctx.get('origin')) return next();
+    if (ctx.get('origin')) {
+      await next();
+      return;
+    }
     // The form the steps before read (request-form.ts): not a form, over the limit, or anything but
     // plain pairs of this step's parameters, each once, is not ours.
     const form = await requestForm(ctx);
-    if (typeof form === 'string' || !isPlainForm(form) || !onlyOurParameters(form)) return next();
+    if (typeof form === 'string' || !isPlainForm(form) || !onlyOurParameters(form)) {
+      await next();
+      return;
+    }
     const value = form.get('token');
     const hint = form.get('token_type_hint') ?? undefined;
     const secret = form.get('client_secret');
-    if (!value || !TOKEN_SHAPE.test(value) || (hint !== undefined && !ACCESS_TOKEN_HINTS.has(hint)))
-      return next();
-    if (form.get('client_id') !== clientId || secret === null) return next();
-    if (!timingSafeEqual(digest(secret), secretDigest)) return next();
+    if (!value || !TOKEN_SHAPE.test(value) || (hint !== undefined && !ACCESS_TOKEN_HINTS.has(hint))) {
+      await next();
+      return;
+    }
+    if (form.get('client_id') !== clientId || secret === null) {
+      await next();
+      return;
+    }
+    if (!timingSafeEqual(digest(secret), secretDigest)) {
+      await next();
+      return;
+    }
 
     let answer: Record<string, unknown> | undefined;
     try {
@@ -106,7 +123,10 @@ export function directIntrospection({
     } catch {
       answer = undefined; // storage trouble: oidc-provider's path reports it the way it always has
     }
-    if (!answer) return next();
+    if (!answer) {
+      await next();
+      return;
+    }
     ctx.set('cache-control', 'no-store');
     ctx.vary('Origin'); // as oidc-provider's router marks every answer of its CORS-enabled routes
     ctx.body = answer;

@@ -8,6 +8,7 @@
  */
 import type { Endpoint } from '@school/shared';
 import type { Middleware } from 'koa';
+import compose from 'koa-compose';
 import { allowMethods } from './allowed-methods.js';
 import { bodyCap } from './body-cap.js';
 import { cors } from './cors.js';
@@ -38,27 +39,19 @@ export function endpointSteps(row: Endpoint, deps: EndpointStepDeps): Middleware
   ];
 }
 
-/** Runs `steps` in order, then what follows them. */
-function inOrder(steps: Middleware[]): Middleware {
-  return steps.reduceRight<Middleware>(
-    (rest, step) => (ctx, next) => step(ctx, () => rest(ctx, next)),
-    (_ctx, next) => next(),
-  );
-}
-
 /** A step running each row's steps on its path, then going on to what follows (oidc-provider). */
 export function endpointDispatch(rows: readonly Endpoint[], deps: EndpointStepDeps): Middleware {
   const exact = new Map<string, Middleware>();
   const templates: Array<[RegExp, Middleware]> = [];
   for (const row of rows) {
-    const steps = inOrder(endpointSteps(row, deps));
+    const steps = compose(endpointSteps(row, deps));
     if (row.path.includes('/:'))
       templates.push([new RegExp(`^${row.path.replace(/:[^/]+/g, '[^/]+')}/?$`, 'i'), steps]);
     else exact.set(row.path.toLowerCase(), steps);
   }
-  return function endpointStepsOf(ctx, next) {
+  return async function endpointStepsOf(ctx, next) {
     const path = ctx.path.length > 1 && ctx.path.endsWith('/') ? ctx.path.slice(0, -1) : ctx.path;
     const steps = exact.get(path.toLowerCase()) ?? templates.find(([re]) => re.test(path))?.[1];
-    return steps ? steps(ctx, next) : next();
+    await (steps ? steps(ctx, next) : next());
   };
 }

@@ -22,7 +22,10 @@ export function homePage(): string {
 
 /** Answers `GET /` with the page when the request prefers HTML; anything else goes on. */
 export const homePageStep: Middleware = async (ctx, next) => {
-  if (ctx.path !== '/' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) return next();
+  if (ctx.path !== '/' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
+    await next();
+    return;
+  }
   if (ctx.accepts('json', 'html') !== 'html') throw new NotFoundError(`no endpoint at ${ctx.method} /`);
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Content-Security-Policy', pageCsp());

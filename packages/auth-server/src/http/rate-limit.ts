@@ -81,20 +81,32 @@ export function rateLimitSteps(
   return (name) => {
     if (name === 'authorization')
       return async function limitAuthorization(ctx, next) {
-        if (ctx.method === 'OPTIONS') return next();
+        if (ctx.method === 'OPTIONS') {
+          await next();
+          return;
+        }
         return limited(ctx, authorization, addressKey(ctx.ip), undefined, next);
       };
     if (name === 'registration')
       return async function limitRegistration(ctx, next) {
-        if (ctx.method !== 'POST') return next();
+        if (ctx.method !== 'POST') {
+          await next();
+          return;
+        }
         return limited(ctx, registration, addressKey(ctx.ip), undefined, next);
       };
     const byClient = perClient[name];
     const read = countWithRead[name];
     return async function limitPerClient(ctx, next) {
-      if (ctx.method !== 'POST') return next();
+      if (ctx.method !== 'POST') {
+        await next();
+        return;
+      }
       const form = await requestForm(ctx);
-      if (typeof form === 'string') return next();
+      if (typeof form === 'string') {
+        await next();
+        return;
+      }
       const address = addressKey(ctx.ip);
       const clientId = form.get('client_id');
       const chosen = clientId ? byClient : perAddress;

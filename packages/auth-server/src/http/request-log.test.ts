@@ -14,7 +14,8 @@ function serve(handler: Koa.Middleware) {
   const lines: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) if (line) lines.push(JSON.parse(line));
+      for (const line of chunk.toString().split('\n'))
+        if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
       done();
     },
   });
@@ -23,7 +24,8 @@ function serve(handler: Koa.Middleware) {
   app.silent = true;
   app.use(requestLog(createLogger('info', 'test', sink), metrics));
   app.use(handler);
-  const server = createServer(app.callback());
+  const handle = app.callback();
+  const server = createServer((req, res) => void handle(req, res));
   servers.push(server);
   const listening = once(server.listen(0, '127.0.0.1'), 'listening');
   const port = () => (server.address() as AddressInfo).port;

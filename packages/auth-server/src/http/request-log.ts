@@ -33,6 +33,7 @@ export function requestLog(logger: Logger, metrics?: ServiceMetrics): Middleware
         lines.info({ requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms, ip }, 'request');
       }
     });
-    return next();
+    await next();
+    return;
   };
 }

@@ -44,7 +44,10 @@ export function strictClientAuthentication(
       throw new TooManyRequestsError(`rate limit exceeded; retry after ${retryAfter} s`, retryAfter);
   };
   return async function refuseUnlistedClientAuthentication(ctx, next) {
-    if (ctx.method !== 'POST') return next();
+    if (ctx.method !== 'POST') {
+      await next();
+      return;
+    }
     const authorization = ctx.get('authorization');
     if (authorization) {
       await counted(ctx);
@@ -56,7 +59,10 @@ export function strictClientAuthentication(
     }
     // Not a form: oidc-provider answers (400); a body over the cap was refused before (body-cap.ts).
     const form = await requestForm(ctx);
-    if (typeof form === 'string') return next();
+    if (typeof form === 'string') {
+      await next();
+      return;
+    }
     if (form.has('client_assertion') || form.has('client_assertion_type')) {
       await counted(ctx);
       throw new InvalidClientError('JWT client authentication (client_assertion) is not supported');
@@ -65,6 +71,7 @@ export function strictClientAuthentication(
       await counted(ctx);
       throw new InvalidClientError('introspection requires client_secret_post authentication');
     }
-    return next();
+    await next();
+    return;
   };
 }

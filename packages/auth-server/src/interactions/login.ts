@@ -161,11 +161,15 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passke
         const accountId = email && password ? await accounts.authenticate(email, password) : undefined;
         if (!accountId) return failed(ctx, 'password', GENERIC_LOGIN_ERROR);
         ctx.state.accountId = accountId;
-        return next();
+        await next();
+        return;
       },
       async function allowPassword(ctx, next) {
         const { accountId } = ctx.state;
-        if (await passkeys.passwordAllowed(accountId)) return next();
+        if (await passkeys.passwordAllowed(accountId)) {
+          await next();
+          return;
+        }
         void audit.record('password_sign_in_refused', { ...actor(ctx), accountId });
         return sendForm(ctx, 403, PASSWORD_OFF_ERROR);
       },

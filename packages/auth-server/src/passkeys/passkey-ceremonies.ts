@@ -180,7 +180,7 @@ export class PasskeyCeremonies {
           id: passkey._id,
           publicKey: new Uint8Array(Buffer.from(passkey.publicKey, 'base64url')),
           counter: passkey.counter,
-          transports: passkey.transports as AuthenticatorTransport[],
+          transports: passkey.transports,
         },
       });
     } catch (err) {

@@ -27,7 +27,7 @@ export interface CimdConsentStore {
 export function loadExistingGrant(store: CimdConsentStore | undefined) {
   return async function loadGrantForCurrentDocument(ctx: KoaContextWithOIDC): Promise<Grant | undefined> {
     const client = ctx.oidc.client!;
-    const justGiven = ctx.oidc.result?.consent?.grantId as string | undefined;
+    const justGiven = ctx.oidc.result?.consent?.grantId;
     const grantId = justGiven || ctx.oidc.session!.grantIdFor(client.clientId);
     if (!grantId) return undefined;
     const grant = await ctx.oidc.provider.Grant.find(grantId);

@@ -108,7 +108,13 @@ export async function sweepClients(
       for (const [i, clientId] of ids.entries()) {
         if (!stored[i]) continue;
         const usedAt = used[i] ? Number(used[i]) : undefined;
-        const verdict = lifecycleVerdict(JSON.parse(stored[i]!), usedAt, policy, seconds, since);
+        const verdict = lifecycleVerdict(
+          JSON.parse(stored[i]) as Record<string, unknown>,
+          usedAt,
+          policy,
+          seconds,
+          since,
+        );
         if (verdict) await remove(clientId, verdict);
       }
     }

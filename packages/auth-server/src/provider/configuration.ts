@@ -252,7 +252,7 @@ export function buildConfiguration({
       },
       resourceIndicators: {
         enabled: true,
-        defaultResource: async () => undefined as unknown as string,
+        defaultResource: async () => undefined,
         useGrantedResource: async () => false,
         getResourceServerInfo: async (_ctx, indicator) => {
           if (!isApiResource(config, indicator)) {

@@ -137,7 +137,7 @@ export function allowRefreshReuse({
 
   /** Answers a rotated token from the same installation with the grant's current refresh token. */
   const answerRotated = async (ctx: KoaContextWithOIDC, rotated: RotatedRefresh, address: string) => {
-    const grantId = rotated.token.grantId as string | undefined;
+    const grantId = rotated.token.grantId;
     for (let attempt = 1, waited = 0; ; attempt++) {
       const lineage = grantId ? await currentRefresh(redis, prefix, grantId) : undefined;
       // Rotated a moment ago by a concurrent request that has not recorded its rotation yet (on a

@@ -12,7 +12,7 @@ import type { AdapterConstructor } from '../storage/redis-adapter.js';
 /** 503 `temporarily_unavailable`: the storage behind the authorization server is unreachable. */
 export class StorageUnavailable extends errors.TemporarilyUnavailable {
   constructor(cause?: unknown) {
-    super('the authorization server cannot reach its storage; try again shortly', { cause } as never);
+    super('the authorization server cannot reach its storage; try again shortly', { cause });
     this.status = 503;
     this.statusCode = 503;
     this.expose = true;

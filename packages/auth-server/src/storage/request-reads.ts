@@ -36,7 +36,7 @@ function take<K extends typeof STARTED | typeof GRANT>(
   const holder = ctx as Holder | undefined;
   const slot = holder?.[kind];
   if (!slot || slot.key !== key) return undefined;
-  holder![kind] = undefined;
+  holder[kind] = undefined;
   return slot.value;
 }
 

@@ -189,12 +189,12 @@ const area: AreaModule = {
         return {
           status: 201,
           body: {
-            id: idOf(upload.id as Types.ObjectId),
+            id: idOf(upload.id),
             filename: upload.filename,
             content_type: contentType,
             size: meter.bytes,
             sha256,
-            created_at: new Date(stored?.uploadDate ?? Date.now()).toISOString(),
+            created_at: new Date((stored?.uploadDate as Date | undefined) ?? Date.now()).toISOString(),
           },
         };
       },

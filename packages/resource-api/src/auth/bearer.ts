@@ -71,7 +71,7 @@ export function bearer(
   );
 
   return function authenticate(req: Request, res: Response, next: NextFunction) {
-    if (Object.hasOwn(req.query as object, 'access_token')) {
+    if (Object.hasOwn(req.query, 'access_token')) {
       return next(
         new InvalidRequestError('send the access token in the Authorization header, not the query string'),
       );

@@ -32,8 +32,8 @@ function validate(op: Operation): RequestHandler {
     // A malformed id names nothing: 404 before any other problem, like an unknown id.
     if (takesId) pathId(req.params.id, `item in ${op.area.replace(/_/g, ' ')}`);
     const problems: Problem[] = [];
-    const query = parseQuery(req.query as object, problems);
-    if (!op.query && Object.keys(req.query as object).length) {
+    const query = parseQuery(req.query, problems);
+    if (!op.query && Object.keys(req.query).length) {
       problems.push({ path: 'query', message: 'this operation takes no query parameters' });
     }
     const body = op.body?.kind === 'json' ? collect(op.body.schema.schema, req.body, 'body', problems) : {};

@@ -254,7 +254,7 @@ export function defineCollectionArea(spec: CollectionSpec): CollectionArea {
           throw err;
         }
         if (!doc) throw new NotFoundError(`no ${spec.noun} with this id`);
-        return { status: 200, body: record.toApi(doc as Stored) };
+        return { status: 200, body: record.toApi(doc) };
       },
     });
     ops.push({

@@ -51,7 +51,7 @@ export function decodeCursor(sort: SortSpec, cursor: string): { value: SortValue
     if (typeof raw !== 'string') throw bad();
     value = raw;
   }
-  return { value, id: oid(parsed[1] as string) };
+  return { value, id: oid(parsed[1]) };
 }
 
 /** The filter selecting what comes after the cursor, in the list's order. */

@@ -52,6 +52,6 @@ export async function listPage<T>(
   const last = page[page.length - 1];
   return {
     data: page,
-    next_cursor: docs.length > limit && last ? encodeCursor(sort, last as Record<string, unknown>) : null,
+    next_cursor: docs.length > limit && last ? encodeCursor(sort, last) : null,
   };
 }

@@ -5,12 +5,11 @@
 import type { Connection, Model, Schema } from 'mongoose';
 
 /**
- * A model whose documents the area code types itself (casts on the way out).
- * Deliberately untyped: mongoose's query types instantiated over a generic document type make tsc run
- * out of memory.
+ * A model whose documents are plain records, which the area code types itself (casts on the way out):
+ * mongoose's query types instantiated over each area's generic document type make tsc run out of
+ * memory.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type LooseModel = Model<any>;
+export type LooseModel = Model<Record<string, unknown>>;
 
 /** The model of an area on a connection (compiled once per connection). */
 export function modelOn(

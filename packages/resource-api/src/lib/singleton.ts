@@ -39,9 +39,9 @@ export function defineSingletonArea(spec: SingletonSpec): SingletonArea {
     { _id: { type: String, required: true }, ...record.definition },
     { collection, timestamps: true, versionKey: false, strict: true },
   );
-  const defaults = Object.fromEntries(
+  const defaults: Record<string, unknown> = Object.fromEntries(
     Object.entries(record.definition)
-      .map(([k, path]) => [k, (path as { default?: unknown }).default])
+      .map(([k, path]) => [k, (path as { default?: unknown }).default] as const)
       .filter(([, v]) => v !== undefined),
   );
   const docId = spec.name;
