@@ -136,9 +136,6 @@ export async function authorizeInBrowser(
   if (formAction(page.body, '/confirm')) {
     page = await browser.submit(page, opts.decision === 'deny' ? '/abort' : '/confirm');
   }
-  // After Deny, a page says nothing was shared; its link hands the browser back to the app.
-  const back = page.location ? undefined : linkHref(page.body, 'Return to the app');
-  if (back) page = await browser.follow(new URL(back, browser.origin).href);
   if (!page.location)
     throw new Error(`expected a redirect to the client, got ${page.status}: ${page.body.slice(0, 300)}`);
   return new URL(page.location);

@@ -1,8 +1,8 @@
 /**
  * The consent page and its two forms (docs/decisions.md): who asks, where the browser goes afterwards, and
  * each scope in plain words. `…/confirm` grants what oidc-provider found missing and records it;
- * `…/abort` ends the request with `access_denied`, after a page of our own saying that nothing was
- * shared (the app may no longer be listening, and a browser error page would say nothing); `…/switch`
+ * `…/abort` sends the browser straight back to the app with `access_denied` (one click, no page in
+ * between: the app is told at once); `…/switch`
  * ("Not you?") ends the remembered session and starts the same authorization request again, so
  * someone else can sign in. All follow the shared steps (router.ts).
  */
@@ -10,7 +10,7 @@ import { ALL_SCOPE_NAMES, INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared'
 import { InteractionGone } from './error-page.js';
 import { sendPage } from './html.js';
 import { actor, clientView, finishInteraction, redirectOrigin, type Step, type StepDeps } from './steps.js';
-import { consentPage, deniedPage } from './views.js';
+import { consentPage } from './views.js';
 
 /** What oidc-provider's consent prompt lists as not yet granted. */
 interface MissingGrants {
@@ -109,15 +109,13 @@ export function consentSteps({
 
     deny: async function denyConsent(ctx) {
       const details = ctx.state.interaction;
-      const client = await clientView(provider, details);
       void audit.record('consent_denied', { ...actor(ctx), accountId: details.session?.accountId });
-      const to = await provider.interactionResult(
-        ctx.req,
-        ctx.res,
+      await finishInteraction(
+        provider,
+        ctx,
         { error: 'access_denied', error_description: 'The user denied the request' },
-        { mergeWithLastSubmission: false },
+        false,
       );
-      sendPage(ctx, 200, deniedPage({ client, continueTo: to }), redirectOrigin(details));
     },
 
     switchAccount: async function switchAccount(ctx) {

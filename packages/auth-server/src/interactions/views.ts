@@ -1,5 +1,5 @@
 /**
- * The login, consent, denied, sign-out and error pages (docs/decisions.md). Every value shown comes from a
+ * The login, consent, sign-out and error pages (docs/decisions.md). Every value shown comes from a
  * client or a user, so everything goes through the escaping {@link html} template, and every string a
  * client supplied is isolated and labelled by page-parts.ts.
  */
@@ -205,18 +205,6 @@ export function consentPage(p: {
           : ''
       }
       ${manageLater}`,
-  );
-}
-
-/** After Deny: said on our side before the browser goes back to an app that may no longer listen. */
-export function deniedPage(p: { client: AppIdentity; continueTo: string }): string {
-  return layout(
-    'Nothing was shared',
-    html`<h1>Nothing was shared</h1>
-      <p>You denied access. The app below received nothing from your school:</p>
-      ${appLabel(p.client)}
-      <p>The app will be told that you said no. If it is no longer open, you can simply close this window.</p>
-      <p><a class="button" href="${p.continueTo}">Return to the app</a></p>`,
   );
 }
 
