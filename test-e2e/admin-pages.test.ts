@@ -10,7 +10,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext } from 'playwright-core';
-import { inspectPage, launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
+import {
+  inspectPage,
+  launchBrowser,
+  loopbackListener,
+  tickEveryScope,
+  type LoopbackListener,
+} from './support/browser.js';
 import { E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
 
 const INTEGRATION_CALLBACK = 'https://timetable.example/oauth/callback';
@@ -113,6 +119,7 @@ describe('the school admin’s side, in a browser', () => {
     await page.waitForSelector('text=Allow access to your school?');
     expect(await page.innerText('main')).toContain('Self-declared name: the app chose this name itself');
     await inspectPage(page, 'consent-open');
+    await tickEveryScope(page);
     await page.click('button:has-text("Allow")');
     const openCode = (await listener.received).searchParams.get('code')!;
     const openToken = await redeem({

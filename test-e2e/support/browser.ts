@@ -57,6 +57,14 @@ export async function inspectPage(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
+/**
+ * Ticks every scope on the consent page open in `page`: the admin allowing all that was asked (an
+ * app nobody vouched for starts with its write scopes unticked).
+ */
+export async function tickEveryScope(page: Page): Promise<void> {
+  for (const box of await page.locator('input[name=scope]').all()) await box.check();
+}
+
 /** A loopback HTTP listener on a random port that records the first redirect it receives. */
 export interface LoopbackListener {
   redirectUri: string;

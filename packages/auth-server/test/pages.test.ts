@@ -180,7 +180,7 @@ describe('the consent page', () => {
     const page = await consentPage(browser, 'allow-state');
     // The form post is answered 303 See Other, never 307/308, which would re-post the form (RFC 9700 §4.12).
     const posted = await browser.request(formAction(page.body, '/confirm')!, {
-      form: { csrf: inputValue(page.body, 'csrf')! },
+      form: { csrf: inputValue(page.body, 'csrf')!, scope: 'courses:read' },
     });
     expect(posted.status).toBe(303);
     const back = await browser.follow(posted.location!);
@@ -190,7 +190,7 @@ describe('the consent page', () => {
     expect(to.searchParams.get('iss')).toBe(auth.issuer);
 
     const replay = await browser.request(formAction(page.body, '/confirm')!, {
-      form: { csrf: inputValue(page.body, 'csrf')! },
+      form: { csrf: inputValue(page.body, 'csrf')!, scope: 'courses:read' },
     });
     expect(replay.status).toBe(400);
     expect(replay.location).toBeUndefined();
@@ -226,7 +226,7 @@ describe('what a person sees of the app', () => {
     const browser = new FormBrowser(auth.issuer);
     let page = await browser.follow(authorizeUrl(clientId, 'w', 'openid courses:read coupons:write'));
     page = await browser.submit(page, '/login', { email: ADMIN.email, password: ADMIN.password });
-    const writes = /<ul class="scopes writes">([\s\S]*?)<\/ul>/.exec(page.body)?.[1];
+    const writes = /<ul class="scopes choices writes">([\s\S]*?)<\/ul>/.exec(page.body)?.[1];
     expect(writes).toContain('coupons:write');
     expect(writes).not.toContain('courses:read');
     expect(page.body).toContain('<span class="flag">Changes data</span>');

@@ -32,7 +32,21 @@ export type RecoveryLoginForm = z.infer<typeof recoveryLoginForm>;
 
 /**
  * The consent forms: the decision is the form's action (`…/confirm` allows, `…/abort` denies), so
- * each carries only its CSRF token.
+ * Deny and "Not you?" carry only their CSRF token.
  */
 export const consentForm = z.object({ csrf });
 export type ConsentForm = z.infer<typeof consentForm>;
+
+/**
+ * A field sent once or several times (ticked checkboxes) as a list of at most 100 values of at most
+ * 100 characters; anything else reads as nothing ticked. What the list may name is decided against
+ * the request (consent.ts), never here.
+ */
+const ticked = z
+  .union([z.string().transform((s) => [s]), z.array(z.string())])
+  .catch([])
+  .transform((list) => list.slice(0, 100).map((s) => s.slice(0, 100)));
+
+/** The Allow form (`…/confirm`): the scopes left ticked. */
+export const allowForm = z.object({ csrf, scope: ticked });
+export type AllowForm = z.infer<typeof allowForm>;

@@ -14,7 +14,7 @@ import { INTERACTION_PATH } from '@school/shared';
 import { consentSteps } from './consent.js';
 import { CsrfTokens } from './csrf.js';
 import { noStore } from './error-page.js';
-import { consentForm, loginForm, passkeyLoginForm, recoveryLoginForm } from './forms.js';
+import { allowForm, consentForm, loginForm, passkeyLoginForm, recoveryLoginForm } from './forms.js';
 import { loginSteps, type LoginDeps } from './login.js';
 import { checkForm, loadInteraction, requirePrompt, type InteractionState, type Step } from './steps.js';
 
@@ -71,7 +71,7 @@ export function interactionRouter(deps: InteractionDeps): Router<InteractionStat
     '/:uid/confirm',
     forms,
     load,
-    checkForm(consentForm, formCheck),
+    checkForm(allowForm, formCheck),
     requirePrompt('consent'),
     consent.grant,
   );

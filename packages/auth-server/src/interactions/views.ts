@@ -6,7 +6,8 @@
 import { ACCOUNT_PATH } from '@school/shared';
 import { WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL } from '../passkeys/assets.js';
 import { html, layout, scriptTags, type SafeHtml } from './html.js';
-import { appLabel, destinationText, scopeGroups, type AppIdentity } from './page-parts.js';
+import { appLabel, destinationText, type AppIdentity } from './page-parts.js';
+import { scopeChoices } from './scope-choices.js';
 
 export { destinationText } from './page-parts.js';
 
@@ -14,6 +15,8 @@ export { destinationText } from './page-parts.js';
 export interface ClientView extends AppIdentity {
   /** The redirect URI of this request. */
   redirectUri: string;
+  /** Nobody vouched for it (provider/client-kind.ts `isSelfDeclared`). */
+  selfDeclared: boolean;
 }
 
 /** The line under every sign-in and consent page: where access is managed afterwards. */
@@ -157,10 +160,10 @@ function scopesHeading(p: { allowedBefore?: boolean; nothingNew?: boolean }): st
 }
 
 /**
- * The consent form: who asks, where it sends you, each scope in plain words, and "Not you?".
- * `scopes` are the ones this consent adds; `allowedBefore`: the app already holds a grant of this
- * account (step-up), whose scopes are not listed again; `nothingNew`: it asks for nothing new, and
- * `scopes` are the ones it asks for.
+ * The consent form: who asks, where it sends you, each scope as a checkbox (scope-choices.ts), and
+ * "Not you?". `scopes` are the ones this consent adds; `allowedBefore`: the app already holds a grant
+ * of this account (step-up), whose scopes are not listed again; `nothingNew`: it asks for nothing new,
+ * and `scopes` are the ones it asks for (unticking one takes it back).
  */
 export function consentPage(p: {
   confirmAction: string;
@@ -184,14 +187,21 @@ export function consentPage(p: {
         <strong><bdi>${destinationText(p.client.redirectUri)}</bdi></strong
         >.
       </p>
-      <h2>${scopesHeading(p)}</h2>
-      ${scopeGroups(p.scopes)}
-      <div class="actions">
-        <form method="post" action="${p.confirmAction}">${csrf}<button type="submit">Allow</button></form>
-        <form method="post" action="${p.abortAction}">
-          ${csrf}<button type="submit" class="secondary">Deny</button>
-        </form>
-      </div>
+      <form method="post" action="${p.confirmAction}" id="allow">
+        ${csrf}
+        <fieldset class="choices">
+          <legend>${scopesHeading(p)}</legend>
+          ${scopeChoices(p.scopes, p.client.selfDeclared)}
+          <p class="note">
+            Untick anything you do not want the app to have. Unticking everything is the same as Deny.
+          </p>
+        </fieldset>
+        <div class="actions">
+          <button type="submit">Allow</button>
+          <button type="submit" form="deny" class="secondary">Deny</button>
+        </div>
+      </form>
+      <form method="post" action="${p.abortAction}" id="deny">${csrf}</form>
       ${
         p.accountEmail
           ? html`<form method="post" action="${p.switchAction}" class="who-am-i">

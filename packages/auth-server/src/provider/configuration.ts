@@ -39,6 +39,7 @@ import { registeredClientId } from './registered-client-id.js';
 import { loadExistingGrant } from '../cimd/cimd-consent.js';
 import type { CimdConsentStore } from '../cimd/cimd-consent.js';
 import { accountConsoleClient, withAccountConsoleGrant } from './account-console.js';
+import { forgetRefusals } from './grant-scopes.js';
 import { withHeldGrant, type GrantIndex } from './held-grant.js';
 import { onlyOwnGrant } from './own-grant.js';
 import { signOutSources } from './sign-out-pages.js';
@@ -145,10 +146,12 @@ export function buildConfiguration({
       accountConsoleClient(config.BASE_URL),
     ],
     loadExistingGrant: withAccountConsoleGrant(
-      onlyOwnGrant(
-        grantIndex
-          ? withHeldGrant(grantIndex, cimdConsents, loadExistingGrant(cimdConsents))
-          : loadExistingGrant(cimdConsents),
+      forgetRefusals(
+        onlyOwnGrant(
+          grantIndex
+            ? withHeldGrant(grantIndex, cimdConsents, loadExistingGrant(cimdConsents))
+            : loadExistingGrant(cimdConsents),
+        ),
       ),
     ),
     jwks: { keys },
