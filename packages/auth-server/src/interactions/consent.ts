@@ -10,6 +10,7 @@ import { ALL_SCOPE_NAMES, INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared'
 import { InteractionGone } from './error-page.js';
 import { sendPage } from './html.js';
 import { clearRefusals, recordRefusals, removeScopes } from '../provider/grant-scopes.js';
+import { accessEnds, durationChoices, type AccessCalendar } from './access-duration.js';
 import type { AllowForm } from './forms.js';
 import {
   actor,
@@ -78,7 +79,13 @@ export function decideScopes(
  * The consent steps: `show` answers `GET …/<uid>` while oidc-provider asks for consent; `grant`
  * (`POST …/confirm`) and `deny` (`POST …/abort`) follow the checked form.
  */
-export function consentSteps({ provider, accounts, audit, csrf }: StepDeps): {
+export function consentSteps({
+  provider,
+  audit,
+  accounts,
+  csrf,
+  calendar,
+}: StepDeps & { calendar: AccessCalendar }): {
   show: Step;
   grant: Step<{ form: AllowForm }>;
   deny: Step;
@@ -119,6 +126,8 @@ export function consentSteps({ provider, accounts, audit, csrf }: StepDeps): {
           csrf: csrf.issue(uid),
           client,
           ...pageScopes(details),
+          durations: durationChoices(new Date(), calendar),
+          timezone: calendar.timezone,
           allowedBefore: Boolean(details.grantId),
           accountEmail: typeof claims?.email === 'string' ? claims.email : undefined,
         }),
@@ -156,6 +165,9 @@ export function consentSteps({ provider, accounts, audit, csrf }: StepDeps): {
       // this request counts them as answered (provider/grant-scopes.ts).
       if (shown.nothingNew) removeScopes(grant, choice.refused);
       recordRefusals(grant, choice.refused, indicators);
+      // How long: the end chosen, for the whole grant (a "this term" no longer ahead is one hour).
+      const { duration } = ctx.state.form;
+      grant.exp = accessEnds(duration, new Date(), calendar) ?? accessEnds('hour', new Date(), calendar)!;
       const grantId = await grant.save();
       void audit.record('consent_granted', {
         ...actor(ctx),
@@ -167,6 +179,8 @@ export function consentSteps({ provider, accounts, audit, csrf }: StepDeps): {
                 .filter((s) => approved.has(s))
                 .join(' '),
           ...(choice.refused.length ? { refused: choice.refused.join(' ') } : {}),
+          duration,
+          ends: new Date(grant.exp * 1000).toISOString(),
         },
       });
       await finishInteraction(provider, ctx, { consent: { grantId } }, true);

@@ -7,6 +7,7 @@
  * more than a wrong password does.
  */
 import { z } from 'zod';
+import { DURATIONS } from './access-duration.js';
 
 /** Text as sent, cut to `max` characters; empty when it is missing or not a single value. */
 const text = (max: number) =>
@@ -47,6 +48,13 @@ const ticked = z
   .catch([])
   .transform((list) => list.slice(0, 100).map((s) => s.slice(0, 100)));
 
-/** The Allow form (`…/confirm`): the scopes left ticked. */
-export const allowForm = z.object({ csrf, scope: ticked });
+/**
+ * The Allow form (`…/confirm`): the scopes left ticked and how long access lasts. A duration that is
+ * not one of the choices reads as the shortest: a form never gets more than the page offered.
+ */
+export const allowForm = z.object({
+  csrf,
+  scope: ticked,
+  duration: z.enum(DURATIONS).catch('hour').default('revoked'),
+});
 export type AllowForm = z.infer<typeof allowForm>;

@@ -11,6 +11,7 @@
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { INTERACTION_PATH } from '@school/shared';
+import type { AccessCalendar } from './access-duration.js';
 import { consentSteps } from './consent.js';
 import { CsrfTokens } from './csrf.js';
 import { noStore } from './error-page.js';
@@ -24,6 +25,8 @@ export interface InteractionDeps extends Omit<LoginDeps, 'csrf'> {
   baseUrl: string;
   /** The key of the forms' CSRF tokens (csrf.ts). */
   csrfSecret: string;
+  /** What the consent page's "how long" choices end by (access-duration.ts). */
+  calendar: AccessCalendar;
 }
 
 /** Builds the router for the interaction pages. */

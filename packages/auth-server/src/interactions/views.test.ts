@@ -18,6 +18,11 @@ const consent = (client: ClientView, scopes: string[]) =>
     client,
     scopes,
     accountEmail: 'a@b.test',
+    durations: [
+      { value: 'hour', label: 'One hour', ends: 1_800_000_000 },
+      { value: 'revoked', label: 'Until I take it back', ends: 1_900_000_000 },
+    ],
+    timezone: 'UTC',
   });
 
 describe('the consent page', () => {

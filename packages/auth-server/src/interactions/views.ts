@@ -7,6 +7,7 @@ import { ACCOUNT_PATH } from '@school/shared';
 import { WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL } from '../passkeys/assets.js';
 import { html, layout, scriptTags, type SafeHtml } from './html.js';
 import { appLabel, destinationText, type AppIdentity } from './page-parts.js';
+import { schoolTime, type DurationChoice } from './access-duration.js';
 import { scopeChoices } from './scope-choices.js';
 
 export { destinationText } from './page-parts.js';
@@ -175,6 +176,10 @@ export function consentPage(p: {
   allowedBefore?: boolean;
   nothingNew?: boolean;
   accountEmail?: string;
+  /** The "how long" choices on offer, shortest first; the last ("until I take it back") is preselected. */
+  durations: readonly DurationChoice[];
+  /** The school's time zone, in which the ends are shown. */
+  timezone: string;
 }): string {
   const csrf = html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
   return layout(
@@ -195,6 +200,31 @@ export function consentPage(p: {
           <p class="note">
             Untick anything you do not want the app to have. Unticking everything is the same as Deny.
           </p>
+        </fieldset>
+        <fieldset class="choices durations">
+          <legend>For how long?</legend>
+          <ul class="scopes choices">
+            ${p.durations.map(
+              (d, i) =>
+                html`<li>
+                  <input
+                    type="radio"
+                    id="duration-${d.value}"
+                    name="duration"
+                    value="${d.value}"
+                    ${i === p.durations.length - 1 ? html`checked` : ''}
+                  />
+                  <label for="duration-${d.value}"
+                    >${d.label}
+                    <span class="note"
+                      >${d.value === 'revoked' ? 'or until the school’s limit,' : 'until'}
+                      ${schoolTime(d.ends, p.timezone)}</span
+                    ></label
+                  >
+                </li>`,
+            )}
+          </ul>
+          <p class="note">Times are the school’s (${p.timezone}).</p>
         </fieldset>
         <div class="actions">
           <button type="submit">Allow</button>

@@ -8,8 +8,22 @@
  * rejected (oidc-provider's `rejected`), only so that the consent prompt counts it as answered for
  * the request at hand; {@link forgetRefusals} drops those records when a new request starts, so an
  * app that asks again for a refused scope shows the admin the consent page again.
+ *
+ * A grant also ends when the admin chose (its `exp`, set on the consent page): {@link withinGrant}
+ * keeps the tokens issued from it from outliving it.
  */
 import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
+
+/**
+ * A token lifetime of `ttl` seconds, cut to what is left of the grant it is issued from (the token
+ * endpoint names it as the `Grant` entity before issuing): no access or refresh token outlives the
+ * access the admin chose. Always at least 1 (oidc-provider's rule; an ended grant issues nothing).
+ */
+export function withinGrant(ctx: KoaContextWithOIDC | undefined, ttl: number): number {
+  const grant = ctx?.oidc?.entities?.Grant;
+  if (!grant?.exp) return ttl;
+  return Math.max(1, Math.min(ttl, grant.exp - Math.floor(Date.now() / 1000)));
+}
 
 /** The raw fields of a grant this module reads and writes (oidc-provider's payload). */
 interface GrantFields {

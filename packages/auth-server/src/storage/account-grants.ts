@@ -26,12 +26,15 @@ export interface HeldGrant {
   scopes: string[];
   /** When it was first authorized, Unix seconds. */
   issuedAt: number;
+  /** When it ends, Unix seconds: the end the admin chose, or the configured grant lifetime. */
+  expiresAt?: number;
 }
 
 interface GrantPayload {
   accountId?: string;
   clientId?: string;
   iat?: number;
+  exp?: number;
   openid?: { scope?: string };
   resources?: Record<string, string>;
 }
@@ -64,6 +67,7 @@ export async function accountGrants(
         clientId: g.clientId,
         scopes: [...new Set(scopes.filter(Boolean))],
         issuedAt: g.iat ?? 0,
+        ...(g.exp ? { expiresAt: g.exp } : {}),
       },
     ];
   });
