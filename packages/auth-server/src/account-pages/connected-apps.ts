@@ -13,6 +13,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { ACCOUNT_CONSOLE_CLIENT_ID, clientKind } from '../provider/client-kind.js';
 import { accountGrants, endAccountAccess } from '../storage/account-grants.js';
 import { grantsLastUsed } from '../storage/grant-usage.js';
+import { scopesLastUsed } from '../storage/scope-usage.js';
 import { grantsReused, type GrantReuse } from '../storage/refresh-lineage.js';
 import { sendPage } from '../interactions/html.js';
 import type { AppIdentity } from '../interactions/page-parts.js';
@@ -30,6 +31,10 @@ export interface ConnectedApp extends AppIdentity {
   firstAuthorized: number;
   /** Last used, Unix seconds, when it ever was (at most a minute old: storage/grant-usage.ts). */
   lastUsed?: number;
+  /** Scope → when the API last served it an operation needing that scope (storage/scope-usage.ts). */
+  scopeUses: Record<string, number>;
+  /** When its access ends, Unix seconds: the latest end of its grants. */
+  expiresAt?: number;
   /**
    * How often a replaced refresh token of it was answered within the reuse window (the same
    * installation using it from several processes: provider/refresh-grace.ts), and the last time.
@@ -67,9 +72,10 @@ export async function connectedApps(
     (g) => g.clientId !== ACCOUNT_CONSOLE_CLIENT_ID,
   );
   const grantIds = grants.map((g) => g.grantId);
-  const [used, reused] = await Promise.all([
+  const [used, reused, scopeUses] = await Promise.all([
     grantsLastUsed(redis, prefix, grantIds),
     grantsReused(redis, prefix, grantIds),
+    scopesLastUsed(redis, prefix, grantIds),
   ]);
   const byClient = new Map<string, ConnectedApp>();
   for (const [i, g] of grants.entries()) {
@@ -84,11 +90,16 @@ export async function connectedApps(
         redirectUris: [...(client.redirectUris ?? [])],
         scopes: [],
         firstAuthorized: g.issuedAt,
+        scopeUses: {},
       };
       byClient.set(g.clientId, app);
     }
     app.scopes = [...new Set([...app.scopes, ...g.scopes])];
     app.firstAuthorized = Math.min(app.firstAuthorized, g.issuedAt);
+    if (g.expiresAt !== undefined) app.expiresAt = Math.max(app.expiresAt ?? 0, g.expiresAt);
+    for (const [scope, at] of Object.entries(scopeUses[i] ?? {})) {
+      if (g.scopes.includes(scope)) app.scopeUses[scope] = Math.max(app.scopeUses[scope] ?? 0, at);
+    }
     const last = used[i];
     if (last !== undefined && (app.lastUsed === undefined || last > app.lastUsed)) app.lastUsed = last;
     const reuse = reused[i];

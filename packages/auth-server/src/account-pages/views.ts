@@ -2,11 +2,11 @@
  * The account pages, in the look of the login and consent pages (interactions/html.ts): escaped
  * templates, no script, every client-supplied string isolated and labelled (interactions/page-parts.ts).
  */
-import { ACCOUNT_PATH, OAUTH_ROUTES } from '@school/shared';
+import { ACCOUNT_PATH, API_SCOPE_NAMES, OAUTH_ROUTES, findScope } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import { html, layout, type SafeHtml } from '../interactions/html.js';
-import { appLabel, destinationText, scopeGroups } from '../interactions/page-parts.js';
+import { appLabel, destinationText } from '../interactions/page-parts.js';
 import type { ConnectedApp } from './connected-apps.js';
 import { isAdmin } from './require-admin.js';
 
@@ -91,17 +91,64 @@ export function accountPage(title: string, account: AccountProfile, current: str
   );
 }
 
+/** What an app's scope was last used for, in words: a time, "Not used yet", or the sign-in scopes' note. */
+function lastUse(app: ConnectedApp, scope: string): string {
+  if (!findScope(scope) || !API_SCOPE_NAMES.includes(scope)) return 'Used at sign-in (not recorded)';
+  const at = app.scopeUses[scope];
+  return at === undefined ? 'Not used yet' : when(at);
+}
+
+/** Each scope granted, what it allows, and when the app last used it. */
+function scopeUseTable(app: ConnectedApp): SafeHtml {
+  return html`<table class="scope-use">
+    <caption>
+      Granted scopes and their use
+    </caption>
+    <thead>
+      <tr>
+        <th scope="col">Scope</th>
+        <th scope="col">Lets it</th>
+        <th scope="col">Last used</th>
+      </tr>
+    </thead>
+    <tbody>
+      ${app.scopes.map(
+        (s) =>
+          html`<tr class="${findScope(s)?.changesData ? 'writes' : ''}">
+            <td data-label="Scope"><code>${s}</code></td>
+            <td data-label="Lets it">${findScope(s)?.consentText ?? s}</td>
+            <td data-label="Last used">${lastUse(app, s)}</td>
+          </tr>`,
+      )}
+    </tbody>
+  </table>`;
+}
+
+/** Whether Drop unused scopes can do something: some API scope used, some not. */
+function canDropUnused(app: ConnectedApp): boolean {
+  const api = app.scopes.filter((s) => API_SCOPE_NAMES.includes(s));
+  return api.some((s) => app.scopeUses[s] !== undefined) && api.some((s) => app.scopeUses[s] === undefined);
+}
+
 function appCard(app: ConnectedApp, csrf: string): SafeHtml {
   const destinations = [...new Set(app.redirectUris.map(destinationText))];
+  const hidden = html`<input type="hidden" name="csrf" value="${csrf}" />
+    <input type="hidden" name="client_id" value="${app.clientId}" />`;
   return html`<section class="card" aria-label="${app.name ?? app.clientId}">
     ${appLabel(app)}
     <dl class="facts">
+      <dt>Client ID</dt>
+      <dd class="ids">
+        <code><bdi>${app.clientId}</bdi></code>
+      </dd>
       <dt>Sends you to</dt>
       <dd>${destinations.map((d) => html`<bdi>${d}</bdi><br />`)}</dd>
       <dt>First allowed</dt>
       <dd>${when(app.firstAuthorized)}</dd>
       <dt>Last used</dt>
       <dd>${when(app.lastUsed)}</dd>
+      <dt>Access ends</dt>
+      <dd>${app.expiresAt === undefined ? 'When you revoke it' : when(app.expiresAt)}</dd>
       ${
         app.reuse
           ? html`<dt>Used from several places</dt>
@@ -114,13 +161,21 @@ function appCard(app: ConnectedApp, csrf: string): SafeHtml {
           : ''
       }
     </dl>
-    <p class="group">It can:</p>
-    ${scopeGroups(app.scopes)}
-    <form method="post" action="${ACCOUNT_PATH}/apps/revoke">
-      <input type="hidden" name="csrf" value="${csrf}" />
-      <input type="hidden" name="client_id" value="${app.clientId}" />
-      <button type="submit" class="danger">Revoke access</button>
-    </form>
+    ${scopeUseTable(app)}
+    <div class="actions">
+      ${
+        canDropUnused(app)
+          ? html`<form method="post" action="${ACCOUNT_PATH}/apps/drop-unused">
+              ${hidden}
+              <button type="submit" class="secondary">Drop unused scopes</button>
+            </form>`
+          : ''
+      }
+      <form method="post" action="${ACCOUNT_PATH}/apps/revoke">
+        ${hidden}
+        <button type="submit" class="danger">Revoke access</button>
+      </form>
+    </div>
   </section>`;
 }
 
@@ -130,14 +185,16 @@ export function connectedAppsPage(p: {
   csrf: string;
   apps: ConnectedApp[];
   revoked?: string;
-  /** Why the Revoke just sent did nothing. */
+  /** Why the Revoke or Drop unused scopes just sent did nothing. */
   error?: string;
+  /** What Drop unused scopes just did. */
+  done?: string;
 }): string {
   return accountPage(
     'Connected apps',
     p.account,
     'apps',
-    html`${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}${
+    html`${formNotice({ error: p.error, done: p.done })}${
         p.revoked
           ? html`<p class="ok" role="status">
               Access of <bdi>${p.revoked}</bdi> has ended. Its tokens no longer work.
