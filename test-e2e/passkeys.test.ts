@@ -283,7 +283,11 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
       const signedIn = await auditEvents('login_succeeded', 1);
       expect(signedIn.map((e) => (e.details as { method?: string })?.method)).toContain('passkey');
       const granted = await auditEvents('consent_granted');
-      expect(granted.at(-1)?.details).toEqual({ scope: 'openid courses:write' });
+      expect(granted.at(-1)?.details).toEqual({
+        scope: 'openid courses:write',
+        duration: 'revoked',
+        ends: expect.any(String),
+      });
       await laptop.context.close();
     } finally {
       await listener.close();

@@ -68,8 +68,10 @@ export async function connectedApps(
   { provider, redis, prefix }: ConnectedAppsDeps,
   accountId: string,
 ): Promise<ConnectedApp[]> {
+  // Grants past the end the admin chose are gone for every purpose, though Redis may still hold them.
+  const now = Math.floor(Date.now() / 1000);
   const grants = (await accountGrants(redis, prefix, accountId)).filter(
-    (g) => g.clientId !== ACCOUNT_CONSOLE_CLIENT_ID,
+    (g) => g.clientId !== ACCOUNT_CONSOLE_CLIENT_ID && (g.expiresAt === undefined || g.expiresAt > now),
   );
   const grantIds = grants.map((g) => g.grantId);
   const [used, reused, scopeUses] = await Promise.all([

@@ -100,28 +100,26 @@ function lastUse(app: ConnectedApp, scope: string): string {
 
 /** Each scope granted, what it allows, and when the app last used it. */
 function scopeUseTable(app: ConnectedApp): SafeHtml {
-  return html`<table class="scope-use">
-    <caption>
-      Granted scopes and their use
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">Scope</th>
-        <th scope="col">Lets it</th>
-        <th scope="col">Last used</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${app.scopes.map(
-        (s) =>
-          html`<tr class="${findScope(s)?.changesData ? 'writes' : ''}">
-            <td data-label="Scope"><code>${s}</code></td>
-            <td data-label="Lets it">${findScope(s)?.consentText ?? s}</td>
-            <td data-label="Last used">${lastUse(app, s)}</td>
-          </tr>`,
-      )}
-    </tbody>
-  </table>`;
+  return html`<p class="group">Scopes granted, and when it last used each:</p>
+    <table class="scope-use">
+      <thead>
+        <tr>
+          <th scope="col">Scope</th>
+          <th scope="col">Lets it</th>
+          <th scope="col">Last used</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${app.scopes.map(
+          (s) =>
+            html`<tr class="${findScope(s)?.changesData ? 'writes' : ''}">
+              <td data-label="Scope"><code>${s}</code></td>
+              <td data-label="Lets it">${findScope(s)?.consentText ?? s}</td>
+              <td data-label="Last used">${lastUse(app, s)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
 }
 
 /** Whether Drop unused scopes can do something: some API scope used, some not. */

@@ -65,7 +65,6 @@ ul.scopes{padding-left:1.2rem;margin:.25rem 0}
 ul.scopes li{margin:.3rem 0}
 ul.writes li{color:#991b1b}
 table.scope-use{margin:.5rem 0}
-table.scope-use caption{text-align:left;font-weight:600;padding:.25rem 0}
 table.scope-use tr.writes td:first-child code{color:#991b1b}
 fieldset.choices{border:0;padding:0;margin:1.25rem 0 0}
 fieldset.choices legend{font-size:1.05rem;font-weight:700;padding:0;margin-bottom:.25rem}
