@@ -152,7 +152,7 @@ export class IntrospectionClient implements Introspector {
    * request with `used_scope` (RFC 7662 §2.1 allows more parameters), its answer discarded. Never
    * throws; nothing waits for it.
    */
-  noteUse(token: string, scope: string): void {
+  noteUse(token: string, scope: string, requestId?: string): void {
     const body = new URLSearchParams({
       token,
       token_type_hint: 'access_token',
@@ -168,6 +168,8 @@ export class IntrospectionClient implements Introspector {
           'content-type': 'application/x-www-form-urlencoded',
           accept: 'application/json',
           [SCOPE_USE_HEADER]: '1',
+          // Logged under the id of the request that used the scope, like a token check.
+          ...(requestId ? { 'x-request-id': requestId } : {}),
         },
         body,
         // Its own connection, closed after the answer: a note in flight never holds a pooled

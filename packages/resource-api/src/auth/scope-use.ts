@@ -13,7 +13,7 @@ import { principalOf } from './principal.js';
 
 /** What reports a use: the introspection client. */
 export interface ScopeUseReporter {
-  noteUse(token: string, scope: string): void;
+  noteUse(token: string, scope: string, requestId?: string): void;
 }
 
 /** How often one (app, account, scope) is reported at most, seconds. */
@@ -33,7 +33,7 @@ export function scopeUseNotes(
         if (!reported.has(key)) {
           reported.set(key, true);
           const parsed = parseAuthorization(req.headers.authorization ?? '');
-          if (parsed.ok) reporter.noteUse(parsed.token, scope);
+          if (parsed.ok) reporter.noteUse(parsed.token, scope, res.locals.requestId as string | undefined);
         }
       }
       next();
