@@ -7,7 +7,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
-import { ARTIFACTS, launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
+import {
+  ARTIFACTS,
+  launchBrowser,
+  loopbackListener,
+  tickEveryScope,
+  type LoopbackListener,
+} from './support/browser.js';
 import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -72,6 +78,7 @@ describe('the admin in a browser', () => {
       expect(text).toContain('See your email address');
       expect(text).toContain(E2E_ADMIN.email);
       await page.screenshot({ path: join(ARTIFACTS, 'consent.png'), fullPage: true });
+      await tickEveryScope(page);
       await page.click('button:has-text("Allow")');
 
       const callback = await listener.received;
@@ -95,7 +102,6 @@ describe('the admin in a browser', () => {
       await page.fill('input[name=password]', E2E_ADMIN.password);
       await page.click('button[type=submit]');
       await page.click('button:has-text("Deny")');
-      await page.click('text=Return to the app'); // after our own "Nothing was shared" page
 
       const callback = await listener.received;
       expect(callback.searchParams.get('error')).toBe('access_denied');

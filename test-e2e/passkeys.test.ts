@@ -16,7 +16,13 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import mongoose from 'mongoose';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { inspectPage, launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
+import {
+  inspectPage,
+  launchBrowser,
+  loopbackListener,
+  tickEveryScope,
+  type LoopbackListener,
+} from './support/browser.js';
 import { E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -280,6 +286,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
 
       await laptop.page.waitForSelector('text=Allow access to your school?');
       await expect(laptop.page.innerText('main')).resolves.toContain(staff.email);
+      await tickEveryScope(laptop.page);
       await laptop.page.click('button:has-text("Allow")');
       const callback = await listener.received;
       expect(callback.searchParams.get('code')).toEqual(expect.any(String));
@@ -289,7 +296,11 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
       const signedIn = await auditEvents('login_succeeded', 1);
       expect(signedIn.map((e) => (e.details as { method?: string })?.method)).toContain('passkey');
       const granted = await auditEvents('consent_granted');
-      expect(granted.at(-1)?.details).toEqual({ scope: 'openid courses:write' });
+      expect(granted.at(-1)?.details).toEqual({
+        scope: 'openid courses:write',
+        duration: 'revoked',
+        ends: expect.any(String),
+      });
       await laptop.context.close();
     } finally {
       await listener.close();

@@ -23,7 +23,13 @@ import {
   type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { inspectPage, launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
+import {
+  inspectPage,
+  launchBrowser,
+  loopbackListener,
+  tickEveryScope,
+  type LoopbackListener,
+} from './support/browser.js';
 import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -110,6 +116,7 @@ async function approve(context: BrowserContext, url: URL, listener: LoopbackList
     }
     const consent = await readConsent(page);
     await inspectPage(page, name);
+    await tickEveryScope(page);
     await page.click('button:has-text("Allow")');
     return { consent, callback: await listener.received };
   } finally {

@@ -34,6 +34,43 @@ export function formAction(html: string, suffix: string): string | undefined {
   return actions.find((a) => a.endsWith(suffix));
 }
 
+/**
+ * What a browser sends for the form whose action ends with `suffix`, before anything is changed:
+ * its hidden inputs and its ticked checkboxes and radio buttons, in order.
+ */
+export function formFields(html: string, suffix: string): [string, string][] {
+  const form = [...html.matchAll(/<form[^>]*action="([^"]*)"[^>]*>([\s\S]*?)<\/form>/g)].find((m) =>
+    m[1]!.endsWith(suffix),
+  );
+  if (!form) return [];
+  const fields: [string, string][] = [];
+  for (const [input] of form[2]!.matchAll(/<input[^>]*>/g)) {
+    const type = /type="([^"]*)"/.exec(input)?.[1] ?? 'text';
+    const name = /name="([^"]*)"/.exec(input)?.[1];
+    const value = /value="([^"]*)"/.exec(input)?.[1] ?? '';
+    const sent = type === 'hidden' || ((type === 'checkbox' || type === 'radio') && / checked\b/.test(input));
+    if (name && sent) fields.push([name, value.replace(/&amp;/g, '&').replace(/&quot;/g, '"')]);
+  }
+  return fields;
+}
+
+/** The values of the checkboxes named `name` on a page, ticked or not. */
+export function checkboxValues(html: string, name: string): string[] {
+  return [...html.matchAll(/<input[^>]*type="checkbox"[^>]*>/g)]
+    .filter(([input]) => input.includes(`name="${name}"`))
+    .map(([input]) => /value="([^"]*)"/.exec(input)![1]!);
+}
+
+/** A form's fields: one value per name, or several (checkboxes). */
+export type FormFields = Record<string, string | string[]>;
+
+function formBody(fields: FormFields | [string, string][]): string {
+  const entries = Array.isArray(fields)
+    ? fields
+    : Object.entries(fields).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => [k, x]) : [[k, v]]));
+  return new URLSearchParams(entries as [string, string][]).toString();
+}
+
 /** The `href` of the first link whose text contains `text`, resolved as the page would not (as written). */
 export function linkHref(html: string, text: string): string | undefined {
   for (const m of html.matchAll(/<a[^>]*href="([^"]*)"[^>]*>([\s\S]*?)<\/a>/g)) {
@@ -73,7 +110,7 @@ export class FormBrowser {
   /** One request; redirects are returned, not followed. */
   async request(
     url: string,
-    init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+    init: { method?: string; form?: FormFields | [string, string][]; headers?: Record<string, string> } = {},
   ): Promise<Page> {
     const target = new URL(url, this.origin).href;
     const headers: Record<string, string> = { accept: 'text/html', ...init.headers };
@@ -82,7 +119,7 @@ export class FormBrowser {
     let body: string | undefined;
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
-      body = new URLSearchParams(init.form).toString();
+      body = formBody(init.form);
     }
     const res = await this.fetch(target, {
       method: init.method ?? (body ? 'POST' : 'GET'),
@@ -111,12 +148,20 @@ export class FormBrowser {
     return page;
   }
 
-  /** Submits the form of `page` whose action ends with `suffix`, with its CSRF token and `fields`. */
-  async submit(page: Page, suffix: string, fields: Record<string, string> = {}): Promise<Page> {
+  /**
+   * Submits the form of `page` whose action ends with `suffix` as a browser would (its hidden fields,
+   * its ticked boxes), with `fields` replacing the fields of the same names.
+   */
+  async submit(page: Page, suffix: string, fields: FormFields = {}): Promise<Page> {
     const action = formAction(page.body, suffix);
     if (!action) throw new Error(`no form ending in ${suffix} on ${page.url} (status ${page.status})`);
     const csrf = inputValue(page.body, 'csrf') ?? '';
-    return this.follow(action, { form: { csrf, ...fields } });
+    const sent: [string, string][] = formFields(page.body, suffix).filter(([name]) => !(name in fields));
+    if (!sent.some(([name]) => name === 'csrf') && !('csrf' in fields)) sent.push(['csrf', csrf]);
+    for (const [name, value] of Object.entries(fields)) {
+      for (const v of Array.isArray(value) ? value : [value]) sent.push([name, v]);
+    }
+    return this.follow(action, { form: sent });
   }
 }
 
@@ -127,18 +172,25 @@ export class FormBrowser {
 export async function authorizeInBrowser(
   browser: FormBrowser,
   authorizationUrl: string,
-  opts: { email: string; password: string; decision?: 'allow' | 'deny' },
+  opts: {
+    email: string;
+    password: string;
+    decision?: 'allow' | 'deny';
+    /** The scopes to leave ticked on Allow; by default every one offered (the admin allows all asked). */
+    approve?: string[] | 'as shown';
+  },
 ): Promise<URL> {
   let page = await browser.follow(authorizationUrl);
   if (formAction(page.body, '/login')) {
     page = await browser.submit(page, '/login', { email: opts.email, password: opts.password });
   }
   if (formAction(page.body, '/confirm')) {
-    page = await browser.submit(page, opts.decision === 'deny' ? '/abort' : '/confirm');
+    if (opts.decision === 'deny') page = await browser.submit(page, '/abort');
+    else {
+      const approve = opts.approve ?? checkboxValues(page.body, 'scope');
+      page = await browser.submit(page, '/confirm', approve === 'as shown' ? {} : { scope: approve });
+    }
   }
-  // After Deny, a page says nothing was shared; its link hands the browser back to the app.
-  const back = page.location ? undefined : linkHref(page.body, 'Return to the app');
-  if (back) page = await browser.follow(new URL(back, browser.origin).href);
   if (!page.location)
     throw new Error(`expected a redirect to the client, got ${page.status}: ${page.body.slice(0, 300)}`);
   return new URL(page.location);

@@ -125,6 +125,8 @@ export interface FlowOptions {
   redirectUri?: string;
   /** The browser that signs in; one that keeps its session goes straight through (default: a new one). */
   browser?: FormBrowser;
+  /** The scopes the admin leaves ticked on the consent page (default: every one offered). */
+  approve?: string[] | 'as shown';
 }
 
 /** A code obtained through the real login and consent pages, with what the exchange needs. */
@@ -150,7 +152,7 @@ export async function obtainCode(auth: Issuer, client: OAuthClient, opts: FlowOp
     ...(opts.resource ? { resource: opts.resource } : {}),
   });
   const browser = opts.browser ?? new FormBrowser(auth.issuer);
-  const callback = await authorizeInBrowser(browser, url, opts.account);
+  const callback = await authorizeInBrowser(browser, url, { ...opts.account, approve: opts.approve });
   const back = { state: callback.searchParams.get('state'), iss: callback.searchParams.get('iss') };
   if (back.state !== state || back.iss !== auth.issuer) {
     throw new Error(`the redirect carries state ${back.state} and iss ${back.iss}: ${callback.href}`);

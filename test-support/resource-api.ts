@@ -8,6 +8,7 @@
 import type { IncomingMessage } from 'node:http';
 import { loadConfig, type ApiConfig } from '../packages/resource-api/src/config.js';
 import { createLogger, type Logger } from '../packages/resource-api/src/logger.js';
+import { SCOPE_USE_HEADER } from '../packages/resource-api/src/auth/introspection-client.js';
 import {
   startResourceApi,
   type RunningResourceApi,
@@ -59,7 +60,13 @@ export function introspectionCounter(auth: TestAuthServer) {
     count: 0,
     attach() {
       auth.running.server.on('request', (req: IncomingMessage) => {
-        if (req.method === 'POST' && req.url?.startsWith('/api/oauth/introspect')) counter.count++;
+        // Token checks only: the API's reports of a scope's use (auth/scope-use.ts) are marked.
+        if (
+          req.method === 'POST' &&
+          req.url?.startsWith('/api/oauth/introspect') &&
+          !req.headers[SCOPE_USE_HEADER]
+        )
+          counter.count++;
       });
     },
   };

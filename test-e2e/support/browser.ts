@@ -57,6 +57,30 @@ export async function inspectPage(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 900 });
 }
 
+/** Asserts that axe-core finds no violation at all, of any impact, at 1280 and at 390 px. */
+export async function expectNoAxeViolations(page: Page): Promise<void> {
+  for (const width of [1280, 390]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.evaluate(AXE_SOURCE);
+    const violations = await page.evaluate(async () => {
+      const axe = (
+        globalThis as unknown as { axe: { run(): Promise<{ violations: { id: string; impact: string }[] }> } }
+      ).axe;
+      return (await axe.run()).violations.map((v) => `${v.impact}: ${v.id}`);
+    });
+    expect([width, violations]).toEqual([width, []]);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+/**
+ * Ticks every scope on the consent page open in `page`: the admin allowing all that was asked (an
+ * app nobody vouched for starts with its write scopes unticked).
+ */
+export async function tickEveryScope(page: Page): Promise<void> {
+  for (const box of await page.locator('input[name=scope]').all()) await box.check();
+}
+
 /** A loopback HTTP listener on a random port that records the first redirect it receives. */
 export interface LoopbackListener {
   redirectUri: string;

@@ -146,6 +146,11 @@ export function createApp({
     passkeys,
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
+    calendar: {
+      timezone: config.SCHOOL_TIMEZONE,
+      termEnds: config.SCHOOL_TERM_ENDS,
+      grantTtl: config.GRANT_TTL,
+    },
   });
   const accountPages = accountRouter({
     provider,

@@ -26,6 +26,26 @@ describe('loadConfig', () => {
     ).toThrow(/CIMD_CACHE_MIN_SECONDS: must not exceed CIMD_CACHE_MAX_SECONDS/);
   });
 
+  it('reads the school’s time zone and term end, and refuses either when it is not one', () => {
+    expect(loadConfig({ NODE_ENV: 'test' }).SCHOOL_TIMEZONE).toBe('UTC');
+    expect(loadConfig({ NODE_ENV: 'test' }).SCHOOL_TERM_ENDS).toBeUndefined();
+    const set = loadConfig({
+      NODE_ENV: 'test',
+      SCHOOL_TIMEZONE: 'Europe/Berlin',
+      SCHOOL_TERM_ENDS: '2027-07-16',
+    });
+    expect([set.SCHOOL_TIMEZONE, set.SCHOOL_TERM_ENDS]).toEqual(['Europe/Berlin', '2027-07-16']);
+    expect(() => loadConfig({ NODE_ENV: 'test', SCHOOL_TIMEZONE: 'Mars/Olympus' })).toThrow(
+      /SCHOOL_TIMEZONE: must be an IANA time zone/,
+    );
+    expect(() => loadConfig({ NODE_ENV: 'test', SCHOOL_TERM_ENDS: '16.07.2027' })).toThrow(
+      /SCHOOL_TERM_ENDS: must be a date, YYYY-MM-DD/,
+    );
+    expect(() => loadConfig({ NODE_ENV: 'test', SCHOOL_TERM_ENDS: '2027-02-30' })).toThrow(
+      /SCHOOL_TERM_ENDS: must be a real date/,
+    );
+  });
+
   it('names every problem at once', () => {
     let error: unknown;
     try {

@@ -13,6 +13,7 @@
  * installation into `.data/secrets.env` (mode 0600). Under `NODE_ENV=test` (the suites' in-process
  * servers and the images' smoke test) a missing secret falls back to a test-only value.
  */
+import { DateTime, IANAZone } from 'luxon';
 import {
   TEST_ONLY_SECRETS,
   csv,
@@ -72,8 +73,25 @@ const schema = z
      * refresh token), not a revoked grant (provider/refresh-grace.ts); 0: off.
      */
     REFRESH_REUSE_GRACE: z.coerce.number().int().min(0).max(3600).default(600),
-    /** Absolute lifetime of a grant: no refresh token outlives it. */
+    /**
+     * Absolute lifetime of a grant: no refresh token outlives it. It is what "until I take it back"
+     * lasts on the consent page; the admin may choose a shorter access there.
+     */
     GRANT_TTL: seconds(365 * 24 * 3600),
+    /** The school's IANA time zone: "today" and "this week" on the consent page end at its midnight. */
+    SCHOOL_TIMEZONE: z
+      .string()
+      .default('UTC')
+      .refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone, e.g. Europe/Berlin or UTC'),
+    /**
+     * The last day of the school's term, `YYYY-MM-DD`: the consent page offers access "this term",
+     * until the end of that day, while it is ahead. Unset: no such choice.
+     */
+    SCHOOL_TERM_ENDS: z
+      .string()
+      .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD')
+      .refine((day) => DateTime.fromISO(day).isValid, 'must be a real date, YYYY-MM-DD')
+      .optional(),
     /**
      * How long a sign-in is remembered in this browser. A school day by default: the pages are used
      * on shared school computers, where a 14-day session signs the next person in as the last one.

@@ -75,7 +75,7 @@ describe('Connected apps', () => {
     expect(planned).toContain('Self-declared name');
     expect(planned).toContain('an app on this computer (127.0.0.1, port 53682)');
     expect(planned).toContain('See your school’s courses');
-    expect(/<ul class="scopes writes">([\s\S]*?)<\/ul>/.exec(planned)?.[1]).toContain('coupons:write');
+    expect(/<tr class="writes">([\s\S]*?)<\/tr>/.exec(planned)?.[1]).toContain('coupons:write');
     expect(planned).toMatch(/First allowed<\/dt>\s*<dd>\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
     expect(planned).toMatch(/Last used<\/dt>\s*<dd>\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
     expect(card(page, 'Gradebook Sync')).toContain('students:read');

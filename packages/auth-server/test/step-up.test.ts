@@ -13,7 +13,7 @@ import {
   startTestAuthServer,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
-import { FormBrowser, formAction, type Page } from '../../../test-support/form-browser.js';
+import { checkboxValues, FormBrowser, formAction, type Page } from '../../../test-support/form-browser.js';
 import { accountGrants } from '../src/storage/account-grants.js';
 import {
   authorizationUrl,
@@ -39,7 +39,7 @@ afterAll(() => auth.stop());
 /** What the consent page says: the heading over the scopes, and the scope names it lists (in `<code>`). */
 function consentShown(page: Page): { heading: string; listed: string[] } {
   const [, heading = '', list = ''] =
-    /<h2>([^<]*)<\/h2>([\s\S]*?)<div class="actions">/.exec(page.body) ?? [];
+    /<legend>([^<]*)<\/legend>([\s\S]*?)<div class="actions">/.exec(page.body) ?? [];
   return { heading, listed: [...list.matchAll(/<code>([^<]+)<\/code>/g)].map((m) => m[1]!) };
 }
 
@@ -75,7 +75,7 @@ async function authorize(
   // oidc-provider asks an app on this computer (a native client) for consent every time.
   expect(formAction(page.body, '/confirm')).toBeDefined();
   const consent = consentShown(page);
-  page = await browser.submit(page, '/confirm');
+  page = await browser.submit(page, '/confirm', { scope: checkboxValues(page.body, 'scope') });
   const callback = new URL(page.location ?? 'about:blank');
   const code = callback.searchParams.get('code');
   if (!code) throw new Error(`no code: ${page.status} ${page.location ?? page.body.slice(0, 300)}`);

@@ -12,6 +12,7 @@ import type { ProofFirstSeen } from './auth/dpop-proof.js';
 import { challenges } from './auth/challenges.js';
 import type { IntrospectionReadiness } from './auth/introspection-readiness.js';
 import type { TokenVerifier } from './auth/token-verifier.js';
+import { scopeUseNotes, type ScopeUseReporter } from './auth/scope-use.js';
 import { prmUrl, type ApiConfig } from './config.js';
 import { CORS_MOUNTS, crossOrigin } from './http/cors.js';
 import { docsRouter } from './http/docs.js';
@@ -31,6 +32,8 @@ export interface AppDeps {
   /** Any live Redis connection, for readiness. */
   redis: RedisClient;
   verifier: TokenVerifier;
+  /** Where uses of scopes are reported (the introspection client); absent: not reported. */
+  scopeUses?: ScopeUseReporter;
   /** The DPoP proof replay check every instance shares (auth/dpop-replay.ts). */
   dpopProofs: ProofFirstSeen;
   /** Whether introspection works with this API's credentials, for readiness. */
@@ -64,6 +67,7 @@ export function createApp({
   connection,
   redis,
   verifier,
+  scopeUses,
   dpopProofs,
   introspectionReady,
   registry,
@@ -95,6 +99,7 @@ export function createApp({
       services: { config, connection, logger },
       authenticate: bearer(verifier, challenge, logger, { origin: config.BASE_URL, seen: dpopProofs }),
       challenges: challenge,
+      noteUse: scopeUses ? scopeUseNotes(scopeUses) : undefined,
     }),
   );
   app.use(healthRouter(health));

@@ -123,6 +123,7 @@ export async function startResourceApi(
       connection,
       redis: feed.redis,
       verifier,
+      scopeUses: introspector,
       dpopProofs: proofsSeenIn(commands, config.REDIS_KEY_PREFIX),
       introspectionReady: introspectionReadiness(introspector),
       registry,

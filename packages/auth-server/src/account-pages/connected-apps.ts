@@ -14,6 +14,7 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { ACCOUNT_CONSOLE_CLIENT_ID, clientKind } from '../clients/client-kind.js';
 import { accountGrants, endAccountAccess } from '../storage/account-grants.js';
 import { grantsLastUsed } from '../storage/grant-usage.js';
+import { scopesLastUsed } from '../storage/scope-usage.js';
 import { grantsReused } from '../storage/refresh-lineage.js';
 import { sendPage } from '../pages/html.js';
 import type { CsrfTokens } from '../pages/csrf.js';
@@ -47,13 +48,16 @@ export async function connectedApps(
   { provider, redis, prefix }: ConnectedAppsDeps,
   accountId: string,
 ): Promise<ConnectedApp[]> {
+  // Grants past the end the admin chose are gone for every purpose, though Redis may still hold them.
+  const now = Math.floor(Date.now() / 1000);
   const grants = (await accountGrants(redis, prefix, accountId)).filter(
-    (g) => g.clientId !== ACCOUNT_CONSOLE_CLIENT_ID,
+    (g) => g.clientId !== ACCOUNT_CONSOLE_CLIENT_ID && (g.expiresAt === undefined || g.expiresAt > now),
   );
   const grantIds = grants.map((g) => g.grantId);
-  const [used, reused] = await Promise.all([
+  const [used, reused, scopeUses] = await Promise.all([
     grantsLastUsed(redis, prefix, grantIds),
     grantsReused(redis, prefix, grantIds),
+    scopesLastUsed(redis, prefix, grantIds),
   ]);
   const byClient = new Map<string, ConnectedApp>();
   for (const [i, g] of grants.entries()) {
@@ -68,11 +72,16 @@ export async function connectedApps(
         redirectUris: [...(client.redirectUris ?? [])],
         scopes: [],
         firstAuthorized: g.issuedAt,
+        scopeUses: {},
       };
       byClient.set(g.clientId, app);
     }
     app.scopes = [...new Set([...app.scopes, ...g.scopes])];
     app.firstAuthorized = Math.min(app.firstAuthorized, g.issuedAt);
+    if (g.expiresAt !== undefined) app.expiresAt = Math.max(app.expiresAt ?? 0, g.expiresAt);
+    for (const [scope, at] of Object.entries(scopeUses[i] ?? {})) {
+      if (g.scopes.includes(scope)) app.scopeUses[scope] = Math.max(app.scopeUses[scope] ?? 0, at);
+    }
     const last = used[i];
     if (last !== undefined && (app.lastUsed === undefined || last > app.lastUsed)) app.lastUsed = last;
     const reuse = reused[i];

@@ -19,6 +19,7 @@ import { activitySteps } from './activity.js';
 import { allClientsSteps, deleteClientForm } from './all-clients.js';
 import type { LoginGuard } from '../accounts/login-guard.js';
 import { connectedAppsSteps, revokeForm } from './connected-apps.js';
+import { dropUnusedForm, dropUnusedStep } from './drop-unused-scopes.js';
 import { requireAdmin } from './require-admin.js';
 import { accountPath, checkAccountForm, requireSignIn, type AccountState } from './signed-in.js';
 import { ACCOUNT_CHANGES } from '../accounts/account-status.js';
@@ -81,6 +82,7 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   router.get('/apps', signedIn, apps.show);
   router.get('/apps/revoke', signedIn, apps.confirm);
   router.post('/apps/revoke', forms, signedIn, check(revokeForm), apps.revoke);
+  router.post('/apps/drop-unused', forms, signedIn, check(dropUnusedForm), dropUnusedStep(deps));
   router.get('/clients', signedIn, requireAdmin, clients.show);
   router.get('/clients/delete', signedIn, requireAdmin, clients.confirm);
   const deleteCheck = checkAccountForm(deleteClientForm, formCheck);

@@ -2,11 +2,11 @@
  * The account pages, in the look of the login and consent pages (pages/html.ts): escaped
  * templates, no script, every client-supplied string isolated and labelled (pages/page-parts.ts).
  */
-import { ACCOUNT_PATH, OAUTH_ROUTES } from '@school/shared';
+import { ACCOUNT_PATH, API_SCOPE_NAMES, OAUTH_ROUTES, findScope } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import { html, layout, type SafeHtml } from '../pages/html.js';
-import { appLabel, destinationText, scopeGroups, type AppIdentity } from '../pages/page-parts.js';
+import { appLabel, destinationText, type AppIdentity } from '../pages/page-parts.js';
 import type { GrantReuse } from '../storage/refresh-lineage.js';
 import { isAdmin } from './require-admin.js';
 
@@ -100,6 +100,10 @@ export interface ConnectedApp extends AppIdentity {
   firstAuthorized: number;
   /** Last used, Unix seconds, when it ever was (at most a minute old: storage/grant-usage.ts). */
   lastUsed?: number;
+  /** Scope → when the API last served it an operation needing that scope (storage/scope-usage.ts). */
+  scopeUses: Record<string, number>;
+  /** When its access ends, Unix seconds: the latest end of its grants. */
+  expiresAt?: number;
   /**
    * How often a replaced refresh token of it was answered within the reuse window (the same
    * installation using it from several processes: provider/refresh-grace.ts), and the last time.
@@ -107,17 +111,62 @@ export interface ConnectedApp extends AppIdentity {
   reuse?: GrantReuse;
 }
 
-function appCard(app: ConnectedApp): SafeHtml {
+/** What an app's scope was last used for, in words: a time, "Not used yet", or the sign-in scopes' note. */
+function lastUse(app: ConnectedApp, scope: string): string {
+  if (!findScope(scope) || !API_SCOPE_NAMES.includes(scope)) return 'Used at sign-in (not recorded)';
+  const at = app.scopeUses[scope];
+  return at === undefined ? 'Not used yet' : when(at);
+}
+
+/** Each scope granted, what it allows, and when the app last used it. */
+function scopeUseTable(app: ConnectedApp): SafeHtml {
+  return html`<p class="group">Scopes granted, and when it last used each:</p>
+    <table class="scope-use">
+      <thead>
+        <tr>
+          <th scope="col">Scope</th>
+          <th scope="col">Lets it</th>
+          <th scope="col">Last used</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${app.scopes.map(
+          (s) =>
+            html`<tr class="${findScope(s)?.changesData ? 'writes' : ''}">
+              <td data-label="Scope"><code>${s}</code></td>
+              <td data-label="Lets it">${findScope(s)?.consentText ?? s}</td>
+              <td data-label="Last used">${lastUse(app, s)}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>`;
+}
+
+/** Whether Drop unused scopes can do something: some API scope used, some not. */
+function canDropUnused(app: ConnectedApp): boolean {
+  const api = app.scopes.filter((s) => API_SCOPE_NAMES.includes(s));
+  return api.some((s) => app.scopeUses[s] !== undefined) && api.some((s) => app.scopeUses[s] === undefined);
+}
+
+function appCard(app: ConnectedApp, csrf: string): SafeHtml {
   const destinations = [...new Set(app.redirectUris.map(destinationText))];
+  const hidden = html`<input type="hidden" name="csrf" value="${csrf}" />
+    <input type="hidden" name="client_id" value="${app.clientId}" />`;
   return html`<section class="card" aria-label="${app.name ?? app.clientId}">
     ${appLabel(app)}
     <dl class="facts">
+      <dt>Client ID</dt>
+      <dd class="ids">
+        <code><bdi>${app.clientId}</bdi></code>
+      </dd>
       <dt>Sends you to</dt>
       <dd>${destinations.map((d) => html`<bdi>${d}</bdi><br />`)}</dd>
       <dt>First allowed</dt>
       <dd>${when(app.firstAuthorized)}</dd>
       <dt>Last used</dt>
       <dd>${when(app.lastUsed)}</dd>
+      <dt>Access ends</dt>
+      <dd>${app.expiresAt === undefined ? 'When you revoke it' : when(app.expiresAt)}</dd>
       ${
         app.reuse
           ? html`<dt>Used from several places</dt>
@@ -130,13 +179,20 @@ function appCard(app: ConnectedApp): SafeHtml {
           : ''
       }
     </dl>
-    <p class="group">It can:</p>
-    ${scopeGroups(app.scopes)}
-    <p>
+    ${scopeUseTable(app)}
+    <div class="actions">
+      ${
+        canDropUnused(app)
+          ? html`<form method="post" action="${ACCOUNT_PATH}/apps/drop-unused">
+              ${hidden}
+              <button type="submit" class="secondary">Drop unused scopes</button>
+            </form>`
+          : ''
+      }
       <a href="${ACCOUNT_PATH}/apps/revoke?${new URLSearchParams({ client_id: app.clientId }).toString()}"
         >Revoke access…</a
       >
-    </p>
+    </div>
   </section>`;
 }
 
@@ -166,14 +222,16 @@ export function connectedAppsPage(p: {
   csrf: string;
   apps: ConnectedApp[];
   revoked?: string;
-  /** Why the Revoke just sent did nothing. */
+  /** Why the Revoke or Drop unused scopes just sent did nothing. */
   error?: string;
+  /** What Drop unused scopes just did. */
+  done?: string;
 }): string {
   return accountPage(
     'Connected apps',
     p.account,
     'apps',
-    html`${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}${
+    html`${formNotice({ error: p.error, done: p.done })}${
         p.revoked
           ? html`<p class="ok" role="status">
               Access of <bdi>${p.revoked}</bdi> has ended. Its tokens no longer work.
@@ -186,7 +244,7 @@ export function connectedAppsPage(p: {
       </p>
       ${
         p.apps.length
-          ? p.apps.map((a) => appCard(a))
+          ? p.apps.map((a) => appCard(a, p.csrf))
           : html`<p class="card">No app has access to your account.</p>`
       }`,
   );

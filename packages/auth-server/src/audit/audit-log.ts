@@ -40,6 +40,7 @@ export const AUDIT_EVENT_TYPES = [
   'code_replay',
   'token_revoked',
   'grant_revoked',
+  'grant_narrowed',
   'rate_limited',
   'signed_out',
   'password_changed',

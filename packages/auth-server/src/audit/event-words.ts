@@ -21,6 +21,7 @@ export const EVENT_WORDS: Record<AuditEventType, string> = {
   code_replay: 'A sign-in code was used twice (it may have been stolen)',
   token_revoked: 'An app gave up a token',
   grant_revoked: 'Access of an app was taken back',
+  grant_narrowed: 'Scopes an app did not use were taken back',
   rate_limited: 'Too many requests from one address',
   signed_out: 'Signed out',
   password_changed: 'Password changed',

@@ -40,6 +40,17 @@ export function clientKind(client: ClientIdentity): ClientKind {
   return 'open';
 }
 
+/**
+ * Nobody vouched for `client`: it registered itself, or it is a metadata-document client no operator
+ * allowed `https` callbacks (a loopback-only, native one). Its consent page starts with the scopes
+ * that change data unticked.
+ */
+export function isSelfDeclared(client: ClientIdentity): boolean {
+  const kind = clientKind(client);
+  if (kind === 'open') return true;
+  return kind === 'metadata-document' && client.metadata().application_type !== 'web';
+}
+
 /** The host a metadata-document client's id was fetched from (`undefined` for other kinds). */
 export function verifiedHost(clientId: string): string | undefined {
   return isCimdClientId(clientId) ? URL.parse(clientId)?.host : undefined;

@@ -30,6 +30,8 @@ export const CONFIG_DEFAULTS: Record<Key, string> = {
   REFRESH_TOKEN_TTL: '2592000',
   REFRESH_REUSE_GRACE: '600',
   GRANT_TTL: '31536000',
+  SCHOOL_TIMEZONE: 'UTC',
+  SCHOOL_TERM_ENDS: '',
   SESSION_TTL: '28800',
   INTERACTION_TTL: '1800',
   LOG_LEVEL: 'info',
@@ -94,6 +96,10 @@ export const CONFIG_DOCS: Record<Key, string> = {
   REFRESH_REUSE_GRACE:
     'Seconds after a rotation during which the same installation (same client, and the same DPoP key or, for an unbound token, the address of the last refresh) presenting the rotated refresh token again gets the grant’s current refresh token and a fresh access token (agents sharing one stored token), not a revoked grant; anything else reusing it revokes the grant. `0`: off (strict rotation), at most `3600`.',
   GRANT_TTL: 'Absolute lifetime of a grant, seconds (365 days): no refresh token outlives it.',
+  SCHOOL_TIMEZONE:
+    'The school’s IANA time zone (e.g. `Europe/Berlin`): the consent page’s “Today” and “This week” end at its midnight, and it shows ends in it.',
+  SCHOOL_TERM_ENDS:
+    'The last day of the term, `YYYY-MM-DD`: the consent page offers access “This term”, until that day’s end in SCHOOL_TIMEZONE, while it is ahead. Unset: not offered.',
   SESSION_TTL:
     'How long a sign-in is remembered in a browser, seconds: a school day, for shared school computers ("Not you?" on the consent page and sign-out at `/oauth/session/end` end it sooner).',
   INTERACTION_TTL: 'How long a login or consent page stays valid, seconds.',

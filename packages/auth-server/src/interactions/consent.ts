@@ -1,16 +1,27 @@
 /**
  * The consent page and its two forms (docs/decisions.md): who asks, where the browser goes afterwards, and
  * each scope in plain words. `…/confirm` grants what oidc-provider found missing and records it;
- * `…/abort` ends the request with `access_denied`, after a page of our own saying that nothing was
- * shared (the app may no longer be listening, and a browser error page would say nothing); `…/switch`
+ * `…/abort` sends the browser straight back to the app with `access_denied` (one click, no page in
+ * between: the app is told at once); `…/switch`
  * ("Not you?") ends the remembered session and starts the same authorization request again, so
  * someone else can sign in. All follow the shared steps (router.ts).
  */
 import { ALL_SCOPE_NAMES, INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
 import { InteractionGone } from '../pages/error-page.js';
 import { sendPage } from '../pages/html.js';
-import { actor, clientView, finishInteraction, redirectOrigin, type Step, type StepDeps } from './steps.js';
-import { consentPage, deniedPage } from './views.js';
+import { clearRefusals, recordRefusals, removeScopes } from '../provider/grant-scopes.js';
+import { accessEnds, durationChoices, type AccessCalendar } from './access-duration.js';
+import type { AllowForm } from './forms.js';
+import {
+  actor,
+  clientView,
+  finishInteraction,
+  redirectOrigin,
+  type Step,
+  type StepContext,
+  type StepDeps,
+} from './steps.js';
+import { consentPage } from './views.js';
 
 /** What oidc-provider's consent prompt lists as not yet granted. */
 interface MissingGrants {
@@ -49,15 +60,53 @@ function pageScopes(details: { prompt: { details: unknown }; params: Record<stri
 }
 
 /**
+ * Which of the offered `scopes` the admin approved: those of `ticked` that were offered (a form
+ * naming anything else is not trusted with it), and which were refused. `openid` is neither: it is
+ * always kept when asked for (scope-choices.ts). Nothing approved out of something offered is a deny.
+ */
+export function decideScopes(
+  scopes: readonly string[],
+  ticked: readonly string[],
+): { approved: string[]; refused: string[] } {
+  const offered = scopes.filter((s) => s !== 'openid');
+  const chosen = new Set(ticked);
+  const approved = offered.filter((s) => chosen.has(s));
+  const refused = offered.filter((s) => !chosen.has(s));
+  return { approved: offered.length ? approved : ['openid'], refused };
+}
+
+/**
  * The consent steps: `show` answers `GET …/<uid>` while oidc-provider asks for consent; `grant`
  * (`POST …/confirm`) and `deny` (`POST …/abort`) follow the checked form.
  */
 export function consentSteps({
   provider,
-  accounts,
   audit,
+  accounts,
   csrf,
-}: StepDeps): Record<'show' | 'grant' | 'deny' | 'switchAccount', Step> {
+  calendar,
+}: StepDeps & { calendar: AccessCalendar }): {
+  show: Step;
+  grant: Step<{ form: AllowForm }>;
+  deny: Step;
+  switchAccount: Step;
+} {
+  /** Ends the request with `access_denied`: the browser goes straight back to the app. */
+  async function deny(ctx: StepContext, reason: 'denied' | 'nothing ticked'): Promise<void> {
+    const details = ctx.state.interaction;
+    void audit.record('consent_denied', {
+      ...actor(ctx),
+      accountId: details.session?.accountId,
+      ...(reason === 'nothing ticked' ? { details: { reason } } : {}),
+    });
+    await finishInteraction(
+      provider,
+      ctx,
+      { error: 'access_denied', error_description: 'The user denied the request' },
+      false,
+    );
+  }
+
   return {
     show: async function showConsent(ctx) {
       const details = ctx.state.interaction;
@@ -77,6 +126,8 @@ export function consentSteps({
           csrf: csrf.issue(uid),
           client,
           ...pageScopes(details),
+          durations: durationChoices(new Date(), calendar),
+          timezone: calendar.timezone,
           allowedBefore: Boolean(details.grantId),
           accountEmail: typeof claims?.email === 'string' ? claims.email : undefined,
         }),
@@ -88,37 +139,54 @@ export function consentSteps({
       const details = ctx.state.interaction;
       const accountId = details.session?.accountId;
       if (!accountId) throw new InteractionGone();
+      // What the page offered, and of it what the form says is ticked: nothing else counts.
+      const shown = pageScopes(details);
+      const choice = decideScopes(shown.scopes, ctx.state.form.scope);
+      if (!choice.approved.length) return deny(ctx, 'nothing ticked');
       const grant = details.grantId
         ? await provider.Grant.find(details.grantId)
         : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
       if (!grant) throw new InteractionGone();
       const missing = details.prompt.details as MissingGrants;
-      if (missing.missingOIDCScope?.length) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+      const approved = new Set(['openid', ...choice.approved]);
+      clearRefusals(grant);
+      const oidcScopes = (missing.missingOIDCScope ?? []).filter((s) => approved.has(s));
+      if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(' '));
       if (missing.missingOIDCClaims?.length) grant.addOIDCClaims(missing.missingOIDCClaims);
+      const indicators = new Set([
+        ...Object.keys(missing.missingResourceScopes ?? {}),
+        ...Object.keys(grant.resources ?? {}),
+      ]);
       for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
-        grant.addResourceScope(indicator, scopes.join(' '));
+        const granted = scopes.filter((s) => approved.has(s));
+        if (granted.length) grant.addResourceScope(indicator, granted.join(' '));
       }
+      // Unticked: not added; asked again with nothing new, taken back. Recorded as refused so that
+      // this request counts them as answered (provider/grant-scopes.ts).
+      if (shown.nothingNew) removeScopes(grant, choice.refused);
+      recordRefusals(grant, choice.refused, indicators);
+      // How long: the end chosen, for the whole grant (a "this term" no longer ahead is one hour).
+      const { duration } = ctx.state.form;
+      grant.exp = accessEnds(duration, new Date(), calendar) ?? accessEnds('hour', new Date(), calendar)!;
       const grantId = await grant.save();
       void audit.record('consent_granted', {
         ...actor(ctx),
         accountId,
-        details: { scope: consentScopes(missing).join(' ') },
+        details: {
+          scope: shown.nothingNew
+            ? ''
+            : consentScopes(missing)
+                .filter((s) => approved.has(s))
+                .join(' '),
+          ...(choice.refused.length ? { refused: choice.refused.join(' ') } : {}),
+          duration,
+          ends: new Date(grant.exp * 1000).toISOString(),
+        },
       });
       await finishInteraction(provider, ctx, { consent: { grantId } }, true);
     },
 
-    deny: async function denyConsent(ctx) {
-      const details = ctx.state.interaction;
-      const client = await clientView(provider, details);
-      void audit.record('consent_denied', { ...actor(ctx), accountId: details.session?.accountId });
-      const to = await provider.interactionResult(
-        ctx.req,
-        ctx.res,
-        { error: 'access_denied', error_description: 'The user denied the request' },
-        { mergeWithLastSubmission: false },
-      );
-      sendPage(ctx, 200, deniedPage({ client, continueTo: to }), redirectOrigin(details));
-    },
+    deny: (ctx) => deny(ctx, 'denied'),
 
     switchAccount: async function switchAccount(ctx) {
       const details = ctx.state.interaction;

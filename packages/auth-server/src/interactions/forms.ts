@@ -7,6 +7,7 @@
  * more than a wrong password does.
  */
 import { z } from 'zod';
+import { DURATIONS } from './access-duration.js';
 
 /** Text as sent, cut to `max` characters; empty when it is missing or not a single value. */
 const text = (max: number) =>
@@ -32,7 +33,28 @@ export type RecoveryLoginForm = z.infer<typeof recoveryLoginForm>;
 
 /**
  * The consent forms: the decision is the form's action (`…/confirm` allows, `…/abort` denies), so
- * each carries only its CSRF token.
+ * Deny and "Not you?" carry only their CSRF token.
  */
 export const consentForm = z.object({ csrf });
 export type ConsentForm = z.infer<typeof consentForm>;
+
+/**
+ * A field sent once or several times (ticked checkboxes) as a list of at most 100 values of at most
+ * 100 characters; anything else reads as nothing ticked. What the list may name is decided against
+ * the request (consent.ts), never here.
+ */
+const ticked = z
+  .union([z.string().transform((s) => [s]), z.array(z.string())])
+  .catch([])
+  .transform((list) => list.slice(0, 100).map((s) => s.slice(0, 100)));
+
+/**
+ * The Allow form (`…/confirm`): the scopes left ticked and how long access lasts. A duration that is
+ * not one of the choices reads as the shortest: a form never gets more than the page offered.
+ */
+export const allowForm = z.object({
+  csrf,
+  scope: ticked,
+  duration: z.enum(DURATIONS).catch('hour').default('revoked'),
+});
+export type AllowForm = z.infer<typeof allowForm>;

@@ -11,10 +11,11 @@
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { INTERACTION_PATH } from '@school/shared';
+import type { AccessCalendar } from './access-duration.js';
 import { consentSteps } from './consent.js';
 import { CsrfTokens } from '../pages/csrf.js';
 import { noStore } from '../pages/error-page.js';
-import { consentForm, loginForm, passkeyLoginForm, recoveryLoginForm } from './forms.js';
+import { allowForm, consentForm, loginForm, passkeyLoginForm, recoveryLoginForm } from './forms.js';
 import { loginSteps, type LoginDeps } from './login.js';
 import { checkForm, loadInteraction, requirePrompt, type InteractionState, type Step } from './steps.js';
 
@@ -24,6 +25,8 @@ export interface InteractionDeps extends Omit<LoginDeps, 'csrf'> {
   baseUrl: string;
   /** The key of the forms' CSRF tokens (pages/csrf.ts). */
   csrfSecret: string;
+  /** What the consent page's "how long" choices end by (access-duration.ts). */
+  calendar: AccessCalendar;
 }
 
 /** Builds the router for the interaction pages. */
@@ -71,7 +74,7 @@ export function interactionRouter(deps: InteractionDeps): Router<InteractionStat
     '/:uid/confirm',
     forms,
     load,
-    checkForm(consentForm, formCheck),
+    checkForm(allowForm, formCheck),
     requirePrompt('consent'),
     consent.grant,
   );

@@ -7,7 +7,7 @@
 import type { Context, Next, ParameterizedContext } from 'koa';
 import { errors, type Interaction, type Provider } from 'oidc-provider';
 import type { z } from 'zod';
-import { clientKind } from '../clients/client-kind.js';
+import { clientKind, isSelfDeclared } from '../clients/client-kind.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { isForeignOrigin, type CsrfTokens } from '../pages/csrf.js';
@@ -91,6 +91,7 @@ export async function clientView(provider: Provider, details: Interaction): Prom
     clientId: client.clientId,
     redirectUri: String(details.params.redirect_uri),
     kind: clientKind(client),
+    selfDeclared: isSelfDeclared(client),
   };
 }
 

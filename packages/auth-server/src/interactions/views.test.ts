@@ -7,6 +7,7 @@ const selfRegistered: ClientView = {
   clientId: 'c1',
   redirectUri: 'http://127.0.0.1:5173/cb',
   kind: 'open',
+  selfDeclared: true,
 };
 
 const consent = (client: ClientView, scopes: string[]) =>
@@ -18,6 +19,11 @@ const consent = (client: ClientView, scopes: string[]) =>
     client,
     scopes,
     accountEmail: 'a@b.test',
+    durations: [
+      { value: 'hour', label: 'One hour', ends: 1_800_000_000 },
+      { value: 'revoked', label: 'Until I take it back', ends: 1_900_000_000 },
+    ],
+    timezone: 'UTC',
   });
 
 describe('the consent page', () => {
@@ -28,6 +34,28 @@ describe('the consent page', () => {
     expect(reads).not.toContain('coupons:write');
     expect(changes).toContain('Create, change and delete your school’s coupons');
     expect(changes).not.toContain('courses:read');
+  });
+
+  it('offers each scope as a checkbox of the Allow form, openid as none', () => {
+    const page = consent(selfRegistered, ['openid', 'courses:read', 'coupons:write']);
+    const allow = /<form method="post" action="\/c" id="allow">([\s\S]*?)<\/form>/.exec(page)![1]!;
+    expect(allow).toMatch(/<input type="checkbox" id="scope-courses-read" name="scope" value="courses:read"/);
+    expect(allow).toMatch(
+      /<input type="checkbox" id="scope-coupons-write" name="scope" value="coupons:write"/,
+    );
+    expect(allow).not.toContain('value="openid"');
+    expect(allow).toContain('<label for="scope-coupons-write">');
+  });
+
+  it('starts the scopes that change data unticked for a self-declared app, and ticked for an integration', () => {
+    const ticked = (page: string) =>
+      [...page.matchAll(/<input type="checkbox"[^>]*value="([^"]+)"[^>]*>/g)]
+        .filter(([input]) => / checked\b/.test(input))
+        .map((m) => m[1]);
+    const scopes = ['openid', 'courses:read', 'coupons:write', 'email'];
+    expect(ticked(consent(selfRegistered, scopes))).toEqual(['courses:read', 'email']);
+    const integration = { ...selfRegistered, kind: 'integration' as const, selfDeclared: false };
+    expect(ticked(consent(integration, scopes))).toEqual(['courses:read', 'email', 'coupons:write']);
   });
 
   it('shows a self-registered name in normal type, with the warning in visible words', () => {
@@ -58,7 +86,10 @@ describe('the consent page', () => {
   });
 
   it('names a registered integration as one, without the self-declared warning', () => {
-    const page = consent({ ...selfRegistered, name: 'Partner CRM', kind: 'integration' }, ['openid']);
+    const page = consent(
+      { ...selfRegistered, name: 'Partner CRM', kind: 'integration', selfDeclared: false },
+      ['openid'],
+    );
     expect(page).toContain('Registered integration');
     expect(page).not.toMatch(/self-declared/i);
   });

@@ -1,12 +1,14 @@
 /**
- * The login, consent, denied, sign-out and error pages (docs/decisions.md). Every value shown comes from a
+ * The login and consent pages (docs/decisions.md). Every value shown comes from a
  * client or a user, so everything goes through the escaping {@link html} template, and every string a
  * client supplied is isolated and labelled by pages/page-parts.ts.
  */
 import { ACCOUNT_PATH } from '@school/shared';
 import { WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL } from '../passkeys/assets.js';
-import { html, layout, scriptTags, type SafeHtml } from '../pages/html.js';
-import { appLabel, destinationText, scopeGroups, type AppIdentity } from '../pages/page-parts.js';
+import { html, layout, scriptTags } from '../pages/html.js';
+import { appLabel, destinationText, type AppIdentity } from '../pages/page-parts.js';
+import { schoolTime, type DurationChoice } from './access-duration.js';
+import { scopeChoices } from './scope-choices.js';
 
 export { destinationText } from '../pages/page-parts.js';
 
@@ -14,6 +16,8 @@ export { destinationText } from '../pages/page-parts.js';
 export interface ClientView extends AppIdentity {
   /** The redirect URI of this request. */
   redirectUri: string;
+  /** Nobody vouched for it (provider/client-kind.ts `isSelfDeclared`). */
+  selfDeclared: boolean;
 }
 
 /** The line under every sign-in and consent page: where access is managed afterwards. */
@@ -157,10 +161,10 @@ function scopesHeading(p: { allowedBefore?: boolean; nothingNew?: boolean }): st
 }
 
 /**
- * The consent form: who asks, where it sends you, each scope in plain words, and "Not you?".
- * `scopes` are the ones this consent adds; `allowedBefore`: the app already holds a grant of this
- * account (step-up), whose scopes are not listed again; `nothingNew`: it asks for nothing new, and
- * `scopes` are the ones it asks for.
+ * The consent form: who asks, where it sends you, each scope as a checkbox (scope-choices.ts), and
+ * "Not you?". `scopes` are the ones this consent adds; `allowedBefore`: the app already holds a grant
+ * of this account (step-up), whose scopes are not listed again; `nothingNew`: it asks for nothing new,
+ * and `scopes` are the ones it asks for (unticking one takes it back).
  */
 export function consentPage(p: {
   confirmAction: string;
@@ -172,6 +176,10 @@ export function consentPage(p: {
   allowedBefore?: boolean;
   nothingNew?: boolean;
   accountEmail?: string;
+  /** The "how long" choices on offer, shortest first; the last ("until I take it back") is preselected. */
+  durations: readonly DurationChoice[];
+  /** The school's time zone, in which the ends are shown. */
+  timezone: string;
 }): string {
   const csrf = html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
   return layout(
@@ -184,14 +192,46 @@ export function consentPage(p: {
         <strong><bdi>${destinationText(p.client.redirectUri)}</bdi></strong
         >.
       </p>
-      <h2>${scopesHeading(p)}</h2>
-      ${scopeGroups(p.scopes)}
-      <div class="actions">
-        <form method="post" action="${p.confirmAction}">${csrf}<button type="submit">Allow</button></form>
-        <form method="post" action="${p.abortAction}">
-          ${csrf}<button type="submit" class="secondary">Deny</button>
-        </form>
-      </div>
+      <form method="post" action="${p.confirmAction}" id="allow">
+        ${csrf}
+        <fieldset class="choices">
+          <legend>${scopesHeading(p)}</legend>
+          ${scopeChoices(p.scopes, p.client.selfDeclared)}
+          <p class="note">
+            Untick anything you do not want the app to have. Unticking everything is the same as Deny.
+          </p>
+        </fieldset>
+        <fieldset class="choices durations">
+          <legend>For how long?</legend>
+          <ul class="scopes choices">
+            ${p.durations.map(
+              (d, i) =>
+                html`<li>
+                  <input
+                    type="radio"
+                    id="duration-${d.value}"
+                    name="duration"
+                    value="${d.value}"
+                    ${i === p.durations.length - 1 ? html`checked` : ''}
+                  />
+                  <label for="duration-${d.value}"
+                    >${d.label}
+                    <span class="note"
+                      >${d.value === 'revoked' ? 'or until the school’s limit,' : 'until'}
+                      ${schoolTime(d.ends, p.timezone)}</span
+                    ></label
+                  >
+                </li>`,
+            )}
+          </ul>
+          <p class="note">Times are the school’s (${p.timezone}).</p>
+        </fieldset>
+        <div class="actions">
+          <button type="submit">Allow</button>
+          <button type="submit" form="deny" class="secondary">Deny</button>
+        </div>
+      </form>
+      <form method="post" action="${p.abortAction}" id="deny">${csrf}</form>
       ${
         p.accountEmail
           ? html`<form method="post" action="${p.switchAction}" class="who-am-i">
@@ -205,52 +245,5 @@ export function consentPage(p: {
           : ''
       }
       ${manageLater}`,
-  );
-}
-
-/** After Deny: said on our side before the browser goes back to an app that may no longer listen. */
-export function deniedPage(p: { client: AppIdentity; continueTo: string }): string {
-  return layout(
-    'Nothing was shared',
-    html`<h1>Nothing was shared</h1>
-      <p>You denied access. The app below received nothing from your school:</p>
-      ${appLabel(p.client)}
-      <p>The app will be told that you said no. If it is no longer open, you can simply close this window.</p>
-      <p><a class="button" href="${p.continueTo}">Return to the app</a></p>`,
-  );
-}
-
-/** oidc-provider's sign-out question (`logoutSource`), around its own form (`form`, its xsrf token). */
-export function signOutPage(p: { form: SafeHtml; accountEmail?: string }): string {
-  return layout(
-    'Sign out?',
-    html`<h1>Sign out?</h1>
-      ${
-        p.accountEmail
-          ? html`<p>
-              You are signed in as <strong><bdi>${p.accountEmail}</bdi></strong
-              >.
-            </p>`
-          : ''
-      }
-      <p>
-        Signing out ends your session in this browser. Apps you allowed keep their access; take it back on
-        <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
-      </p>
-      ${p.form}
-      <div class="actions">
-        <button type="submit" form="op.logoutForm" name="logout" value="yes">Sign out</button>
-        <button type="submit" form="op.logoutForm" class="secondary">Stay signed in</button>
-      </div>`,
-  );
-}
-
-/** oidc-provider's page after a sign-out (`postLogoutSuccessSource`). */
-export function signedOutPage(): string {
-  return layout(
-    'Signed out',
-    html`<h1>You are signed out</h1>
-      <p>Nobody can use your session in this browser any more. You can close this window.</p>
-      <p><a href="${ACCOUNT_PATH}">Sign in again</a></p>`,
   );
 }

@@ -64,6 +64,14 @@ button.link{background:none;color:#1d4ed8;padding:0;margin:0;text-decoration:und
 ul.scopes{padding-left:1.2rem;margin:.25rem 0}
 ul.scopes li{margin:.3rem 0}
 ul.writes li{color:#991b1b}
+table.scope-use{margin:.5rem 0}
+table.scope-use tr.writes td:first-child code{color:#991b1b}
+fieldset.choices{border:0;padding:0;margin:1.25rem 0 0}
+fieldset.choices legend{font-size:1.05rem;font-weight:700;padding:0;margin-bottom:.25rem}
+ul.choices{list-style:none;padding-left:0}
+ul.choices li{display:flex;gap:.5rem;align-items:flex-start}
+ul.choices input{margin:.3rem 0 0;width:1.1rem;height:1.1rem;flex:none}
+ul.choices label{display:inline;margin:0;font-weight:400}
 code{background:#f3f4f6;padding:.05rem .3rem;border-radius:4px}
 code.secret{display:inline-block;font-size:1.15rem;padding:.3rem .6rem;user-select:all}
 .card>h2:first-child{margin-top:.25rem}

@@ -40,6 +40,7 @@ import { registeredClientId } from './registered-client-id.js';
 import { loadExistingGrant } from './cimd-consent.js';
 import type { CimdConsentStore } from './cimd-consent.js';
 import { accountConsoleClient, withAccountConsoleGrant } from './account-console.js';
+import { forgetRefusals, withinGrant } from './grant-scopes.js';
 import { withHeldGrant, type GrantIndex } from './held-grant.js';
 import { onlyOwnGrant } from './own-grant.js';
 import { signOutSources } from './sign-out-pages.js';
@@ -146,10 +147,12 @@ export function buildConfiguration({
       accountConsoleClient(config.BASE_URL),
     ],
     loadExistingGrant: withAccountConsoleGrant(
-      onlyOwnGrant(
-        grantIndex
-          ? withHeldGrant(grantIndex, cimdConsents, loadExistingGrant(cimdConsents))
-          : loadExistingGrant(cimdConsents),
+      forgetRefusals(
+        onlyOwnGrant(
+          grantIndex
+            ? withHeldGrant(grantIndex, cimdConsents, loadExistingGrant(cimdConsents))
+            : loadExistingGrant(cimdConsents),
+        ),
       ),
     ),
     jwks: { keys },
@@ -195,9 +198,9 @@ export function buildConfiguration({
     rotateRefreshToken,
     expiresWithSession: async () => false,
     ttl: {
-      AccessToken: config.ACCESS_TOKEN_TTL,
+      AccessToken: (ctx) => withinGrant(ctx, config.ACCESS_TOKEN_TTL),
       AuthorizationCode: config.AUTHORIZATION_CODE_TTL,
-      RefreshToken: config.REFRESH_TOKEN_TTL,
+      RefreshToken: (ctx) => withinGrant(ctx, config.REFRESH_TOKEN_TTL),
       Grant: config.GRANT_TTL,
       Session: config.SESSION_TTL,
       Interaction: config.INTERACTION_TTL,

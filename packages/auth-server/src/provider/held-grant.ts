@@ -51,6 +51,7 @@ async function heldGrantIds(
 /** A new grant of `held`'s account and client, holding everything `held` holds. */
 function copyOf(ctx: KoaContextWithOIDC, held: Grant): Grant {
   const grant = new ctx.oidc.provider.Grant({ accountId: held.accountId, clientId: held.clientId });
+  grant.exp = held.exp; // the access the admin chose ends when it ends, copied or not
   const scope = held.getOIDCScope();
   if (scope) grant.addOIDCScope(scope);
   const claims = held.getOIDCClaims();

@@ -7,7 +7,7 @@
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import type { AccountStore } from '../accounts/account-store.js';
 import { SafeHtml, pageCsp } from '../pages/html.js';
-import { signOutPage, signedOutPage } from '../interactions/views.js';
+import { signOutPage, signedOutPage } from '../pages/sign-out-views.js';
 
 function asPage(ctx: KoaContextWithOIDC, body: string, formTargets: string[] = []): void {
   ctx.set('Cache-Control', 'no-store');

@@ -14,7 +14,7 @@
  * authorization asks for consent again.
  */
 import { getMany, type RedisClient } from '@school/shared';
-import { accountGrantsKey, clientGrantsKey, grantListKey, modelKey } from './redis-keys.js';
+import { accountGrantsKey, clientGrantsKey, grantListKey, modelKey, modelPrefix } from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
 import { publishRevoked } from './revocations.js';
 
@@ -26,12 +26,15 @@ export interface HeldGrant {
   scopes: string[];
   /** When it was first authorized, Unix seconds. */
   issuedAt: number;
+  /** When it ends, Unix seconds: the end the admin chose, or the configured grant lifetime. */
+  expiresAt?: number;
 }
 
 interface GrantPayload {
   accountId?: string;
   clientId?: string;
   iat?: number;
+  exp?: number;
   openid?: { scope?: string };
   resources?: Record<string, string>;
 }
@@ -64,9 +67,29 @@ export async function accountGrants(
         clientId: g.clientId,
         scopes: [...new Set(scopes.filter(Boolean))],
         issuedAt: g.iat ?? 0,
+        ...(g.exp ? { expiresAt: g.exp } : {}),
       },
     ];
   });
+}
+
+/**
+ * Ends the access tokens issued under `grantId` and keeps everything else (the grant, its refresh
+ * token): after the grant is narrowed, no token carries a scope it lost, and the app's next refresh
+ * gets one with what is left. The tokens are deleted in the grant's slot and published on the
+ * revocation feed, so every resource API drops its cached answers at once. Returns how many ended.
+ */
+export async function endGrantAccessTokens(
+  redis: RedisClient,
+  prefix: string,
+  grantId: string,
+): Promise<number> {
+  const marker = modelPrefix(prefix, 'AccessToken');
+  const keys = (await redis.lrange(grantListKey(prefix, grantId), 0, -1)).filter((k) => k.startsWith(marker));
+  if (!keys.length) return 0;
+  const ended = await redis.del(...keys);
+  await publishRevoked(redis, prefix, keys);
+  return ended;
 }
 
 /** What ending an app's access did. */

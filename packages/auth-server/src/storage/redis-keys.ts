@@ -49,6 +49,8 @@
  *                        Session, not in its script, so each script keeps to one key's slot;
  *   `grantUsedAt:{tag}<rest>`  when that grant's tokens were last used, Unix seconds, expiring with the
  *                        grant's longest life (grant-usage.ts), in the grant's slot;
+ *   `scopeUsedAt:{tag}<rest>`  a hash, scope → when the API last served an operation needing it under
+ *                        that grant, Unix seconds, expiring with the grant's longest life (scope-usage.ts);
  *   `clientUsedAt`       a hash, client id → when its tokens were last used, Unix seconds (client-usage.ts);
  *   `RefreshAnswer:{tag}<rest>`  the token response a rotated refresh token's refresh gave, for a few
  *                        seconds, to a concurrent refresh with the same token (provider/refresh-grace.ts),
@@ -185,6 +187,11 @@ export function cimdConsentKey(prefix: string, grantId: string): string {
 /** The key of the set of an account's grant ids (a slot of its own: only single-key commands touch it). */
 export function accountGrantsKey(prefix: string, accountId: string): string {
   return `${prefix}accountGrants:${accountId}`;
+}
+
+/** The key of the last use of each of a grant's scopes (a hash of Unix seconds), in the grant's slot. */
+export function scopeUsageKey(prefix: string, grantId: string): string {
+  return grantScopedKey(prefix, 'scopeUsedAt', grantId);
 }
 
 /** The key of a grant's last-use time (Unix seconds), in the grant's slot. */

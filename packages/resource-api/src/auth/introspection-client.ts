@@ -39,6 +39,9 @@ export class IntrospectionCredentialsError extends AuthServerUnavailableError {
   }
 }
 
+/** Marks an introspection request that reports a scope's use rather than checks a token (logs, tests). */
+export const SCOPE_USE_HEADER = 'x-scope-use-report';
+
 /** What the API makes of a token the auth server refused to look at. */
 const REFUSED_TOKEN: Introspection = Object.freeze({ active: false });
 
@@ -142,6 +145,40 @@ export class IntrospectionClient implements Introspector {
     const parsed = introspectionAnswerSchema.safeParse(json);
     if (!parsed.success) throw new AuthServerUnavailableError('introspection answer is malformed');
     return parsed.data;
+  }
+
+  /**
+   * Tells the auth server that an operation needing `scope` was served with `token`: an introspection
+   * request with `used_scope` (RFC 7662 §2.1 allows more parameters), its answer discarded. Never
+   * throws; nothing waits for it.
+   */
+  noteUse(token: string, scope: string, requestId?: string): void {
+    const body = new URLSearchParams({
+      token,
+      token_type_hint: 'access_token',
+      used_scope: scope,
+      client_id: this.options.clientId,
+      client_secret: this.options.clientSecret,
+    }).toString();
+    this.pool
+      .request({
+        method: 'POST',
+        path: this.path,
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          accept: 'application/json',
+          [SCOPE_USE_HEADER]: '1',
+          // Logged under the id of the request that used the scope, like a token check.
+          ...(requestId ? { 'x-request-id': requestId } : {}),
+        },
+        body,
+        // Its own connection, closed after the answer: a note in flight never holds a pooled
+        // connection open while the auth server drains.
+        reset: true,
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      })
+      .then((res) => res.body.dump())
+      .catch(() => undefined); // a lost note only makes "last used" on Connected apps older
   }
 
   /** Closes the pool's connections. */

@@ -70,7 +70,13 @@ function run(op: Operation, services: Services): RequestHandler {
 /** Builds the router of all operations. */
 export function operationsRouter(
   registry: readonly AreaModule[],
-  deps: { services: Services; authenticate: RequestHandler; challenges: Challenges },
+  deps: {
+    services: Services;
+    authenticate: RequestHandler;
+    challenges: Challenges;
+    /** Reports the scope of each operation served with a token (auth/scope-use.ts). */
+    noteUse?: (scope: string) => RequestHandler;
+  },
 ): Router {
   const router = Router({ strict: false });
   const methods = new Map<string, Set<string>>();
@@ -84,6 +90,7 @@ export function operationsRouter(
         deps.authenticate,
         requireScope(scope, op.response.public !== undefined, deps.challenges),
       ];
+      if (deps.noteUse) steps.push(deps.noteUse(scope));
       if (op.body?.kind === 'json') steps.push(jsonBody(bodyLimit));
       if (op.body?.kind === 'raw') steps.push(plainRawBody);
       steps.push(validate(op), run(op, deps.services));

@@ -1,0 +1,82 @@
+/**
+ * "Drop unused scopes" on Connected apps: narrows every grant the signed-in person holds for one app
+ * to the API scopes the app has used (storage/scope-usage.ts) plus the sign-in scopes (`openid`,
+ * `profile`, `email`, used at sign-in and userinfo, where no use is recorded). The grants are saved
+ * narrower first, then their outstanding access tokens are ended (deleted and published on the
+ * revocation feed), so no token still carries a dropped scope; the refresh tokens stay, and the app's
+ * next refresh gets an access token with what is left. Refused, with nothing changed, when the app has
+ * used no API scope yet (Revoke is the button for that) or has nothing unused. Audited as
+ * `grant_narrowed`.
+ */
+import { API_SCOPE_NAMES } from '@school/shared';
+import { z } from 'zod';
+import { removeScopes } from '../provider/grant-scopes.js';
+import { accountGrants, endGrantAccessTokens } from '../storage/account-grants.js';
+import { scopesLastUsed } from '../storage/scope-usage.js';
+import { sendPage } from '../pages/html.js';
+import { connectedApps, type ConnectedAppsDeps } from './connected-apps.js';
+import type { AccountStep } from './signed-in.js';
+import { connectedAppsPage } from './views.js';
+
+/** The form: which app. */
+export const dropUnusedForm = z.object({ csrf: z.string(), client_id: z.string().min(1).max(2000) });
+
+const API_SCOPES = new Set(API_SCOPE_NAMES);
+
+/** What narrowing did: the scopes dropped and the access tokens ended; or why nothing was done. */
+export type Narrowed = { dropped: string[]; tokens: number } | { refused: string };
+
+/** Narrows `accountId`'s grants for `clientId` to the scopes used (see the module comment). */
+export async function dropUnusedScopes(
+  { provider, redis, prefix }: ConnectedAppsDeps,
+  accountId: string,
+  clientId: string,
+): Promise<Narrowed> {
+  const grants = (await accountGrants(redis, prefix, accountId)).filter((g) => g.clientId === clientId);
+  if (!grants.length) return { refused: 'That app has no access to your account: nothing was changed.' };
+  const uses = await scopesLastUsed(
+    redis,
+    prefix,
+    grants.map((g) => g.grantId),
+  );
+  const used = new Set(uses.flatMap((u) => Object.keys(u)));
+  const granted = new Set(grants.flatMap((g) => g.scopes));
+  const unused = [...granted].filter((s) => API_SCOPES.has(s) && !used.has(s));
+  if (![...granted].some((s) => API_SCOPES.has(s) && used.has(s)))
+    return {
+      refused: 'This app has not used any of its scopes yet, so none can be told apart: nothing was changed.',
+    };
+  if (!unused.length) return { refused: 'This app uses every scope it holds: nothing was changed.' };
+  let tokens = 0;
+  for (const { grantId } of grants) {
+    const grant = await provider.Grant.find(grantId);
+    if (!grant || grant.accountId !== accountId || grant.clientId !== clientId) continue;
+    removeScopes(grant, unused);
+    await grant.save();
+    tokens += await endGrantAccessTokens(redis, prefix, grantId);
+  }
+  return { dropped: unused, tokens };
+}
+
+/** The step of `POST …/apps/drop-unused`: narrows, then shows Connected apps with what was done. */
+export function dropUnusedStep(
+  deps: ConnectedAppsDeps,
+): AccountStep<{ form: z.infer<typeof dropUnusedForm> }> {
+  return async function dropUnused(ctx) {
+    const { account, form, csrf } = ctx.state;
+    const result = await dropUnusedScopes(deps, account._id, form.client_id);
+    const apps = await connectedApps(deps, account._id);
+    if ('refused' in result)
+      return sendPage(ctx, 409, connectedAppsPage({ account, csrf, apps, error: result.refused }));
+    void deps.audit.record('grant_narrowed', {
+      requestId: ctx.state.requestId,
+      ip: ctx.ip,
+      accountId: account._id,
+      clientId: form.client_id,
+      details: { dropped: result.dropped.join(' '), tokens: result.tokens },
+    });
+    const name = apps.find((a) => a.clientId === form.client_id)?.name ?? 'the app';
+    const done = `${name} no longer has ${result.dropped.join(', ')}. Its current access tokens were ended; it keeps the rest when it next refreshes.`;
+    return sendPage(ctx, 200, connectedAppsPage({ account, csrf, apps, done }));
+  };
+}

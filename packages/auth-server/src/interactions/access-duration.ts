@@ -1,0 +1,73 @@
+/**
+ * How long an app's access lasts, as the admin chooses it on the consent page: one hour, until the end
+ * of the school's day, until the end of its week (Monday to Sunday), until the end of its term (the day
+ * `SCHOOL_TERM_ENDS`, offered only while it is ahead), or until revoked (the grant's configured
+ * lifetime, `GRANT_TTL`). Days and weeks end at midnight in `SCHOOL_TIMEZONE` (luxon does the calendar).
+ * The end becomes the grant's `exp`: refresh, introspection and the access tokens' lifetime follow it.
+ */
+import { DateTime } from 'luxon';
+
+/** The choices, shortest first. */
+export const DURATIONS = ['hour', 'today', 'week', 'term', 'revoked'] as const;
+export type Duration = (typeof DURATIONS)[number];
+
+/** What the ends are computed from (configuration). */
+export interface AccessCalendar {
+  /** IANA time zone of the school, e.g. `Europe/Berlin`. */
+  timezone: string;
+  /** The last day of the term, `YYYY-MM-DD`, when the school set one. */
+  termEnds?: string;
+  /** Seconds "until revoked" lasts: the grant's configured lifetime. */
+  grantTtl: number;
+}
+
+/** One choice as the page offers it. */
+export interface DurationChoice {
+  value: Duration;
+  label: string;
+  /** Unix seconds the access ends. */
+  ends: number;
+}
+
+const LABELS: Record<Duration, string> = {
+  hour: 'One hour',
+  today: 'Today',
+  week: 'This week',
+  term: 'This term',
+  revoked: 'Until I take it back',
+};
+
+/** Unix seconds the access chosen as `duration` at `now` ends; `undefined` when it is not on offer. */
+export function accessEnds(duration: Duration, now: Date, calendar: AccessCalendar): number | undefined {
+  const local = DateTime.fromJSDate(now).setZone(calendar.timezone);
+  const at = (end: DateTime) => Math.floor(end.toSeconds()) + 1; // the first second after the last one
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  switch (duration) {
+    case 'hour':
+      return nowSeconds + 3600;
+    case 'today':
+      return at(local.endOf('day'));
+    case 'week':
+      return at(local.endOf('week'));
+    case 'term': {
+      if (!calendar.termEnds) return undefined;
+      const ends = at(DateTime.fromISO(calendar.termEnds, { zone: calendar.timezone }).endOf('day'));
+      return ends > nowSeconds ? ends : undefined;
+    }
+    case 'revoked':
+      return nowSeconds + calendar.grantTtl;
+  }
+}
+
+/** The choices on offer at `now`, shortest first, with when each ends. */
+export function durationChoices(now: Date, calendar: AccessCalendar): DurationChoice[] {
+  return DURATIONS.flatMap((value) => {
+    const ends = accessEnds(value, now, calendar);
+    return ends === undefined ? [] : [{ value, label: LABELS[value], ends }];
+  });
+}
+
+/** A date and time in the school's zone, as the pages show an end: "Fri 27 Nov 2026, 23:59". */
+export function schoolTime(unixSeconds: number, timezone: string): string {
+  return DateTime.fromSeconds(unixSeconds - 1, { zone: timezone }).toFormat('ccc d LLL yyyy, HH:mm');
+}

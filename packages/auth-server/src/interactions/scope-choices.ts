@@ -1,0 +1,60 @@
+/**
+ * The consent page's scopes as checkboxes (`name="scope"`), grouped like every other list of scopes
+ * (page-parts.ts): what the app may only see, then, flagged, what it may change. The admin unticks
+ * what the app shall not have. For an app nobody vouched for (`selfDeclared`), the scopes that change
+ * data start unticked, so allowing it as it comes grants reading only. `openid` is no choice: it only
+ * tells the app who signed in, and an app that asked for it cannot sign anyone in without it.
+ */
+import { findScope } from '@school/shared';
+import { html, type SafeHtml } from '../pages/html.js';
+
+/** The scopes that start ticked: all, except those that change data for a self-declared app. */
+export function initiallyTicked(scopes: readonly string[], selfDeclared: boolean): string[] {
+  return scopes.filter((s) => s !== 'openid' && !(selfDeclared && findScope(s)?.changesData));
+}
+
+function choice(name: string, ticked: boolean): SafeHtml {
+  const id = `scope-${name.replace(/[^a-z]/g, '-')}`;
+  return html`<li>
+    <input type="checkbox" id="${id}" name="scope" value="${name}" ${ticked ? html`checked` : ''} />
+    <label for="${id}">${findScope(name)?.consentText ?? name} <code>${name}</code></label>
+  </li>`;
+}
+
+/** The checkboxes for `scopes`, `openid` listed without one. */
+export function scopeChoices(scopes: readonly string[], selfDeclared: boolean): SafeHtml {
+  const start = new Set(initiallyTicked(scopes, selfDeclared));
+  const writes = scopes.filter((s) => findScope(s)?.changesData);
+  const reads = scopes.filter((s) => s !== 'openid' && !findScope(s)?.changesData);
+  return html`${
+    scopes.includes('openid')
+      ? html`<p class="group">Always included:</p>
+          <ul class="scopes">
+            <li>${findScope('openid')!.consentText} <code>openid</code></li>
+          </ul>`
+      : ''
+  }
+  ${
+    reads.length
+      ? html`<p class="group">See (read only):</p>
+          <ul class="scopes choices">
+            ${reads.map((s) => choice(s, start.has(s)))}
+          </ul>`
+      : ''
+  }
+  ${
+    writes.length
+      ? html`<p class="group writes"><span class="flag">Changes data</span> Create, change and delete:</p>
+          ${
+            selfDeclared
+              ? html`<p class="note">
+                  Nobody has checked this app, so these start unticked. Tick only what you want it to do.
+                </p>`
+              : ''
+          }
+          <ul class="scopes choices writes">
+            ${writes.map((s) => choice(s, start.has(s)))}
+          </ul>`
+      : ''
+  }`;
+}

@@ -1,0 +1,236 @@
+/**
+ * Consent that grants only what the admin chooses, end to end in headless Chromium through the edge:
+ * a self-declared app's write scope starts unticked and, left so, is missing from the token response
+ * and refused by the API; "one hour" ends the grant (its end moved into the past in Redis, never
+ * waited for), after which refresh is invalid_grant and introspection inactive; Deny lands on the
+ * app's redirect URI at once; Connected apps shows the client id, the scopes used beside those
+ * granted and the end of access, and "Drop unused scopes" narrows the grant. axe-core finds no
+ * violation on the consent page and Connected apps at 1280 and 390 px.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { accountGrants } from '../packages/auth-server/src/storage/account-grants.js';
+import { modelKey } from '../packages/auth-server/src/storage/redis-keys.js';
+import {
+  expectNoAxeViolations,
+  inspectPage,
+  launchBrowser,
+  loopbackListener,
+  type LoopbackListener,
+} from './support/browser.js';
+import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
+
+let stack: Stack;
+let browser: Browser;
+let redis: Redis;
+
+beforeAll(async () => {
+  [stack, browser] = await Promise.all([startStack({ SCHOOL_TERM_ENDS: '2099-07-16' }), launchBrowser()]);
+  redis = new Redis(stack.env.REDIS_URL!);
+}, 90_000);
+afterAll(async () => {
+  redis?.disconnect();
+  await browser?.close();
+  await stack?.stop();
+});
+
+interface Flow {
+  listener: LoopbackListener;
+  clientId: string;
+  verifier: string;
+  page: Page;
+}
+
+/** Registers a self-declared app and opens its authorization in `context`, signing in when asked. */
+async function startFlow(context: BrowserContext, name: string, scope: string): Promise<Flow> {
+  const listener = await loopbackListener();
+  const res = await fetch(`${stack.baseUrl}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: name, redirect_uris: [listener.redirectUri] }),
+  });
+  const clientId = ((await res.json()) as { client_id: string }).client_id;
+  const verifier = randomBytes(32).toString('base64url');
+  const page = await context.newPage();
+  await page.goto(
+    `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: listener.redirectUri,
+      scope,
+      state: 'consent-e2e',
+      resource: stack.baseUrl,
+      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge_method: 'S256',
+    })}`,
+  );
+  if (await page.locator('input[name=password]').count()) {
+    await page.fill('input[name=email]', E2E_ADMIN.email);
+    await page.fill('input[name=password]', E2E_ADMIN.password);
+    await page.click('button[type=submit]');
+  }
+  await page.waitForSelector('text=Allow access to your school?');
+  return { listener, clientId, verifier, page };
+}
+
+interface TokenResponse {
+  access_token: string;
+  refresh_token: string;
+  scope: string;
+}
+
+/** Clicks Allow and redeems the code the app's listener receives. */
+async function allowAndRedeem(flow: Flow): Promise<TokenResponse> {
+  await flow.page.click('button:has-text("Allow")');
+  const code = (await flow.listener.received).searchParams.get('code')!;
+  const res = await token({
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: flow.listener.redirectUri,
+    code_verifier: flow.verifier,
+    client_id: flow.clientId,
+    resource: stack.baseUrl,
+  });
+  expect(res.status).toBe(200);
+  return res.body as unknown as TokenResponse;
+}
+
+async function token(
+  form: Record<string, string>,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(form),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+async function introspect(accessToken: string): Promise<Record<string, unknown>> {
+  const res = await fetch(`${stack.baseUrl}/api/oauth/introspect`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      token: accessToken,
+      client_id: 'resource-api',
+      client_secret: stack.env.INTROSPECTION_CLIENT_SECRET!,
+    }),
+  });
+  return (await res.json()) as Record<string, unknown>;
+}
+
+async function api(path: string, accessToken: string, method = 'GET'): Promise<number> {
+  const res = await fetch(`${stack.baseUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+    body: method === 'GET' ? undefined : '{}',
+  });
+  await res.arrayBuffer();
+  return res.status;
+}
+
+describe('consent that grants only what the admin chooses', () => {
+  let context: BrowserContext;
+  const flows: Flow[] = [];
+  beforeAll(async () => {
+    context = await browser.newContext();
+  });
+  afterAll(async () => {
+    await context?.close();
+    for (const f of flows) await f.listener.close();
+  });
+
+  it('starts a self-declared app’s write scope unticked; left so, the token lacks it and the API refuses it', async () => {
+    const flow = await startFlow(context, 'Unticked Agent', 'openid courses:read coupons:write');
+    flows.push(flow);
+    expect(await flow.page.isChecked('input[name=scope][value="courses:read"]')).toBe(true);
+    expect(await flow.page.isChecked('input[name=scope][value="coupons:write"]')).toBe(false);
+    expect(await flow.page.isChecked('input[name=duration][value="revoked"]')).toBe(true);
+    expect(await flow.page.locator('input[name=duration][value="term"]').count()).toBe(1);
+    await inspectPage(flow.page, 'consent-choices');
+    await expectNoAxeViolations(flow.page);
+    const tokens = await allowAndRedeem(flow);
+    expect(tokens.scope).toBe('courses:read');
+    expect(await api('/api/v1/courses?limit=1', tokens.access_token)).toBe(200);
+    expect(await api('/api/v1/coupons', tokens.access_token, 'POST')).toBe(403);
+  });
+
+  it('one hour: after the grant’s end, refresh is invalid_grant and introspection inactive', async () => {
+    const flow = await startFlow(context, 'One Hour Agent', 'courses:read');
+    flows.push(flow);
+    await flow.page.check('input[name=duration][value="hour"]');
+    const tokens = await allowAndRedeem(flow);
+    expect((await introspect(tokens.access_token)).active).toBe(true);
+    // The hour passes: the grant's end is moved into the past where it is stored.
+    const sub = (await introspect(tokens.access_token)).sub as string;
+    const prefix = stack.env.REDIS_KEY_PREFIX!;
+    const [held] = (await accountGrants(redis, prefix, sub)).filter((g) => g.clientId === flow.clientId);
+    const key = modelKey(prefix, 'Grant', held!.grantId);
+    const stored = JSON.parse((await redis.get(key))!) as Record<string, unknown>;
+    await redis.set(key, JSON.stringify({ ...stored, exp: Math.floor(Date.now() / 1000) - 1 }), 'KEEPTTL');
+    const refreshed = await token({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: flow.clientId,
+      resource: stack.baseUrl,
+    });
+    expect([refreshed.status, refreshed.body.error]).toEqual([400, 'invalid_grant']);
+    expect(await introspect(tokens.access_token)).toEqual({ active: false });
+    const apps = await context.newPage();
+    await apps.goto(`${stack.baseUrl}/oauth/account/apps`);
+    expect(await apps.locator('section.card', { hasText: flow.clientId }).count()).toBe(0);
+    await apps.close();
+  });
+
+  it('Deny sends the browser straight to the app’s redirect URI with error=access_denied', async () => {
+    const flow = await startFlow(context, 'Denied Agent', 'courses:read');
+    flows.push(flow);
+    await flow.page.click('button:has-text("Deny")');
+    const callback = await flow.listener.received;
+    expect(callback.searchParams.get('error')).toBe('access_denied');
+    await flow.page.waitForURL(`${flow.listener.redirectUri}**`);
+    expect(await flow.page.innerText('body')).toContain('You can close this window.');
+  });
+
+  it('shows on Connected apps the client id, the scopes used beside those granted and the end, and drops the unused', async () => {
+    const flow = await startFlow(context, 'Busy Agent', 'courses:read school:read coupons:write');
+    flows.push(flow);
+    await flow.page.check('input[name=scope][value="coupons:write"]');
+    const tokens = await allowAndRedeem(flow);
+    expect(tokens.scope.split(' ').sort()).toEqual(['coupons:write', 'courses:read', 'school:read']);
+    expect(await api('/api/v1/courses?limit=1', tokens.access_token)).toBe(200);
+
+    const page = await context.newPage();
+    const card = page.locator('section.card', { hasText: flow.clientId });
+    const courses = card.locator('tr', { hasText: 'courses:read' });
+    // The API reports the use without waiting for it: look again until the auth server has it.
+    for (let i = 0; i < 50; i++) {
+      await page.goto(`${stack.baseUrl}/oauth/account/apps`);
+      if ((await courses.innerText()).match(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/)) break;
+      await page.waitForTimeout(100);
+    }
+    expect(await courses.innerText()).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    expect(await card.locator('tr', { hasText: 'school:read' }).innerText()).toContain('Not used yet');
+    expect(await card.locator('tr', { hasText: 'coupons:write' }).innerText()).toContain('Not used yet');
+    const facts = await card.locator('dl.facts').innerText();
+    expect(facts).toContain(flow.clientId);
+    expect(facts).toMatch(/Access ends\s+\d{4}-\d\d-\d\d \d\d:\d\d UTC/);
+    await inspectPage(page, 'connected-apps-scopes');
+    await expectNoAxeViolations(page);
+
+    await card.locator('button:has-text("Drop unused scopes")').click();
+    await page.waitForSelector('text=no longer has');
+    expect(await card.locator('tr').count()).toBe(2); // the header row and courses:read
+    expect(await api('/api/v1/courses?limit=1', tokens.access_token)).toBe(401);
+    const refreshed = await token({
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: flow.clientId,
+      resource: stack.baseUrl,
+    });
+    expect([refreshed.status, refreshed.body.scope]).toEqual([200, 'courses:read']);
+    await page.close();
+  });
+});
