@@ -116,6 +116,12 @@ export const IntrospectionRequest: NamedSchema = {
     token_type_hint: z.enum(['access_token', 'refresh_token']).optional(),
     client_id: z.string(),
     client_secret: z.string(),
+    used_scope: z
+      .string()
+      .optional()
+      .describe(
+        'From a protected resource allowed to introspect every token: the scope an operation it served with this token needed, shown to the admin on Connected apps (RFC 7662 §2.1 allows more parameters).',
+      ),
   }),
 };
 

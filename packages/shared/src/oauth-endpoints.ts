@@ -397,6 +397,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   })),
   { path: `${ACCOUNT_PATH}/staff/confirm`, kind: 'page', methods: READ, cors: false },
   ...[
+    '/apps/drop-unused',
     '/account/password',
     '/account/passkeys',
     '/account/passkeys/remove',
