@@ -6,14 +6,12 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startStack, type Stack } from './support/stack.js';
+import { describe, expect, it } from '@jest/globals';
+import type { Stack } from './support/stack.js';
+import { stackForFile } from './support/suite.js';
 
 let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-}, 90_000);
-afterAll(() => stack?.stop());
+stackForFile((s) => (stack = s));
 
 interface Answer {
   status: number;
