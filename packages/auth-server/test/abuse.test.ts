@@ -4,8 +4,8 @@
  * a client's budget from elsewhere), and login brute force is slowed
  * and then stopped per account without revealing whether the account exists.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { FormBrowser, formAction, inputValue, type Page } from '../../../test-support/form-browser.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
@@ -27,21 +27,23 @@ async function registered(): Promise<string> {
   return ((await res.json()) as { client_id: string }).client_id;
 }
 
-beforeAll(async () => {
-  auth = await startTestAuthServer({
+authServerForFile(
+  async (started) => {
+    auth = started;
+    [clientId, noisy, quiet, victim] = [
+      await registered(),
+      await registered(),
+      await registered(),
+      await registered(),
+    ];
+  },
+  {
     RATE_LIMIT_REGISTRATION: '7',
     RATE_LIMIT_TOKEN: '2',
     RATE_LIMIT_PER_ADDRESS: '2',
     LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '4',
-  });
-  [clientId, noisy, quiet, victim] = [
-    await registered(),
-    await registered(),
-    await registered(),
-    await registered(),
-  ];
-});
-afterAll(() => auth.stop());
+  },
+);
 
 const post = (path: string, body: string, type = 'application/x-www-form-urlencoded') =>
   fetch(`${auth.issuer}${path}`, { method: 'POST', headers: { 'content-type': type }, body });

@@ -4,25 +4,27 @@
  * per address (one address's flood leaves others alone), answers the browser with an error page
  * (it is a browser route), and counts only the request that starts a flow.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 
 const REDIRECT = 'http://127.0.0.1:40405/cb';
 let auth: TestAuthServer;
 let clientId: string;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer({ RATE_LIMIT_AUTHORIZATION: '3' });
-  const res = await fetch(`${auth.issuer}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [REDIRECT] }),
-  });
-  clientId = ((await res.json()) as { client_id: string }).client_id;
-});
-afterAll(() => auth.stop());
+authServerForFile(
+  async (started) => {
+    auth = started;
+    const res = await fetch(`${auth.issuer}/api/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+    });
+    clientId = ((await res.json()) as { client_id: string }).client_id;
+  },
+  { RATE_LIMIT_AUTHORIZATION: '3' },
+);
 
 interface Answer {
   status: number;

@@ -2,12 +2,12 @@
  * State lives in Redis and the signing keys in their file: a restarted auth server (a new provider,
  * new connections, the keys read back from disk) honours what the previous one issued.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
   ADMIN,
+  authServerForFile,
   INTROSPECTOR,
-  startTestAuthServer,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, FormBrowser } from '../../../test-support/form-browser.js';
@@ -16,10 +16,9 @@ const insecure = { execute: [oidc.allowInsecureRequests] };
 const REDIRECT = 'http://127.0.0.1:61000/cb';
 let auth: TestAuthServer;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
+authServerForFile((started) => {
+  auth = started;
 });
-afterAll(() => auth.stop());
 
 async function jwks(): Promise<unknown> {
   return (await fetch(`${auth.issuer}/api/oauth/jwks`)).json();

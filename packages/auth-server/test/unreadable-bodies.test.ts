@@ -6,18 +6,18 @@
  * shape (the HTML error page under /oauth/, the RFC 6749 §5.2 JSON body elsewhere), never a 500, never
  * a stack trace.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { FormBrowser, formAction } from '../../../test-support/form-browser.js';
 
 let auth: TestAuthServer;
 let browser: FormBrowser;
 let interaction: string;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
+authServerForFile(async (started) => {
+  auth = started;
   const registered = await fetch(`${auth.issuer}/api/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -39,7 +39,6 @@ beforeAll(async () => {
   const page = await browser.follow(`${auth.issuer}/oauth/authorize?${q}`);
   interaction = formAction(page.body, '/login')!.replace(/\/login$/, '');
 });
-afterAll(() => auth.stop());
 
 interface Answer {
   status: number;
