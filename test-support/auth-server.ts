@@ -147,6 +147,11 @@ export async function startTestAuthServer(env: Record<string, string> = {}): Pro
   return handle;
 }
 
+/** A second instance of `auth`'s deployment on a free port: the same issuer, Redis prefix, database and keys. */
+export async function startSecondInstance(auth: TestAuthServer): Promise<RunningAuthServer> {
+  return startAuthServer({ ...auth.config, port: await freePort() }, createLogger('silent'));
+}
+
 /**
  * The jest hooks of a file whose tests share one auth server: {@link startTestAuthServer} with `env`
  * before the file's tests, then `use` with it (to keep it, and to set up what the tests share), and
