@@ -9,27 +9,18 @@ import { request } from 'node:http';
 import { describe, expect, it } from '@jest/globals';
 import type { Stack } from './support/stack.js';
 import { stackForFile } from './support/suite.js';
+import { readAnswer, type TextAnswer as Answer } from '../test-support/raw-http.js';
 
 let stack: Stack;
 stackForFile((s) => (stack = s));
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
 /** A GET to `origin` + `path` with exactly these headers (node:http sends a custom Host as given). */
 function get(origin: string, path: string, headers: Record<string, string>): Promise<Answer> {
   const url = new URL(origin);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-      );
-    });
+    const req = request({ host: url.hostname, port: url.port, path, headers }, (res) =>
+      resolve(readAnswer(res)),
+    );
     req.on('error', reject);
     req.end();
   });

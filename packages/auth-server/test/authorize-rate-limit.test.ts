@@ -8,6 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
 import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { readAnswer, type TextAnswer as Answer } from '../../../test-support/raw-http.js';
 
 const REDIRECT = 'http://127.0.0.1:40405/cb';
 let auth: TestAuthServer;
@@ -26,12 +27,6 @@ authServerForFile(
   { RATE_LIMIT_AUTHORIZATION: '3' },
 );
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
 /** GET /oauth/authorize for a fresh flow, sent from `localAddress` (all of 127.0.0.0/8 reaches lo). */
 function authorizeFrom(localAddress: string): Promise<Answer> {
   const q = new URLSearchParams({
@@ -47,13 +42,7 @@ function authorizeFrom(localAddress: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
       { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, localAddress },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-        );
-      },
+      (res) => resolve(readAnswer(res)),
     );
     req.on('error', reject);
     req.end();

@@ -11,6 +11,7 @@ import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { FormBrowser, formAction } from '../../../test-support/form-browser.js';
+import { readAnswer, type TextAnswer as Answer } from '../../../test-support/raw-http.js';
 
 let auth: TestAuthServer;
 let browser: FormBrowser;
@@ -40,12 +41,6 @@ authServerForFile(async (started) => {
   interaction = formAction(page.body, '/login')!.replace(/\/login$/, '');
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
 /** One raw POST (node:http, so the body and its headers go out exactly as given). */
 async function post(path: string, headers: Record<string, string>, body: Buffer): Promise<Answer> {
   const url = new URL(path, auth.issuer);
@@ -59,13 +54,7 @@ async function post(path: string, headers: Record<string, string>, body: Buffer)
         method: 'POST',
         headers: { ...headers, cookie, 'content-length': body.length },
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-        );
-      },
+      (res) => resolve(readAnswer(res)),
     );
     // The server may answer and close before it has read a large body.
     req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' ? undefined : reject(err)));
