@@ -6,13 +6,13 @@
  * the right password gets in within seconds, and the audit log names the attack and its addresses.
  */
 import { describe, expect, it } from '@jest/globals';
-import { createHash, randomBytes } from 'node:crypto';
 import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
-  FormBrowser,
   formAction,
+  FormBrowser,
   inputValue,
   openAccountPage,
+  openSignInFrom,
   type Page,
 } from '../../../test-support/form-browser.js';
 
@@ -43,18 +43,7 @@ authServerForFile(
 );
 
 /** A fresh browser at `from` on the sign-in page of a new flow. */
-async function openSignIn(from: string): Promise<{ browser: FormBrowser; page: Page }> {
-  const browser = new FormBrowser(auth.issuer, { localAddress: from });
-  const q = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    scope: 'openid',
-    code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
-    code_challenge_method: 'S256',
-  });
-  return { browser, page: await browser.follow(`${auth.issuer}/oauth/authorize?${q}`) };
-}
+const openSignIn = (from: string) => openSignInFrom(auth.issuer, { clientId, redirectUri: REDIRECT }, from);
 
 /** Posts the sign-in form of `page`. */
 function postSignIn(
