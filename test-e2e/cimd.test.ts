@@ -57,6 +57,25 @@ function publish(doc: Record<string, unknown>): string {
 const api = (path: string, token: string) =>
   fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
 
+/** Redeems a code of the public client `clientId` for a token bound to the API; the API takes it. */
+async function redeemForCourses(clientId: string, code: string, redirectUri: string, verifier: string) {
+  const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      client_id: clientId,
+      resource: stack.baseUrl,
+    }),
+  });
+  expect(res.status).toBe(200);
+  const tokens = (await res.json()) as { access_token: string };
+  expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
+}
+
 describe('a metadata-document client in Chromium, through the edge', () => {
   it('signs in with a portless loopback redirect URI from its document and calls the API', async () => {
     const listener = await loopbackListener();
@@ -91,21 +110,7 @@ describe('a metadata-document client in Chromium, through the edge', () => {
       expect(total(fetched, 'auth_cimd_fetches_total', { status: 'fresh' })).toBeGreaterThan(fetchedBefore);
       expect(fetched.map((s) => s.labels.status).sort()).toEqual(['failed', 'fresh', 'invalid', 'stale']);
 
-      const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code: callback.searchParams.get('code')!,
-          redirect_uri: listener.redirectUri,
-          code_verifier: verifier,
-          client_id: clientId,
-          resource: stack.baseUrl,
-        }),
-      });
-      expect(res.status).toBe(200);
-      const tokens = (await res.json()) as { access_token: string };
-      expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
+      await redeemForCourses(clientId, callback.searchParams.get('code')!, listener.redirectUri, verifier);
     } finally {
       await listener.close();
     }
@@ -242,21 +247,7 @@ describe("a metadata document shaped like ChatGPT's, through the edge", () => {
       E2E_ADMIN,
     );
     expect(`${back.origin}${back.pathname}`).toBe(callback);
-    const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: back.searchParams.get('code')!,
-        redirect_uri: callback,
-        code_verifier: verifier,
-        client_id: clientId,
-        resource: stack.baseUrl,
-      }),
-    });
-    expect(res.status).toBe(200);
-    const tokens = (await res.json()) as { access_token: string };
-    expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
+    await redeemForCourses(clientId, back.searchParams.get('code')!, callback, verifier);
     expect(docs.hits.get('/.well-known/jwks.json')).toBeUndefined();
   });
 
