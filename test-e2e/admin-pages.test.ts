@@ -10,14 +10,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext } from 'playwright-core';
-import {
-  inspectPage,
-  launchBrowser,
-  loopbackListener,
-  tickEveryScope,
-  type LoopbackListener,
-} from './support/browser.js';
-import { E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
+import { inspectPage, loopbackListener, tickEveryScope, type LoopbackListener } from './support/browser.js';
+import { E2E_ADMIN, schoolAuth, type Stack } from './support/stack.js';
+import { stackAndBrowserForFile } from './support/suite.js';
 
 const INTEGRATION_CALLBACK = 'https://timetable.example/oauth/callback';
 const SCOPE = 'openid email courses:read coupons:write';
@@ -25,12 +20,9 @@ const SCOPE = 'openid email courses:read coupons:write';
 let stack: Stack;
 let browser: Browser;
 
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-}, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+stackAndBrowserForFile((s, b) => {
+  stack = s;
+  browser = b;
 });
 
 /** An authorization URL and the PKCE verifier that redeems its code. */

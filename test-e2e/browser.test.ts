@@ -5,26 +5,18 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
-import {
-  ARTIFACTS,
-  launchBrowser,
-  loopbackListener,
-  tickEveryScope,
-  type LoopbackListener,
-} from './support/browser.js';
-import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
+import { ARTIFACTS, loopbackListener, tickEveryScope, type LoopbackListener } from './support/browser.js';
+import { E2E_ADMIN, type Stack } from './support/stack.js';
+import { stackAndBrowserForFile } from './support/suite.js';
 
 let stack: Stack;
 let browser: Browser;
 
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-}, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+stackAndBrowserForFile((s, b) => {
+  stack = s;
+  browser = b;
 });
 
 async function registerClient(listener: LoopbackListener, name: string): Promise<string> {

@@ -7,17 +7,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
-import {
-  auth,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
-} from '@modelcontextprotocol/client';
+import { auth, type StoredOAuthClientInformation } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
 import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-support/https-documents.js';
-import { launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
+import {
+  approveInBrowser,
+  launchBrowser,
+  loopbackListener,
+  type LoopbackListener,
+} from './support/browser.js';
+import { ClientAgent } from './support/mcp-agent.js';
 import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
 import { scrape, total } from '../test-support/metrics-scrape.js';
 import { postFormFrom } from '../test-support/from-address.js';
@@ -55,28 +54,27 @@ function publish(doc: Record<string, unknown>): string {
   return clientId;
 }
 
-/** The admin approves in Chromium; resolves with the consent page's text and the callback URL. */
-async function approveInBrowser(
-  url: string,
-  listener: LoopbackListener,
-): Promise<{ consent: string; callback: URL }> {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    await page.goto(url);
-    await page.fill('input[name=email]', E2E_ADMIN.email);
-    await page.fill('input[name=password]', E2E_ADMIN.password);
-    await page.click('button[type=submit]');
-    const consent = await page.locator('main, body').first().innerText();
-    await page.click('button:has-text("Allow")');
-    return { consent, callback: await listener.received };
-  } finally {
-    await context.close();
-  }
-}
-
 const api = (path: string, token: string) =>
   fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
+
+/** Redeems a code of the public client `clientId` for a token bound to the API; the API takes it. */
+async function redeemForCourses(clientId: string, code: string, redirectUri: string, verifier: string) {
+  const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      code_verifier: verifier,
+      client_id: clientId,
+      resource: stack.baseUrl,
+    }),
+  });
+  expect(res.status).toBe(200);
+  const tokens = (await res.json()) as { access_token: string };
+  expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
+}
 
 describe('a metadata-document client in Chromium, through the edge', () => {
   it('signs in with a portless loopback redirect URI from its document and calls the API', async () => {
@@ -99,6 +97,7 @@ describe('a metadata-document client in Chromium, through the edge', () => {
         code_challenge_method: 'S256',
       });
       const { consent, callback } = await approveInBrowser(
+        browser,
         `${stack.baseUrl}/oauth/authorize?${params}`,
         listener,
       );
@@ -111,21 +110,7 @@ describe('a metadata-document client in Chromium, through the edge', () => {
       expect(total(fetched, 'auth_cimd_fetches_total', { status: 'fresh' })).toBeGreaterThan(fetchedBefore);
       expect(fetched.map((s) => s.labels.status).sort()).toEqual(['failed', 'fresh', 'invalid', 'stale']);
 
-      const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code: callback.searchParams.get('code')!,
-          redirect_uri: listener.redirectUri,
-          code_verifier: verifier,
-          client_id: clientId,
-          resource: stack.baseUrl,
-        }),
-      });
-      expect(res.status).toBe(200);
-      const tokens = (await res.json()) as { access_token: string };
-      expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
+      await redeemForCourses(clientId, callback.searchParams.get('code')!, listener.redirectUri, verifier);
     } finally {
       await listener.close();
     }
@@ -133,54 +118,17 @@ describe('a metadata-document client in Chromium, through the edge', () => {
 });
 
 /** An unmodified MCP client 2.x provider that names its metadata document instead of registering. */
-class CimdAgent implements OAuthClientProvider {
-  authorizationUrl?: URL;
+class CimdAgent extends ClientAgent {
   registered = false;
-  private info?: StoredOAuthClientInformation;
-  private saved?: StoredOAuthTokens;
-  private discovery?: OAuthDiscoveryState;
-  private verifier = '';
   constructor(
-    private readonly listener: LoopbackListener,
+    listener: LoopbackListener,
     readonly clientMetadataUrl: string,
-  ) {}
-  get redirectUrl() {
-    return this.listener.redirectUri;
+  ) {
+    super('e2e MCP 2.x agent', listener, { token_endpoint_auth_method: 'none' });
   }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'e2e MCP 2.x agent',
-      redirect_uris: [this.listener.redirectUri],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
+  override saveClientInformation(info: StoredOAuthClientInformation) {
     this.registered ||= 'client_id_issued_at' in info;
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
+    super.saveClientInformation(info);
   }
 }
 
@@ -201,7 +149,7 @@ describe('the MCP TypeScript client 2.x with clientMetadataUrl, unmodified', () 
       expect(agent.authorizationUrl!.searchParams.get('client_id')).toBe(clientId);
       expect(agent.registered).toBe(false);
 
-      const { callback } = await approveInBrowser(agent.authorizationUrl!.href, listener);
+      const { callback } = await approveInBrowser(browser, agent.authorizationUrl!.href, listener);
       const code = callback.searchParams.get('code')!;
       const iss = callback.searchParams.get('iss')!;
       expect(await auth(agent, { serverUrl, authorizationCode: code, iss })).toBe('AUTHORIZED');
@@ -299,21 +247,7 @@ describe("a metadata document shaped like ChatGPT's, through the edge", () => {
       E2E_ADMIN,
     );
     expect(`${back.origin}${back.pathname}`).toBe(callback);
-    const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code',
-        code: back.searchParams.get('code')!,
-        redirect_uri: callback,
-        code_verifier: verifier,
-        client_id: clientId,
-        resource: stack.baseUrl,
-      }),
-    });
-    expect(res.status).toBe(200);
-    const tokens = (await res.json()) as { access_token: string };
-    expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
+    await redeemForCourses(clientId, back.searchParams.get('code')!, callback, verifier);
     expect(docs.hits.get('/.well-known/jwks.json')).toBeUndefined();
   });
 

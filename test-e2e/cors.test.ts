@@ -5,16 +5,14 @@
  * login and consent pages and introspection give such a page nothing.
  */
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startStack, type Stack } from './support/stack.js';
+import { describe, expect, it } from '@jest/globals';
+import type { Stack } from './support/stack.js';
+import { stackForFile } from './support/suite.js';
 
 const ORIGIN = 'http://127.0.0.1:6274';
 
 let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-}, 90_000);
-afterAll(() => stack?.stop());
+stackForFile((s) => (stack = s));
 
 interface Answer {
   status: number;

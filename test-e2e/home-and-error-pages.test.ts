@@ -4,20 +4,18 @@
  * page (the auth server's and the edge's own) offers a way back; an error page's reference finds the
  * auth server's log line naming the cause.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
-import { inspectPage, launchBrowser } from './support/browser.js';
-import { startStack, type Stack } from './support/stack.js';
+import { inspectPage } from './support/browser.js';
+import type { Stack } from './support/stack.js';
+import { stackAndBrowserForFile } from './support/suite.js';
 
 let stack: Stack;
 let browser: Browser;
 
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-}, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+stackAndBrowserForFile((s, b) => {
+  stack = s;
+  browser = b;
 });
 
 describe('the site root', () => {

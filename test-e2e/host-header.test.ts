@@ -6,32 +6,21 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startStack, type Stack } from './support/stack.js';
+import { describe, expect, it } from '@jest/globals';
+import type { Stack } from './support/stack.js';
+import { stackForFile } from './support/suite.js';
+import { readAnswer, type TextAnswer as Answer } from '../test-support/raw-http.js';
 
 let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-}, 90_000);
-afterAll(() => stack?.stop());
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
+stackForFile((s) => (stack = s));
 
 /** A GET to `origin` + `path` with exactly these headers (node:http sends a custom Host as given). */
 function get(origin: string, path: string, headers: Record<string, string>): Promise<Answer> {
   const url = new URL(origin);
   return new Promise((resolve, reject) => {
-    const req = request({ host: url.hostname, port: url.port, path, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () =>
-        resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-      );
-    });
+    const req = request({ host: url.hostname, port: url.port, path, headers }, (res) =>
+      resolve(readAnswer(res)),
+    );
     req.on('error', reject);
     req.end();
   });

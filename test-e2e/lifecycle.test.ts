@@ -6,46 +6,28 @@
  * and a 403 naming the scope an operation needs beyond them). Also checks that no token
  * reached any service's logs.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthTokens,
-} from '@modelcontextprotocol/sdk/shared/auth.js';
+import { describe, expect, it } from '@jest/globals';
+import { auth } from '@modelcontextprotocol/sdk/client/auth.js';
 import * as oidc from 'openid-client';
 import type { Browser } from 'playwright-core';
-import { launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
-import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
+import { approveInBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
+import { SdkAgent } from './support/mcp-agent.js';
+import { E2E_ADMIN, type Stack } from './support/stack.js';
+import { stackAndBrowserForFile } from './support/suite.js';
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
 let stack: Stack;
 let browser: Browser;
 const secretsSeen: string[] = [];
 
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-}, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+stackAndBrowserForFile((s, b) => {
+  stack = s;
+  browser = b;
 });
 
 /** The admin approves in Chromium; resolves with the URL the loopback listener received. */
-async function approveInBrowser(authorizationUrl: string, listener: LoopbackListener): Promise<URL> {
-  const context = await browser.newContext();
-  try {
-    const page = await context.newPage();
-    await page.goto(authorizationUrl);
-    await page.fill('input[name=email]', E2E_ADMIN.email);
-    await page.fill('input[name=password]', E2E_ADMIN.password);
-    await page.click('button[type=submit]');
-    await page.click('button:has-text("Allow")');
-    return await listener.received;
-  } finally {
-    await context.close();
-  }
-}
+const approve = async (url: string, listener: LoopbackListener) =>
+  (await approveInBrowser(browser, url, listener)).callback;
 
 const api = (path: string, token?: string, init: RequestInit = {}) =>
   fetch(`${stack.baseUrl}${path}`, {
@@ -80,7 +62,7 @@ describe('the lifecycle with openid-client, through the edge', () => {
         code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
         code_challenge_method: 'S256',
       });
-      const callback = await approveInBrowser(url.href, listener);
+      const callback = await approve(url.href, listener);
       const tokens = await oidc.authorizationCodeGrant(config, callback, {
         pkceCodeVerifier: verifier,
         expectedState: state,
@@ -123,53 +105,11 @@ describe('the lifecycle with openid-client, through the edge', () => {
   }, 60_000);
 });
 
-/** An OAuthClientProvider for a local agent, keeping everything in memory. */
-class AgentProvider implements OAuthClientProvider {
-  authorizationUrl?: URL;
-  private info?: OAuthClientInformationMixed;
-  private saved?: OAuthTokens;
-  private verifier = '';
-  constructor(private readonly listener: LoopbackListener) {}
-  get redirectUrl() {
-    return this.listener.redirectUri;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'e2e MCP agent',
-      redirect_uris: [this.listener.redirectUri],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-}
-
 describe('the lifecycle with the MCP TypeScript SDK, unmodified, through the edge', () => {
   it('starts from a protected API URL and ends with a bound token the API accepts and userinfo refuses', async () => {
     const listener = await loopbackListener();
     try {
-      const provider = new AgentProvider(listener);
+      const provider = new SdkAgent('e2e MCP agent', listener);
       const serverUrl = `${stack.baseUrl}/api/v1/courses`;
 
       expect(await auth(provider, { serverUrl })).toBe('REDIRECT');
@@ -181,7 +121,7 @@ describe('the lifecycle with the MCP TypeScript SDK, unmodified, through the edg
       expect(authorizationUrl.searchParams.get('scope')).toBe('school:read account:read');
       expect(provider.clientInformation()?.client_id).toEqual(expect.any(String));
 
-      const callback = await approveInBrowser(authorizationUrl.href, listener);
+      const callback = await approve(authorizationUrl.href, listener);
       expect(callback.searchParams.get('iss')).toBe(stack.baseUrl);
       expect(await auth(provider, { serverUrl, authorizationCode: callback.searchParams.get('code')! })).toBe(
         'AUTHORIZED',

@@ -10,88 +10,26 @@
  * The resource API is not an MCP server, so the transport itself cannot be pointed at it; its step-up
  * is the sequence of the client's exported functions this test calls.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import {
   auth,
   computeScopeUnion,
   extractWWWAuthenticateParams,
   isStrictScopeSuperset,
-  type OAuthClientMetadata,
-  type OAuthClientProvider,
-  type OAuthDiscoveryState,
-  type StoredOAuthClientInformation,
-  type StoredOAuthTokens,
 } from '@modelcontextprotocol/client';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import {
-  inspectPage,
-  launchBrowser,
-  loopbackListener,
-  tickEveryScope,
-  type LoopbackListener,
-} from './support/browser.js';
-import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
+import { inspectPage, loopbackListener, tickEveryScope, type LoopbackListener } from './support/browser.js';
+import { ClientAgent } from './support/mcp-agent.js';
+import { E2E_ADMIN, type Stack } from './support/stack.js';
+import { stackAndBrowserForFile } from './support/suite.js';
 
 let stack: Stack;
 let browser: Browser;
 
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack(), launchBrowser()]);
-}, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
+stackAndBrowserForFile((s, b) => {
+  stack = s;
+  browser = b;
 });
-
-/** An unmodified MCP client 2.x provider for a local agent that registers itself, all in memory. */
-class Agent implements OAuthClientProvider {
-  authorizationUrl?: URL;
-  /** The loopback listener of the authorization under way (a new one, on a new port, for each). */
-  listener!: LoopbackListener;
-  private info?: StoredOAuthClientInformation;
-  private saved?: StoredOAuthTokens;
-  private discovery?: OAuthDiscoveryState;
-  private verifier = '';
-  get redirectUrl() {
-    return this.listener.redirectUri;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: 'e2e step-up agent',
-      redirect_uris: [this.listener.redirectUri],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: StoredOAuthClientInformation) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: StoredOAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: OAuthDiscoveryState) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-}
 
 /** The consent page as the admin reads it: its text and the scope names it lists. */
 async function readConsent(page: Page): Promise<{ text: string; listed: string[] }> {
@@ -147,7 +85,7 @@ async function introspectedScopes(token: string): Promise<string[]> {
 
 describe('an MCP client 2.x starting from the baseline and stepping up, through the edge', () => {
   it('asks for the baseline, meets a 403 naming courses:write, steps up, and the admin approves only that', async () => {
-    const agent = new Agent();
+    const agent = new ClientAgent('e2e step-up agent'); // a new listener for each authorization
     const context = await browser.newContext(); // the admin's browser, signed in for both approvals
     const listeners: LoopbackListener[] = [];
     const listen = async () => {

@@ -9,6 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { closeRedis, createRedisClient, scanKeys, type RedisSettings } from '@school/shared';
+import { afterAll, beforeAll } from '@jest/globals';
 import mongoose from 'mongoose';
 import { loadConfig, type AuthConfig } from '../packages/auth-server/src/config.js';
 import { createLogger } from '../packages/auth-server/src/logger.js';
@@ -144,4 +145,26 @@ export async function startTestAuthServer(env: Record<string, string> = {}): Pro
   };
   await handle.running.accounts.upsert({ ...ADMIN, role: 'admin' });
   return handle;
+}
+
+/** A second instance of `auth`'s deployment on a free port: the same issuer, Redis prefix, database and keys. */
+export async function startSecondInstance(auth: TestAuthServer): Promise<RunningAuthServer> {
+  return startAuthServer({ ...auth.config, port: await freePort() }, createLogger('silent'));
+}
+
+/**
+ * The jest hooks of a file whose tests share one auth server: {@link startTestAuthServer} with `env`
+ * before the file's tests, then `use` with it (to keep it, and to set up what the tests share), and
+ * the server stopped after the tests.
+ */
+export function authServerForFile(
+  use: (auth: TestAuthServer) => void | Promise<void>,
+  env: Record<string, string> = {},
+): void {
+  let auth: TestAuthServer | undefined;
+  beforeAll(async () => {
+    auth = await startTestAuthServer(env);
+    await use(auth);
+  });
+  afterAll(() => auth?.stop());
 }

@@ -4,6 +4,7 @@
  * and form submission, the way a no-JavaScript browser uses them. The real-browser suite (Chromium)
  * lives in test-e2e/; this one lets integration tests and the bench drive the real pages quickly.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { CookieJar } from 'tough-cookie';
 import { Agent, fetch as undiciFetch } from 'undici';
 
@@ -163,6 +164,27 @@ export class FormBrowser {
     }
     return this.follow(action, { form: sent });
   }
+}
+
+/**
+ * A fresh browser sending from `from` (any of 127.0.0.0/8) on the page where a new code flow of the
+ * public client `clientId` (scope `openid`, a PKCE challenge nobody redeems) begins: the sign-in page.
+ */
+export async function openSignInFrom(
+  issuer: string,
+  client: { clientId: string; redirectUri: string },
+  from: string,
+): Promise<{ browser: FormBrowser; page: Page }> {
+  const browser = new FormBrowser(issuer, { localAddress: from });
+  const q = new URLSearchParams({
+    response_type: 'code',
+    client_id: client.clientId,
+    redirect_uri: client.redirectUri,
+    scope: 'openid',
+    code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
+    code_challenge_method: 'S256',
+  });
+  return { browser, page: await browser.follow(`${issuer}/oauth/authorize?${q}`) };
 }
 
 /**

@@ -93,6 +93,14 @@ export async function registerClient(
     : { clientId: client_id, clientSecret: client_secret };
 }
 
+/** Registers a public client and a client_secret_post one, in that order. */
+export async function registerPublicAndConfidential(auth: Issuer): Promise<[OAuthClient, OAuthClient]> {
+  return [
+    await registerClient(auth),
+    await registerClient(auth, { token_endpoint_auth_method: 'client_secret_post' }),
+  ];
+}
+
 /** The client-authentication parameters of `client` (client_secret_post, or none for a public client). */
 export function credentials(client: OAuthClient): Record<string, string> {
   return client.clientSecret === undefined

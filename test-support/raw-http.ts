@@ -1,9 +1,30 @@
 /**
  * HTTP/1.1 over a bare TCP socket, for requests no well-behaved client library will send: invalid
  * bytes in the request line, oversized or malformed headers, a body that stalls. Nothing is
- * normalised on the way out, and the whole answer is read as the server wrote it.
+ * normalised on the way out, and the whole answer is read as the server wrote it. Also
+ * {@link readAnswer}, which reads a node:http response whole, for tests that send with node:http.
  */
+import type { IncomingMessage } from 'node:http';
 import { connect, type Socket } from 'node:net';
+
+/** A node:http answer: its status, headers and body as text. */
+export interface TextAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** Reads the node:http response `res` to its end. */
+export function readAnswer(res: IncomingMessage): Promise<TextAnswer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    res.on('data', (c: Buffer) => chunks.push(c));
+    res.on('end', () =>
+      resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
+    );
+    res.on('error', reject);
+  });
+}
 
 /** One answer as read from the socket. */
 export interface RawAnswer {

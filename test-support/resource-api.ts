@@ -6,6 +6,7 @@
  * overridden, e.g. a different BASE_URL to see a foreign-audience token refused.
  */
 import type { IncomingMessage } from 'node:http';
+import { afterAll, beforeAll } from '@jest/globals';
 import { loadConfig, type ApiConfig } from '../packages/resource-api/src/config.js';
 import { createLogger, type Logger } from '../packages/resource-api/src/logger.js';
 import { SCOPE_USE_HEADER } from '../packages/resource-api/src/auth/introspection-client.js';
@@ -14,7 +15,7 @@ import {
   type RunningResourceApi,
   type StartOptions,
 } from '../packages/resource-api/src/server.js';
-import { INTROSPECTOR, type TestAuthServer } from './auth-server.js';
+import { INTROSPECTOR, startTestAuthServer, type TestAuthServer } from './auth-server.js';
 
 /** A test's resource API. */
 export interface TestResourceApi {
@@ -49,6 +50,29 @@ export async function startTestResourceApi(
   });
   const running = await startResourceApi(config, options.logger ?? createLogger(config.LOG_LEVEL), options);
   return { url: running.url, config, running, stop: () => running.close() };
+}
+
+/**
+ * The jest hooks of a file whose tests share one auth server (started with `env.auth`) and one
+ * resource API in front of it (with `env.api`): both started before the file's tests, then `use` with
+ * them (to keep them, and to set up what the tests share); after the tests the API is stopped, then
+ * the auth server.
+ */
+export function authAndApiForFile(
+  use: (auth: TestAuthServer, api: TestResourceApi) => void | Promise<void>,
+  env: { auth?: Record<string, string>; api?: Record<string, string> } = {},
+): void {
+  let auth: TestAuthServer | undefined;
+  let api: TestResourceApi | undefined;
+  beforeAll(async () => {
+    auth = await startTestAuthServer(env.auth);
+    api = await startTestResourceApi(auth, env.api);
+    await use(auth, api);
+  });
+  afterAll(async () => {
+    await api?.stop();
+    await auth?.stop();
+  });
 }
 
 /**

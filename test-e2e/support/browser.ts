@@ -1,7 +1,8 @@
 /**
  * Debian's Chromium driven by playwright-core (no browser download), the check every page of ours
- * gets in it ({@link inspectPage}), plus the loopback listener a native app or CLI opens to catch the
- * authorization redirect.
+ * gets in it ({@link inspectPage}), the loopback listener a native app or CLI opens to catch the
+ * authorization redirect, and the admin approving an authorization in a fresh browser context
+ * ({@link approveInBrowser}).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +11,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { expect } from '@jest/globals';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { E2E_ADMIN } from './stack.js';
 
 /** Where screenshots are saved as test artifacts. */
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-results');
@@ -133,4 +135,28 @@ export async function loopbackListener(path = '/callback'): Promise<LoopbackList
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * The admin signs in and allows the authorization at `url` in a new context of `browser`; resolves
+ * with the consent page's text and the URL `listener` received.
+ */
+export async function approveInBrowser(
+  browser: Browser,
+  url: string,
+  listener: LoopbackListener,
+): Promise<{ consent: string; callback: URL }> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.goto(url);
+    await page.fill('input[name=email]', E2E_ADMIN.email);
+    await page.fill('input[name=password]', E2E_ADMIN.password);
+    await page.click('button[type=submit]');
+    const consent = await page.locator('main, body').first().innerText();
+    await page.click('button:has-text("Allow")');
+    return { consent, callback: await listener.received };
+  } finally {
+    await context.close();
+  }
 }

@@ -4,11 +4,11 @@
  * a client's budget from elsewhere), and login brute force is slowed
  * and then stopped per account without revealing whether the account exists.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { FormBrowser, formAction, inputValue, type Page } from '../../../test-support/form-browser.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { request } from 'node:http';
+import { postFormFrom } from '../../../test-support/from-address.js';
 
 const REDIRECT = 'http://127.0.0.1:40404/cb';
 let auth: TestAuthServer;
@@ -27,56 +27,34 @@ async function registered(): Promise<string> {
   return ((await res.json()) as { client_id: string }).client_id;
 }
 
-beforeAll(async () => {
-  auth = await startTestAuthServer({
+authServerForFile(
+  async (started) => {
+    auth = started;
+    [clientId, noisy, quiet, victim] = [
+      await registered(),
+      await registered(),
+      await registered(),
+      await registered(),
+    ];
+  },
+  {
     RATE_LIMIT_REGISTRATION: '7',
     RATE_LIMIT_TOKEN: '2',
     RATE_LIMIT_PER_ADDRESS: '2',
     LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '4',
-  });
-  [clientId, noisy, quiet, victim] = [
-    await registered(),
-    await registered(),
-    await registered(),
-    await registered(),
-  ];
-});
-afterAll(() => auth.stop());
+  },
+);
 
 const post = (path: string, body: string, type = 'application/x-www-form-urlencoded') =>
   fetch(`${auth.issuer}${path}`, { method: 'POST', headers: { 'content-type': type }, body });
 
-/** A form POST sent from a given loopback address (Linux routes all of 127.0.0.0/8 to lo). */
+/** A form POST sent from a given loopback address, answered as a fetch Response. */
 async function postFrom(localAddress: string, path: string, body: string): Promise<Response> {
-  const url = new URL(`${auth.issuer}${path}`);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        localAddress,
-        headers: {
-          'content-type': 'application/x-www-form-urlencoded',
-          'content-length': Buffer.byteLength(body),
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve(
-            new Response(Buffer.concat(chunks), {
-              status: res.statusCode,
-              headers: res.headers as Record<string, string>,
-            }),
-          ),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
+  const form = Object.fromEntries(new URLSearchParams(body));
+  const answer = await postFormFrom(auth.issuer, localAddress, path, form);
+  return new Response(answer.text, {
+    status: answer.status,
+    headers: answer.headers as Record<string, string>,
   });
 }
 

@@ -5,11 +5,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import {
   ADMIN,
+  authServerForFile,
   operatorCommandEnv,
-  startTestAuthServer,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { FormBrowser, inputValue, openAccountPage, type Page } from '../../../test-support/form-browser.js';
@@ -17,10 +17,9 @@ import { isActive, registerClient, signIn, tokenRequest, type TestClient } from 
 
 let auth: TestAuthServer;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
+authServerForFile((started) => {
+  auth = started;
 });
-afterAll(() => auth.stop());
 
 /** Opens `/oauth/account/apps` in `browser`, signing in on the way when asked. */
 async function openApps(browser: FormBrowser): Promise<Page> {

@@ -6,11 +6,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import {
   ADMIN,
+  authServerForFile,
   operatorCommandEnv,
-  startTestAuthServer,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { FormBrowser, linkHref, openAccountPage, type Page } from '../../../test-support/form-browser.js';
@@ -20,13 +20,12 @@ let auth: TestAuthServer;
 let planner: TestClient;
 let adminId: string;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
+authServerForFile(async (started) => {
+  auth = started;
   adminId = (await auth.running.accounts.idOf(ADMIN.email))!;
   planner = await registerClient(auth, { client_name: 'Planner \u05e9\u05dc\u05d5\u05dd <i>x</i>' });
   await signIn(auth, planner, { scope: 'openid courses:read' });
 });
-afterAll(() => auth.stop());
 
 const openActivity = (browser: FormBrowser, query = '') =>
   openAccountPage(browser, `/oauth/account/activity${query}`, ADMIN);

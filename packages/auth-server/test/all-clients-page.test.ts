@@ -6,11 +6,11 @@
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import {
   ADMIN,
+  authServerForFile,
   operatorCommandEnv,
-  startTestAuthServer,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import {
@@ -39,8 +39,8 @@ let plannerToken: string;
 let integrationId: string;
 let serviceId: string;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
+authServerForFile(async (started) => {
+  auth = started;
   await auth.running.accounts.upsert({ ...STAFF, role: 'staff' });
   planner = await registerClient(auth, { client_name: 'Lesson Planner <b>official</b>' });
   unused = await registerClient(auth, { client_name: 'Never Finished' });
@@ -52,7 +52,6 @@ beforeAll(async () => {
     .client_id;
   serviceId = (await createIntrospector(provider, 'Reporting')).client_id;
 });
-afterAll(() => auth.stop());
 
 const openClients = (browser: FormBrowser, query = '') =>
   openAccountPage(browser, `/oauth/account/clients${query}`, ADMIN);

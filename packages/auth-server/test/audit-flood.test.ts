@@ -5,7 +5,6 @@
  * in MongoDB (`audit_events`) and listed by `school-auth activity`, and the throwaway failures past
  * the bound are not forgotten either: they are stored as one summary with their count.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import mongoose from 'mongoose';
 import {
@@ -14,7 +13,7 @@ import {
   startTestAuthServer,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
-import { FormBrowser, formAction, inputValue } from '../../../test-support/form-browser.js';
+import { formAction, inputValue, openSignInFrom } from '../../../test-support/form-browser.js';
 
 const REDIRECT = 'http://127.0.0.1:40404/cb';
 /** The audit log's default bound of events of one type from one address per minute. */
@@ -43,16 +42,7 @@ afterAll(async () => {
 
 /** One failed sign-in from `from`: a fresh browser starts a flow and posts the login form. */
 async function failSignIn(from: string, email: string): Promise<number> {
-  const browser = new FormBrowser(auth.issuer, { localAddress: from });
-  const q = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    scope: 'openid',
-    code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
-    code_challenge_method: 'S256',
-  });
-  const page = await browser.follow(`${auth.issuer}/oauth/authorize?${q}`);
+  const { browser, page } = await openSignInFrom(auth.issuer, { clientId, redirectUri: REDIRECT }, from);
   const answer = await browser.request(formAction(page.body, '/login')!, {
     form: { csrf: inputValue(page.body, 'csrf')!, email, password: 'a guess' },
   });

@@ -2,9 +2,9 @@
  * The security audit log: the events of a whole session end up in MongoDB with the request id, are
  * queryable by type, client and time, and never contain a token, code or password.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, FormBrowser } from '../../../test-support/form-browser.js';
 import type { AuditEvent } from '../src/audit/audit-log.js';
 
@@ -12,11 +12,13 @@ const insecure = { execute: [oidc.allowInsecureRequests] };
 const REDIRECT = 'http://127.0.0.1:50505/cb';
 let auth: TestAuthServer;
 
-beforeAll(async () => {
-  // No refresh grace period, so the reuse below is a replay at once (refresh-grace.test.ts covers the window).
-  auth = await startTestAuthServer({ RATE_LIMIT_REGISTRATION: '5', REFRESH_REUSE_GRACE: '0' });
-});
-afterAll(() => auth.stop());
+// No refresh grace period, so the reuse below is a replay at once (refresh-grace.test.ts covers the window).
+authServerForFile(
+  (started) => {
+    auth = started;
+  },
+  { RATE_LIMIT_REGISTRATION: '5', REFRESH_REUSE_GRACE: '0' },
+);
 
 async function eventually(check: () => Promise<AuditEvent[]>, count: number): Promise<AuditEvent[]> {
   for (let i = 0; i < 50; i++) {

@@ -4,31 +4,28 @@
  * per address (one address's flood leaves others alone), answers the browser with an error page
  * (it is a browser route), and counts only the request that starts a flow.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { readAnswer, type TextAnswer as Answer } from '../../../test-support/raw-http.js';
 
 const REDIRECT = 'http://127.0.0.1:40405/cb';
 let auth: TestAuthServer;
 let clientId: string;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer({ RATE_LIMIT_AUTHORIZATION: '3' });
-  const res = await fetch(`${auth.issuer}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [REDIRECT] }),
-  });
-  clientId = ((await res.json()) as { client_id: string }).client_id;
-});
-afterAll(() => auth.stop());
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
+authServerForFile(
+  async (started) => {
+    auth = started;
+    const res = await fetch(`${auth.issuer}/api/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+    });
+    clientId = ((await res.json()) as { client_id: string }).client_id;
+  },
+  { RATE_LIMIT_AUTHORIZATION: '3' },
+);
 
 /** GET /oauth/authorize for a fresh flow, sent from `localAddress` (all of 127.0.0.0/8 reaches lo). */
 function authorizeFrom(localAddress: string): Promise<Answer> {
@@ -45,13 +42,7 @@ function authorizeFrom(localAddress: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
       { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, localAddress },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-        );
-      },
+      (res) => resolve(readAnswer(res)),
     );
     req.on('error', reject);
     req.end();

@@ -3,8 +3,8 @@
  * is a redirect to its registered redirect URI carrying `error`, `state` and `iss` (RFC 9207); an
  * error about the client or the redirect URI itself is an HTML page, never a redirect.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, formAction, FormBrowser } from '../../../test-support/form-browser.js';
 import {
   authorizationUrl,
@@ -16,7 +16,7 @@ import {
   obtainCode,
   pkce,
   REDIRECT,
-  registerClient,
+  registerPublicAndConfidential,
   tokenRequest,
   type HttpResult,
   type TestClient,
@@ -26,12 +26,10 @@ let auth: TestAuthServer;
 let client: TestClient;
 let confidential: TestClient;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-  client = await registerClient(auth);
-  confidential = await registerClient(auth, { token_endpoint_auth_method: 'client_secret_post' });
+authServerForFile(async (started) => {
+  auth = started;
+  [client, confidential] = await registerPublicAndConfidential(auth);
 });
-afterAll(() => auth.stop());
 
 /** The parameters of a valid authorization request for `client`, with `state`. */
 function validParams(

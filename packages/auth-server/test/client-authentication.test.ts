@@ -5,14 +5,14 @@
  * `client_secret_post` alone, so a public client cannot introspect with its client id. Real server,
  * real Redis.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
   credentials,
   expectOAuthError,
   isActive,
   postForm,
-  registerClient,
+  registerPublicAndConfidential,
   signIn,
   type TestClient,
   type Tokens,
@@ -23,13 +23,11 @@ let publicClient: TestClient;
 let confidential: TestClient;
 let tokens: Tokens;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-  publicClient = await registerClient(auth);
-  confidential = await registerClient(auth, { token_endpoint_auth_method: 'client_secret_post' });
+authServerForFile(async (started) => {
+  auth = started;
+  [publicClient, confidential] = await registerPublicAndConfidential(auth);
   tokens = await signIn(auth, confidential, { scope: 'openid courses:read' });
 });
-afterAll(() => auth.stop());
 
 const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;

@@ -6,20 +6,22 @@
  * And the refresh-token reuse window for a bound grant: the same key is the same installation,
  * whatever its address; another key (or none) is theft.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import {
+  authServerForFile,
+  startSecondInstance,
+  type TestAuthServer,
+} from '../../../test-support/auth-server.js';
 import { DpopKey, signInWithDpop, tokenEndpoint } from '../../../test-support/dpop.js';
 import { postFormFrom } from '../../../test-support/from-address.js';
-import { freePort } from '../../../test-support/processes.js';
-import { createLogger } from '../src/logger.js';
-import { startAuthServer, type RunningAuthServer } from '../src/server.js';
+import type { RunningAuthServer } from '../src/server.js';
 import {
   credentials,
   expectOAuthError,
   get,
   introspect,
   isActive,
-  registerClient,
+  registerPublicAndConfidential,
   signIn,
   tokenRequest,
   type HttpResult,
@@ -31,15 +33,11 @@ let second: RunningAuthServer;
 let publicClient: TestClient;
 let confidential: TestClient;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-  second = await startAuthServer({ ...auth.config, port: await freePort() }, createLogger('silent'));
-  publicClient = await registerClient(auth);
-  confidential = await registerClient(auth, { token_endpoint_auth_method: 'client_secret_post' });
-});
-afterAll(async () => {
-  await second?.close();
-  await auth?.stop();
+afterAll(() => second?.close()); // runs before the hooks below stop the first instance
+authServerForFile(async (started) => {
+  auth = started;
+  second = await startSecondInstance(auth);
+  [publicClient, confidential] = await registerPublicAndConfidential(auth);
 });
 
 interface Issued {

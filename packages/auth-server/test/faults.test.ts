@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { signInAsAdmin } from '../../../test-support/openid-client.js';
 import {
   ADMIN,
   dropAuthStorage,
@@ -17,44 +18,18 @@ import {
 } from '../../../test-support/auth-server.js';
 import { loadConfig } from '../src/config.js';
 import { AUTH_SERVER_NODE_FLAGS } from '../src/node-flags.js';
-import {
-  authorizeInBrowser,
-  FormBrowser,
-  formAction,
-  inputValue,
-} from '../../../test-support/form-browser.js';
+import { FormBrowser, formAction, inputValue } from '../../../test-support/form-browser.js';
 import { privateMongo, privateRedis, type ServerProcess } from '../../../test-support/private-servers.js';
 import { httpAnswers, startProcess, waitUntil } from '../../../test-support/processes.js';
 
-const insecure = { execute: [oidc.allowInsecureRequests] };
 const REDIRECT = 'http://127.0.0.1:47000/cb';
 const cleanups: Array<() => Promise<unknown>> = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c().catch(() => undefined);
 });
 
-async function signIn(issuer: string, scope = 'openid profile courses:read') {
-  const config = await oidc.dynamicClientRegistration(
-    new URL(issuer),
-    { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
-    oidc.None(),
-    insecure,
-  );
-  const verifier = oidc.randomPKCECodeVerifier();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT,
-    scope,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  });
-  const callback = await authorizeInBrowser(new FormBrowser(issuer), url.href, ADMIN);
-  return {
-    config,
-    callback,
-    verifier,
-    tokens: await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier }),
-  };
-}
+const signIn = (issuer: string, scope = 'openid profile courses:read') =>
+  signInAsAdmin(issuer, REDIRECT, scope);
 
 const form = (body: Record<string, string>) => ({
   method: 'POST',

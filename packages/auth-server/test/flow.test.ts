@@ -4,12 +4,12 @@
  * (public and confidential), authorization with PKCE through the real login and consent forms, code
  * exchange with `iss` checked, userinfo, refresh, revocation, and introspection before and after.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
 import {
   ADMIN,
+  authServerForFile,
   INTROSPECTOR,
-  startTestAuthServer,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, FormBrowser } from '../../../test-support/form-browser.js';
@@ -20,11 +20,10 @@ const REDIRECT = 'http://127.0.0.1:53682/callback';
 let auth: TestAuthServer;
 let issuer: URL;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
+authServerForFile(async (started) => {
+  auth = started;
   issuer = new URL(auth.issuer);
 });
-afterAll(() => auth.stop());
 
 /** Runs authorize → login → consent → code exchange for a client; returns the token response. */
 async function signIn(config: oidc.Configuration, scope: string, extra: Record<string, string> = {}) {

@@ -4,8 +4,8 @@
  * 401 `invalid_client`, and a client can revoke its own tokens but not another client's (whose
  * tokens get the unknown token's answer, so revocation is no oracle).
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { INTROSPECTOR, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { authServerForFile, INTROSPECTOR, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
   credentials,
   expectOAuthError,
@@ -13,6 +13,7 @@ import {
   isActive,
   postForm,
   registerClient,
+  registerPublicAndConfidential,
   revoke,
   signIn,
   type TestClient,
@@ -25,13 +26,11 @@ let confidential: TestClient;
 /** Tokens of `publicClient`, not bound to a resource. */
 let tokens: Tokens;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-  publicClient = await registerClient(auth);
-  confidential = await registerClient(auth, { token_endpoint_auth_method: 'client_secret_post' });
+authServerForFile(async (started) => {
+  auth = started;
+  [publicClient, confidential] = await registerPublicAndConfidential(auth);
   tokens = await signIn(auth, publicClient, { scope: 'openid courses:read' });
 });
-afterAll(() => auth.stop());
 
 describe('POST /api/oauth/introspect', () => {
   it('shows the static introspection client aud for a token obtained with resource=<issuer>', async () => {

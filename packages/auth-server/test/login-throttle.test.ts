@@ -5,14 +5,14 @@
  * account itself only ever gets a small bounded delay, the owner signing in from another address with
  * the right password gets in within seconds, and the audit log names the attack and its addresses.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createHash, randomBytes } from 'node:crypto';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
-  FormBrowser,
   formAction,
+  FormBrowser,
   inputValue,
   openAccountPage,
+  openSignInFrom,
   type Page,
 } from '../../../test-support/form-browser.js';
 
@@ -24,35 +24,26 @@ const ACCOUNT_DELAY_MS = 1000;
 let auth: TestAuthServer;
 let clientId: string;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer({
+authServerForFile(
+  async (started) => {
+    auth = started;
+    const res = await fetch(`${auth.issuer}/api/oauth/register`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+    });
+    clientId = ((await res.json()) as { client_id: string }).client_id;
+  },
+  {
     LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: String(PER_PAIR),
     LOGIN_MAX_FAILURES_PER_ADDRESS: String(PER_ADDRESS),
     LOGIN_ACCOUNT_DELAY_AFTER: String(ACCOUNT_DELAY_AFTER),
     LOGIN_ACCOUNT_DELAY_MS: String(ACCOUNT_DELAY_MS),
-  });
-  const res = await fetch(`${auth.issuer}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
-  });
-  clientId = ((await res.json()) as { client_id: string }).client_id;
-});
-afterAll(() => auth.stop());
+  },
+);
 
 /** A fresh browser at `from` on the sign-in page of a new flow. */
-async function openSignIn(from: string): Promise<{ browser: FormBrowser; page: Page }> {
-  const browser = new FormBrowser(auth.issuer, { localAddress: from });
-  const q = new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: REDIRECT,
-    scope: 'openid',
-    code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
-    code_challenge_method: 'S256',
-  });
-  return { browser, page: await browser.follow(`${auth.issuer}/oauth/authorize?${q}`) };
-}
+const openSignIn = (from: string) => openSignInFrom(auth.issuer, { clientId, redirectUri: REDIRECT }, from);
 
 /** Posts the sign-in form of `page`. */
 function postSignIn(

@@ -27,6 +27,7 @@ export {
   REDIRECT,
   register,
   registerClient,
+  registerPublicAndConfidential,
   tokenRequest,
   type HttpResult,
 } from '../../../test-support/oauth-flow.js';

@@ -9,6 +9,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { OAUTH_ROUTES } from '@school/shared';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { readAnswer, type TextAnswer as Answer } from '../../../test-support/raw-http.js';
 
 /** The token endpoint's limit per client and address while these tests run. */
 const TOKEN_LIMIT = 3;
@@ -28,12 +29,6 @@ function variants(path: string): string[] {
     `${path.slice(0, last)}/x/..${path.slice(last)}`,
     `${path.slice(0, last + 1)}%${path.charCodeAt(last + 1).toString(16)}${path.slice(last + 2)}`,
   ];
-}
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
 }
 
 /** Sends one request with the path exactly as given. */
@@ -63,13 +58,7 @@ function send(
             : {}),
         },
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-        );
-      },
+      (res) => resolve(readAnswer(res)),
     );
     req.on('error', reject);
     req.end(body);

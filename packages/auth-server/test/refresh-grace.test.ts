@@ -9,19 +9,18 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import {
+  authServerForFile,
   isolatedAuthEnv,
-  startTestAuthServer,
+  startSecondInstance,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { postFormFrom } from '../../../test-support/from-address.js';
-import { freePort } from '../../../test-support/processes.js';
 import { connectedApps } from '../src/account-pages/connected-apps.js';
 import type { AuditEventType } from '../src/audit/audit-log.js';
 import { loadConfig } from '../src/config.js';
-import { createLogger } from '../src/logger.js';
-import { startAuthServer, type RunningAuthServer } from '../src/server.js';
+import type { RunningAuthServer } from '../src/server.js';
 import {
   credentials,
   expectOAuthError,
@@ -40,16 +39,15 @@ let second: RunningAuthServer;
 let client: TestClient;
 const WINDOW_SECONDS = 3;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer({ REFRESH_REUSE_GRACE: String(WINDOW_SECONDS) });
-  // A second instance of the same deployment: same issuer, Redis prefix, database and keys.
-  second = await startAuthServer({ ...auth.config, port: await freePort() }, createLogger('silent'));
-  client = await registerClient(auth);
-});
-afterAll(async () => {
-  await second?.close();
-  await auth?.stop();
-});
+afterAll(() => second?.close()); // runs before the hooks below stop the first instance
+authServerForFile(
+  async (started) => {
+    auth = started;
+    second = await startSecondInstance(auth);
+    client = await registerClient(auth);
+  },
+  { REFRESH_REUSE_GRACE: String(WINDOW_SECONDS) },
+);
 
 interface Refreshed {
   access_token: string;

@@ -2,24 +2,17 @@
  * State lives in Redis and the signing keys in their file: a restarted auth server (a new provider,
  * new connections, the keys read back from disk) honours what the previous one issued.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
-import {
-  ADMIN,
-  INTROSPECTOR,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
-import { authorizeInBrowser, FormBrowser } from '../../../test-support/form-browser.js';
+import { insecure, signInAsAdmin } from '../../../test-support/openid-client.js';
+import { authServerForFile, INTROSPECTOR, type TestAuthServer } from '../../../test-support/auth-server.js';
 
-const insecure = { execute: [oidc.allowInsecureRequests] };
 const REDIRECT = 'http://127.0.0.1:61000/cb';
 let auth: TestAuthServer;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
+authServerForFile((started) => {
+  auth = started;
 });
-afterAll(() => auth.stop());
 
 async function jwks(): Promise<unknown> {
   return (await fetch(`${auth.issuer}/api/oauth/jwks`)).json();
@@ -28,21 +21,11 @@ async function jwks(): Promise<unknown> {
 describe('an auth server restart', () => {
   it('keeps refresh tokens, consumed codes and signing keys', async () => {
     const issuer = new URL(auth.issuer);
-    const config = await oidc.dynamicClientRegistration(
-      issuer,
-      { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' },
-      oidc.None(),
-      insecure,
+    const { config, callback, verifier, tokens } = await signInAsAdmin(
+      auth.issuer,
+      REDIRECT,
+      'openid profile posts:read',
     );
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT,
-      scope: 'openid profile posts:read',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-    });
-    const callback = await authorizeInBrowser(new FormBrowser(auth.issuer), url.href, ADMIN);
-    const tokens = await oidc.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier });
     const keysBefore = await jwks();
     const kidBefore =
       tokens.claims() &&

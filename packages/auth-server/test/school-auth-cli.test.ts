@@ -9,12 +9,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import {
   ADMIN,
+  authServerForFile,
   operatorCommandEnv,
   runSchoolAuth,
-  startTestAuthServer,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { signIn as flowSignIn } from '../../../test-support/oauth-flow.js';
@@ -24,10 +24,9 @@ import { registerClient } from './oauth-http.js';
 
 let auth: TestAuthServer;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
+authServerForFile((started) => {
+  auth = started;
 });
-afterAll(() => auth.stop());
 
 const run = (...args: string[]) => runSchoolAuth(auth.config, args);
 

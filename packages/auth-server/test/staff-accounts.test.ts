@@ -6,8 +6,8 @@
  * is audited with the acting admin's id.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { signIn as flowSignIn } from '../../../test-support/oauth-flow.js';
 import { isActive, registerClient, tokenRequest } from './oauth-http.js';
 import {
@@ -22,11 +22,13 @@ const STAFF_PAGE = '/oauth/account/staff';
 let auth: TestAuthServer;
 let adminId: string;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer({ LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '3' });
-  adminId = (await auth.running.accounts.idOf(ADMIN.email))!;
-});
-afterAll(() => auth.stop());
+authServerForFile(
+  async (started) => {
+    auth = started;
+    adminId = (await auth.running.accounts.idOf(ADMIN.email))!;
+  },
+  { LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '3' },
+);
 
 const newEmail = () => `staff-${randomBytes(4).toString('hex')}@school.test`;
 

@@ -6,11 +6,11 @@
  * allowed the app, so the page is the same and each sign-in's grant stays its own. Real server, real
  * Redis, the real pages through the form browser.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import {
   ADMIN,
+  authServerForFile,
   INTROSPECTOR,
-  startTestAuthServer,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { checkboxValues, FormBrowser, formAction, type Page } from '../../../test-support/form-browser.js';
@@ -31,10 +31,9 @@ import {
 
 let auth: TestAuthServer;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
+authServerForFile((started) => {
+  auth = started;
 });
-afterAll(() => auth.stop());
 
 /** What the consent page says: the heading over the scopes, and the scope names it lists (in `<code>`). */
 function consentShown(page: Page): { heading: string; listed: string[] } {

@@ -4,8 +4,8 @@
  * every grant type but authorization_code and refresh_token, client authentication, resource
  * indicators, refresh-token reuse, and the RFC 6749 §5.2 shape with `Cache-Control: no-store`.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
   codeExchange,
   credentials,
@@ -16,6 +16,7 @@ import {
   pkce,
   postJson,
   registerClient,
+  registerPublicAndConfidential,
   signIn,
   tokenRequest,
   type TestClient,
@@ -25,14 +26,15 @@ let auth: TestAuthServer;
 let client: TestClient;
 let confidential: TestClient;
 
-beforeAll(async () => {
-  // No grace period: a rotated refresh token presented again is a replay at once (the grace period
-  // for concurrent clients has its own suite, refresh-grace.test.ts).
-  auth = await startTestAuthServer({ REFRESH_REUSE_GRACE: '0' });
-  client = await registerClient(auth);
-  confidential = await registerClient(auth, { token_endpoint_auth_method: 'client_secret_post' });
-});
-afterAll(() => auth.stop());
+// No grace period: a rotated refresh token presented again is a replay at once (the grace period
+// for concurrent clients has its own suite, refresh-grace.test.ts).
+authServerForFile(
+  async (started) => {
+    auth = started;
+    [client, confidential] = await registerPublicAndConfidential(auth);
+  },
+  { REFRESH_REUSE_GRACE: '0' },
+);
 
 describe('POST /api/oauth/token refuses an authorization code that is not acceptable', () => {
   it('refuses a replayed code with 400 invalid_grant and revokes the tokens of the first exchange', async () => {

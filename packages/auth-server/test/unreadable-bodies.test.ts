@@ -6,18 +6,19 @@
  * shape (the HTML error page under /oauth/, the RFC 6749 §5.2 JSON body elsewhere), never a 500, never
  * a stack trace.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { FormBrowser, formAction } from '../../../test-support/form-browser.js';
+import { readAnswer, type TextAnswer as Answer } from '../../../test-support/raw-http.js';
 
 let auth: TestAuthServer;
 let browser: FormBrowser;
 let interaction: string;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
+authServerForFile(async (started) => {
+  auth = started;
   const registered = await fetch(`${auth.issuer}/api/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -39,13 +40,6 @@ beforeAll(async () => {
   const page = await browser.follow(`${auth.issuer}/oauth/authorize?${q}`);
   interaction = formAction(page.body, '/login')!.replace(/\/login$/, '');
 });
-afterAll(() => auth.stop());
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
 /** One raw POST (node:http, so the body and its headers go out exactly as given). */
 async function post(path: string, headers: Record<string, string>, body: Buffer): Promise<Answer> {
@@ -60,13 +54,7 @@ async function post(path: string, headers: Record<string, string>, body: Buffer)
         method: 'POST',
         headers: { ...headers, cookie, 'content-length': body.length },
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-        );
-      },
+      (res) => resolve(readAnswer(res)),
     );
     // The server may answer and close before it has read a large body.
     req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' ? undefined : reject(err)));

@@ -3,8 +3,8 @@
  * resource-bound access token, or one without `openid`, is refused with a Bearer challenge
  * (RFC 6750 §3) and an RFC 6749-shaped JSON body.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
   credentials,
   expectOAuthError,
@@ -19,11 +19,10 @@ import {
 let auth: TestAuthServer;
 let client: TestClient;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
+authServerForFile(async (started) => {
+  auth = started;
   client = await registerClient(auth);
 });
-afterAll(() => auth.stop());
 
 function userinfo(token?: string, headers: Record<string, string> = {}): Promise<HttpResult> {
   return get(`${auth.issuer}/api/oauth/userinfo`, {

@@ -5,8 +5,8 @@
  * session ends, the apps keep their tokens), the forms' CSRF and Origin checks, and the audit events.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
   FormBrowser,
   formAction,
@@ -20,11 +20,13 @@ import { isActive, registerClient } from './oauth-http.js';
 const PAGE = '/oauth/account/account';
 let auth: TestAuthServer;
 
-beforeAll(async () => {
-  // Three wrong passwords of one account from one address lock that pair (the sign-in page's rule).
-  auth = await startTestAuthServer({ LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '3' });
-});
-afterAll(() => auth.stop());
+// Three wrong passwords of one account from one address lock that pair (the sign-in page's rule).
+authServerForFile(
+  (started) => {
+    auth = started;
+  },
+  { LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '3' },
+);
 
 /** A new staff account of its own for each test. */
 async function newPerson(): Promise<{ id: string; email: string; password: string }> {

@@ -9,15 +9,15 @@
  * Operations of an area run in life-cycle order (list, create, get, update, ..., delete), so writes
  * act on what the test created and never on seeded data other tests read.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { AREAS } from '@school/shared';
 import { REGISTRY } from '../src/areas/index.js';
 import { scopeOf, type Operation } from '../src/lib/operation.js';
 import { seedSchool } from '../src/seed/seed-school.js';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import type { TestAuthServer } from '../../../test-support/auth-server.js';
 import {
+  authAndApiForFile,
   call,
-  startTestResourceApi,
   type Answer,
   type TestResourceApi,
 } from '../../../test-support/resource-api.js';
@@ -28,16 +28,12 @@ let api: TestResourceApi;
 let tokens: TokenSource;
 let prm: string;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-  api = await startTestResourceApi(auth);
+authAndApiForFile(async (startedAuth, startedApi) => {
+  auth = startedAuth;
+  api = startedApi;
   await seedSchool(api.running.connection);
   tokens = new TokenSource(auth);
   prm = `${auth.issuer}/.well-known/oauth-protected-resource`;
-});
-afterAll(async () => {
-  await api?.stop();
-  await auth?.stop();
 });
 
 const RANK: Record<string, number> = { list: 0, create: 1, upload: 1, get: 2, update: 3, delete: 9 };

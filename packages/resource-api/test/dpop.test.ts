@@ -5,11 +5,12 @@
  * one for another URL, method or token, another key's, an old one, a missing one, or the bound token
  * sent as Bearer are each 401 with the RFC 9449 challenge; bearer tokens work exactly as before.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import type { TestAuthServer } from '../../../test-support/auth-server.js';
 import { DpopKey, signInWithDpop } from '../../../test-support/dpop.js';
 import { registerClient } from '../../../test-support/oauth-flow.js';
 import {
+  authAndApiForFile,
   call,
   startTestResourceApi,
   type Answer,
@@ -26,20 +27,16 @@ let base: string;
 
 const PATH = '/api/v1/students';
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-  api = await startTestResourceApi(auth);
+afterAll(() => other?.stop()); // runs before the hooks below stop the API and the auth server
+authAndApiForFile(async (startedAuth, startedApi) => {
+  auth = startedAuth;
+  api = startedApi;
   other = await startTestResourceApi(auth);
   base = auth.issuer; // BASE_URL: the URL clients call (the edge in a deployment)
   key = await DpopKey.create();
   const client = await registerClient(auth);
   const res = await signInWithDpop(auth, client, key, { scope: 'students:read' });
   bound = (res.body as { access_token: string }).access_token;
-});
-afterAll(async () => {
-  await other?.stop();
-  await api?.stop();
-  await auth?.stop();
 });
 
 /** A call of PATH at `at` with the DPoP scheme and `proof` (none when undefined). */

@@ -2,12 +2,12 @@
  * Token lifetime against the cache: with 2-second access tokens, a token that was cached while valid
  * is refused once its `exp` has passed, although the cache bound (60 s) has not.
  */
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { expect, it } from '@jest/globals';
+import type { TestAuthServer } from '../../../test-support/auth-server.js';
 import {
+  authAndApiForFile,
   call,
   introspectionCounter,
-  startTestResourceApi,
   type TestResourceApi,
 } from '../../../test-support/resource-api.js';
 import { TokenSource } from '../../../test-support/tokens.js';
@@ -16,15 +16,14 @@ let auth: TestAuthServer;
 let api: TestResourceApi;
 let tokens: TokenSource;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer({ ACCESS_TOKEN_TTL: '2' });
-  api = await startTestResourceApi(auth, { INTROSPECTION_CACHE_TTL: '60' });
-  tokens = new TokenSource(auth);
-});
-afterAll(async () => {
-  await api?.stop();
-  await auth?.stop();
-});
+authAndApiForFile(
+  async (startedAuth, startedApi) => {
+    auth = startedAuth;
+    api = startedApi;
+    tokens = new TokenSource(auth);
+  },
+  { auth: { ACCESS_TOKEN_TTL: '2' }, api: { INTROSPECTION_CACHE_TTL: '60' } },
+);
 
 it('refuses a cached token after its exp with 401 invalid_token', async () => {
   const counter = introspectionCounter(auth);

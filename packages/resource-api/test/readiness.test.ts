@@ -2,10 +2,11 @@
  * Readiness checks what serving needs, introspection with the API's own credentials included, and
  * liveness stays cheap, against the real auth server.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import type { TestAuthServer } from '../../../test-support/auth-server.js';
 import { freePort } from '../../../test-support/processes.js';
 import {
+  authAndApiForFile,
   call,
   introspectionCounter,
   startTestResourceApi,
@@ -15,13 +16,9 @@ import {
 let auth: TestAuthServer;
 let api: TestResourceApi;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-  api = await startTestResourceApi(auth);
-});
-afterAll(async () => {
-  await api?.stop();
-  await auth?.stop();
+authAndApiForFile(async (startedAuth, startedApi) => {
+  auth = startedAuth;
+  api = startedApi;
 });
 
 /** A resource API started with `env` for the duration of `use`. */

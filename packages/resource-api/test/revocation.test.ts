@@ -4,11 +4,12 @@
  * auth server's /api/oauth/revoke, and both refuse it on the very next request. Deleting a client
  * ends its tokens the same way, and a token whose client vanished is refused (401), not a 503.
  */
-import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { afterAll, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { deleteClient } from '../../auth-server/src/provider/operator-clients.js';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import type { TestAuthServer } from '../../../test-support/auth-server.js';
 import {
+  authAndApiForFile,
   call,
   introspectionCounter,
   startTestResourceApi,
@@ -21,14 +22,12 @@ let one: TestResourceApi;
 let two: TestResourceApi;
 let tokens: TokenSource;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-  [one, two] = await Promise.all([startTestResourceApi(auth), startTestResourceApi(auth)]);
+afterAll(() => two?.stop()); // runs before the hooks below stop the first instance and the auth server
+authAndApiForFile(async (startedAuth, startedApi) => {
+  auth = startedAuth;
+  one = startedApi;
+  two = await startTestResourceApi(auth);
   tokens = new TokenSource(auth);
-});
-afterAll(async () => {
-  await Promise.all([one?.stop(), two?.stop()]);
-  await auth?.stop();
 });
 
 /** Both instances accept the token, and it is in both caches (a repeat makes no introspection call). */

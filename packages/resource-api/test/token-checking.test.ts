@@ -12,9 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '../../auth-server/src/logger.js';
 import { createLogger as createApiLogger } from '../src/logger.js';
 import { startAuthServer } from '../../auth-server/src/server.js';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import type { TestAuthServer } from '../../../test-support/auth-server.js';
 import { freePort } from '../../../test-support/processes.js';
 import {
+  authAndApiForFile,
   call,
   introspectionCounter,
   startTestResourceApi,
@@ -28,17 +29,16 @@ let tokens: TokenSource;
 let counter: ReturnType<typeof introspectionCounter>;
 let prm: string;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-  api = await startTestResourceApi(auth, { NEGATIVE_CACHE_SIZE: '5' });
-  tokens = new TokenSource(auth);
-  counter = introspectionCounter(auth);
-  prm = `${auth.issuer}/.well-known/oauth-protected-resource`;
-});
-afterAll(async () => {
-  await api?.stop();
-  await auth?.stop();
-});
+authAndApiForFile(
+  async (startedAuth, startedApi) => {
+    auth = startedAuth;
+    api = startedApi;
+    tokens = new TokenSource(auth);
+    counter = introspectionCounter(auth);
+    prm = `${auth.issuer}/.well-known/oauth-protected-resource`;
+  },
+  { api: { NEGATIVE_CACHE_SIZE: '5' } },
+);
 
 const fresh = async (scope = 'students:read', resource?: string) =>
   (await tokens.fresh([scope], resource ? { resource } : {})).access_token;

@@ -13,6 +13,7 @@ import { scopeOf } from '../src/lib/operation.js';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
 import { startTestResourceApi, type TestResourceApi } from '../../../test-support/resource-api.js';
 import { TokenSource } from '../../../test-support/tokens.js';
+import { readAnswer, type TextAnswer as Answer } from '../../../test-support/raw-http.js';
 
 const OPERATIONS = REGISTRY.flatMap((a) => a.operations).filter((op) => op.body);
 let auth: TestAuthServer;
@@ -30,12 +31,6 @@ afterAll(async () => {
   await auth?.stop();
 });
 
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
 function send(method: string, path: string, headers: Record<string, string>, body: Buffer): Promise<Answer> {
   const url = new URL(path, api.url);
   return new Promise((resolve, reject) => {
@@ -47,13 +42,7 @@ function send(method: string, path: string, headers: Record<string, string>, bod
         method,
         headers: { ...headers, authorization: `Bearer ${token}`, 'content-length': body.length },
       },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks).toString() }),
-        );
-      },
+      (res) => resolve(readAnswer(res)),
     );
     // The API may answer and close before it has read a large body.
     req.on('error', (err: NodeJS.ErrnoException) => (err.code === 'EPIPE' ? undefined : reject(err)));
