@@ -29,7 +29,7 @@ export function scopeUseFromIntrospection(opts: {
     await next();
     const oidc = (ctx as unknown as KoaContextWithOIDC).oidc;
     if (oidc?.route !== 'introspection' || ctx.status !== 200) return;
-    const scope = (oidc.body)?.[USED_SCOPE_PARAMETER];
+    const scope = oidc.body?.[USED_SCOPE_PARAMETER];
     const token = oidc.entities.AccessToken;
     const asker = oidc.client;
     if (typeof scope !== 'string' || !token?.grantId || !asker) return;
