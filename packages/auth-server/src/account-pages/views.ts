@@ -180,19 +180,19 @@ function appCard(app: ConnectedApp, csrf: string): SafeHtml {
       }
     </dl>
     ${scopeUseTable(app)}
-    <div class="actions">
-      ${
-        canDropUnused(app)
-          ? html`<form method="post" action="${ACCOUNT_PATH}/apps/drop-unused">
-              ${hidden}
-              <button type="submit" class="secondary">Drop unused scopes</button>
-            </form>`
-          : ''
-      }
+    ${
+      canDropUnused(app)
+        ? html`<form method="post" action="${ACCOUNT_PATH}/apps/drop-unused">
+            ${hidden}
+            <button type="submit" class="secondary">Drop unused scopes</button>
+          </form>`
+        : ''
+    }
+    <p>
       <a href="${ACCOUNT_PATH}/apps/revoke?${new URLSearchParams({ client_id: app.clientId }).toString()}"
         >Revoke access…</a
       >
-    </div>
+    </p>
   </section>`;
 }
 
