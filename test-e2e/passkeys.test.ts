@@ -412,8 +412,23 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await expect(row.innerText()).resolves.toMatch(
       /\d{4}-\d\d-\d\d \d\d:\d\d UTC[\s\S]*\d{4}-\d\d-\d\d \d\d:\d\d UTC/,
     );
-    await row.locator('button:has-text("Remove")').click();
+    // Remove asks first, on a page of its own naming the passkey.
+    await row.locator('a:has-text("Remove")').click();
+    await laptop.page.waitForSelector('h1:has-text("Remove this passkey?")');
+    await expect(laptop.page.innerText('main')).resolves.toContain('Office laptop');
+    await inspectPage(laptop.page, 'remove-passkey-confirm');
+    const confirmUrl = laptop.page.url();
+    await laptop.page.click('button:has-text("Remove the passkey")');
     await laptop.page.waitForSelector('text=The passkey is removed');
+    // Its confirmation page, asked again, knows it is gone; another person's id is no different.
+    for (const url of [
+      confirmUrl,
+      `${stack.baseUrl}/oauth/account/account/passkeys/remove?passkey_id=someone-else`,
+    ]) {
+      const again = await laptop.page.goto(url);
+      expect(again?.status()).toBe(404);
+      await expect(laptop.page.innerText('main')).resolves.toContain('You have no such passkey any more.');
+    }
     await expect(laptop.page.innerText('main')).resolves.toContain('You have no passkey yet.');
     await auditEvents('passkey_removed');
 

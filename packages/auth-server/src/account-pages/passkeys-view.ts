@@ -29,7 +29,7 @@ export interface PasskeySections {
   passkeyName?: string;
 }
 
-function passkeyRows(passkeys: PasskeyView[], csrf: SafeHtml): SafeHtml {
+function passkeyRows(passkeys: PasskeyView[]): SafeHtml {
   if (passkeys.length === 0) return html`<p>You have no passkey yet.</p>`;
   return html`<table>
     <thead>
@@ -48,10 +48,11 @@ function passkeyRows(passkeys: PasskeyView[], csrf: SafeHtml): SafeHtml {
             <td data-label="Added" class="nowrap">${when(p.createdAt)}</td>
             <td data-label="Last used" class="nowrap">${when(p.lastUsedAt)}</td>
             <td data-label="Action">
-              <form method="post" action="${ACCOUNT_PATH}/account/passkeys/remove">
-                ${csrf}<input type="hidden" name="passkey_id" value="${p.id}" />
-                <button type="submit" class="danger" aria-label="Remove the passkey ${p.name}">Remove</button>
-              </form>
+              <a
+                href="${ACCOUNT_PATH}/account/passkeys/remove?${new URLSearchParams({ passkey_id: p.id }).toString()}"
+                aria-label="Remove the passkey ${p.name}…"
+                >Remove…</a
+              >
             </td>
           </tr>`,
       )}
@@ -77,7 +78,7 @@ export function passkeySections(p: PasskeySections, csrf: SafeHtml): SafeHtml {
         A passkey signs you in with this device’s screen lock or a security key instead of your password, and
         cannot be typed into a fake site.
       </p>
-      ${passkeyRows(p.passkeys, csrf)}
+      ${passkeyRows(p.passkeys)}
       <form
         method="post"
         action="${ACCOUNT_PATH}/account/passkeys"

@@ -73,6 +73,29 @@ export function signOutEverywhereConfirmPage(p: { account: AccountProfile; csrf:
   );
 }
 
+/** Remove passkey's confirmation page, whose form removes it. */
+export function removePasskeyConfirmPage(p: {
+  account: AccountProfile;
+  csrf: string;
+  passkey: { id: string; name: string };
+}): string {
+  return accountPage(
+    'Remove this passkey?',
+    p.account,
+    'account',
+    html`<p>
+        The passkey <strong><bdi>${p.passkey.name}</bdi></strong> will no longer sign you in. Sign in with
+        another passkey, a recovery code or your password instead.
+      </p>
+      <form method="post" action="${ACCOUNT_PATH}/account/passkeys/remove">
+        <input type="hidden" name="csrf" value="${p.csrf}" />
+        <input type="hidden" name="passkey_id" value="${p.passkey.id}" />
+        <button type="submit" class="danger">Remove the passkey</button>
+      </form>
+      <p><a href="${ACCOUNT_PATH}/account">Cancel: keep it</a></p>`,
+  );
+}
+
 /** After signing out everywhere. */
 export function signedOutEverywherePage(): string {
   return layout(

@@ -27,6 +27,7 @@ import type { Passkeys } from '../passkeys/passkeys.js';
 import { PASSKEY_NAME_MAX } from './passkeys-view.js';
 import { accountPath, type AccountContext, type AccountStep } from './signed-in.js';
 import {
+  removePasskeyConfirmPage,
   signOutEverywhereConfirmPage,
   signedOutEverywherePage,
   yourAccountPage,
@@ -75,6 +76,7 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
   show: AccountStep;
   changePassword: AccountStep<{ form: ChangePasswordForm }>[];
   confirmSignOutEverywhere: AccountStep;
+  confirmRemovePasskey: AccountStep;
   signOutEverywhere: AccountStep<{ form: z.infer<typeof signOutEverywhereForm> }>;
   addPasskey: AccountStep<{ form: AddPasskeyForm }>;
   removePasskey: AccountStep<{ form: RemovePasskeyForm }>;
@@ -131,6 +133,12 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
   return {
     confirmSignOutEverywhere: async function confirmSignOutEverywhere(ctx) {
       sendPage(ctx, 200, signOutEverywhereConfirmPage(ctx.state));
+    },
+    confirmRemovePasskey: async function confirmRemovePasskey(ctx) {
+      const id = typeof ctx.query.passkey_id === 'string' ? ctx.query.passkey_id : '';
+      const passkey = (await passkeys.store.list(ctx.state.account._id)).find((p) => p.id === id);
+      if (!passkey) return answer(ctx, 404, 'You have no such passkey any more.');
+      sendPage(ctx, 200, removePasskeyConfirmPage({ ...ctx.state, passkey }));
     },
     show: async function showYourAccount(ctx) {
       const done = typeof ctx.query.done === 'string' ? DONE[ctx.query.done] : undefined;
