@@ -101,7 +101,8 @@ describe.each(Object.entries(SHAPES))('rendered for %s', (_shape, args) => {
     for (const p of ingress.spec.rules[0].http.paths) {
       expect(routes.some((r) => r.path === p.path)).toBe(true);
     }
-    expect(ingressTarget(ingress, '/')).toBeUndefined();
+    // The home page is `/` exactly: nothing below it goes anywhere the edge does not send it.
+    expect(ingressTarget(ingress, '/')).toBe('school-auth-server');
     expect(ingressTarget(ingress, '/admin')).toBeUndefined();
   });
 
