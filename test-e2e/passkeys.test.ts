@@ -259,6 +259,12 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await laptop.page.goto(`${stack.baseUrl}/oauth/account/account`);
     await expect(laptop.page.innerText('main')).resolves.toContain('You have 10 unused recovery codes.');
     await expect(laptop.page.locator('ul.codes').count()).resolves.toBe(0); // shown once
+    // With unused codes, making new ones asks first; Cancel keeps them (they sign in further down).
+    await laptop.page.click('a:has-text("Make new recovery codes")');
+    await laptop.page.waitForSelector('text=Your 10 unused recovery codes stop working');
+    await inspectPage(laptop.page, 'recovery-codes-confirm');
+    await laptop.page.click('a:has-text("Cancel")');
+    await expect(laptop.page.innerText('main')).resolves.toContain('You have 10 unused recovery codes.');
 
     const [registered] = await auditEvents('passkey_registered');
     expect(registered?.details).toEqual({ name: 'Office laptop' });

@@ -389,20 +389,23 @@ export const ENDPOINTS: readonly Endpoint[] = [
     cors: false,
   })),
   // The confirmation pages of destructive actions, each with its form.
-  ...['/clients/delete', '/apps/revoke', '/account/sign-out-everywhere', '/account/passkeys/remove'].map(
-    (page): Endpoint => ({
-      path: `${ACCOUNT_PATH}${page}`,
-      kind: 'page',
-      methods: [...READ, 'POST'],
-      cors: false,
-    }),
-  ),
+  ...[
+    '/clients/delete',
+    '/apps/revoke',
+    '/account/sign-out-everywhere',
+    '/account/passkeys/remove',
+    '/account/recovery-codes',
+  ].map((page): Endpoint => ({
+    path: `${ACCOUNT_PATH}${page}`,
+    kind: 'page',
+    methods: [...READ, 'POST'],
+    cors: false,
+  })),
   { path: `${ACCOUNT_PATH}/staff/confirm`, kind: 'page', methods: READ, cors: false },
   ...[
     '/apps/drop-unused',
     '/account/password',
     '/account/passkeys',
-    '/account/recovery-codes',
     '/staff/create',
     '/staff/unlock',
     '/staff/password-sign-in',

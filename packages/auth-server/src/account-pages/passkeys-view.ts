@@ -118,10 +118,14 @@ export function passkeySections(p: PasskeySections, csrf: SafeHtml): SafeHtml {
               Each one signs you in once if you lose your passkey.
             </p>`
       }
-      <form method="post" action="${ACCOUNT_PATH}/account/recovery-codes">
-        ${csrf}
-        <button type="submit" class="secondary">Make new recovery codes</button>
-      </form>
+      ${
+        left > 0 && !p.newRecoveryCodes
+          ? html`<p><a href="${ACCOUNT_PATH}/account/recovery-codes">Make new recovery codes…</a></p>`
+          : html`<form method="post" action="${ACCOUNT_PATH}/account/recovery-codes">
+              ${csrf}
+              <button type="submit" class="secondary">Make new recovery codes</button>
+            </form>`
+      }
     </section>
     ${scriptTags(p.nonce, [WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL])}`;
 }

@@ -101,6 +101,7 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   router.post('/account/passkeys', forms, signedIn, check(addPasskeyForm), own.addPasskey);
   router.get('/account/passkeys/remove', signedIn, own.confirmRemovePasskey);
   router.post('/account/passkeys/remove', forms, signedIn, check(removePasskeyForm), own.removePasskey);
+  router.get('/account/recovery-codes', signedIn, own.confirmNewRecoveryCodes);
   router.post('/account/recovery-codes', forms, signedIn, check(recoveryCodesForm), own.newRecoveryCodes);
   router.get('/staff', signedIn, requireAdmin, staff.show);
   router.post('/staff/create', forms, signedIn, requireAdmin, check(createStaffForm), staff.create);

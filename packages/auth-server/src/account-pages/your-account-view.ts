@@ -96,6 +96,28 @@ export function removePasskeyConfirmPage(p: {
   );
 }
 
+/** Make new recovery codes' confirmation page, when unused codes would stop working. */
+export function newRecoveryCodesConfirmPage(p: {
+  account: AccountProfile;
+  csrf: string;
+  left: number;
+}): string {
+  return accountPage(
+    'Make new recovery codes?',
+    p.account,
+    'account',
+    html`<p>
+        ${p.left === 1 ? 'Your unused recovery code stops' : `Your ${p.left} unused recovery codes stop`}
+        working at once. Ten new codes are shown once, on the next page: have a pen or a printer ready.
+      </p>
+      <form method="post" action="${ACCOUNT_PATH}/account/recovery-codes">
+        <input type="hidden" name="csrf" value="${p.csrf}" />
+        <button type="submit" class="danger">Make new recovery codes</button>
+      </form>
+      <p><a href="${ACCOUNT_PATH}/account">Cancel: keep the codes I have</a></p>`,
+  );
+}
+
 /** After signing out everywhere. */
 export function signedOutEverywherePage(): string {
   return layout(

@@ -27,6 +27,7 @@ import type { Passkeys } from '../passkeys/passkeys.js';
 import { PASSKEY_NAME_MAX } from './passkeys-view.js';
 import { accountPath, type AccountContext, type AccountStep } from './signed-in.js';
 import {
+  newRecoveryCodesConfirmPage,
   removePasskeyConfirmPage,
   signOutEverywhereConfirmPage,
   signedOutEverywherePage,
@@ -77,6 +78,7 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
   changePassword: AccountStep<{ form: ChangePasswordForm }>[];
   confirmSignOutEverywhere: AccountStep;
   confirmRemovePasskey: AccountStep;
+  confirmNewRecoveryCodes: AccountStep;
   signOutEverywhere: AccountStep<{ form: z.infer<typeof signOutEverywhereForm> }>;
   addPasskey: AccountStep<{ form: AddPasskeyForm }>;
   removePasskey: AccountStep<{ form: RemovePasskeyForm }>;
@@ -133,6 +135,16 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
   return {
     confirmSignOutEverywhere: async function confirmSignOutEverywhere(ctx) {
       sendPage(ctx, 200, signOutEverywhereConfirmPage(ctx.state));
+    },
+    confirmNewRecoveryCodes: async function confirmNewRecoveryCodes(ctx) {
+      const left = await passkeys.recoveryCodes.unused(ctx.state.account._id);
+      if (left === 0) {
+        // Nothing would stop working: the page's own form makes them without asking.
+        ctx.status = 303;
+        ctx.redirect(accountPath('account'));
+        return;
+      }
+      sendPage(ctx, 200, newRecoveryCodesConfirmPage({ ...ctx.state, left }));
     },
     confirmRemovePasskey: async function confirmRemovePasskey(ctx) {
       const id = typeof ctx.query.passkey_id === 'string' ? ctx.query.passkey_id : '';
