@@ -6,6 +6,7 @@
  * through the form browser.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { API_SCOPE_NAMES } from '@school/shared';
 import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
   checkboxValues,
@@ -102,6 +103,16 @@ describe('scope checkboxes on the consent page', () => {
     const consent = await consentPage(browser, client, 'openid email courses:read coupons:write');
     const tokens = await allow(browser, client, consent, { scope: ['email', 'coupons:write'] });
     expect(sorted(tokens.scope)).toEqual(['coupons:write', 'email', 'openid']);
+  });
+
+  it('grant every one of many scopes left ticked (more than the form parser keeps as a list)', async () => {
+    const client = await registerClient(auth, { client_name: 'Wide agent' });
+    const browser = new FormBrowser(auth.issuer);
+    const many = API_SCOPE_NAMES.slice(0, 25);
+    expect(many).toHaveLength(25);
+    const consent = await consentPage(browser, client, many.join(' '), auth.issuer);
+    const tokens = await allow(browser, client, consent, { scope: many }, auth.issuer);
+    expect(sorted(tokens.scope)).toEqual([...many].sort());
   });
 
   it('never grant what the request did not ask for, whatever the form says', async () => {

@@ -40,11 +40,16 @@ export type ConsentForm = z.infer<typeof consentForm>;
 
 /**
  * A field sent once or several times (ticked checkboxes) as a list of at most 100 values of at most
- * 100 characters; anything else reads as nothing ticked. What the list may name is decided against
- * the request (consent.ts), never here.
+ * 100 characters; anything else reads as nothing ticked. The form parser (co-body's qs) gives more
+ * than 20 repeats as an object keyed "0", "1", …, read here in that order. What the list may name is
+ * decided against the request (consent.ts), never here.
  */
 const ticked = z
-  .union([z.string().transform((s) => [s]), z.array(z.string())])
+  .union([
+    z.string().transform((s) => [s]),
+    z.array(z.string()),
+    z.record(z.string(), z.string()).transform((repeats) => Object.values(repeats)),
+  ])
   .catch([])
   .transform((list) => list.slice(0, 100).map((s) => s.slice(0, 100)));
 
