@@ -41,6 +41,17 @@ async function servedBy(requestId: string | null): Promise<string> {
   throw new Error(`no instance logged request ${requestId}`);
 }
 
+/** Waits until the auth servers' logs hold `count` introspection requests (at most 4 s). */
+async function introspectionsLogged(count: number): Promise<void> {
+  const logged = () =>
+    [0, 1]
+      .map((k) => stack.logs[instanceName('auth-server', k)]!.join(''))
+      .join('')
+      .split('"path":"/api/oauth/introspect"').length - 1;
+  for (let i = 0; i < 40 && logged() < count; i++) await new Promise((r) => setTimeout(r, 100));
+  expect(logged()).toBe(count);
+}
+
 /** The form browser, noting the request id of every answer it gets. */
 class NotingBrowser extends FormBrowser {
   readonly seen: { what: string; id: string | null }[] = [];
@@ -84,6 +95,9 @@ describe('two auth servers and two resource APIs behind the edge', () => {
         await fetch(`${stack.baseUrl}/api/v1/courses`, { headers: { authorization: `Bearer ${token}` } }),
       );
     for (let i = 0; i < 2; i++) expect((await api(tokens.access_token)).status).toBe(200);
+    // Each API instance also reports, unawaited, that courses:read was used (one more introspection
+    // each): wait for both, so that they take their turns of the round robin before the refresh.
+    await introspectionsLogged(4);
     const refresh = {
       grant_type: 'refresh_token',
       refresh_token: tokens.refresh_token,
@@ -106,8 +120,9 @@ describe('two auth servers and two resource APIs behind the edge', () => {
     const apis = served.filter((s) => s.by.startsWith('resource-api'));
     expect(auth.length).toBeGreaterThanOrEqual(10); // register, authorize … consent, token, refresh, revoke
     expect(apis.map((s) => s.what)).toEqual(['API', 'API', 'API', 'API']);
-    // The edge's round robin, with the API's two introspections (two token-cache misses, one per API
-    // instance) in between: every request of the flow went to the other instance than the one before.
+    // The edge's round robin, with the API's four introspections (two token-cache misses and two
+    // scope-use reports, one of each per API instance) in between: every request of the flow went to
+    // the other instance than the one before.
     for (const list of [auth, apis]) {
       for (let i = 1; i < list.length; i++) {
         expect(`${list[i]!.what} on ${list[i]!.by}`).not.toBe(`${list[i]!.what} on ${list[i - 1]!.by}`);
