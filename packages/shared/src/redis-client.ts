@@ -67,7 +67,7 @@ function credentials(url: string): RedisOptions {
 const FAIL_FAST: RedisOptions = { enableOfflineQueue: false, maxRetriesPerRequest: 1 };
 const KEEP_TRYING: RedisOptions = { maxRetriesPerRequest: null };
 /** How long one connection attempt may take, and the delay before the next (milliseconds). */
-export const RECONNECT: Pick<RedisOptions, 'connectTimeout' | 'retryStrategy'> = {
+const RECONNECT: Pick<RedisOptions, 'connectTimeout' | 'retryStrategy'> = {
   connectTimeout: 3000,
   retryStrategy: (times: number) => Math.min(100 * times, 1000),
 };

@@ -41,6 +41,14 @@ export function clientKind(client: ClientIdentity): ClientKind {
 }
 
 /**
+ * Whether `client` may introspect every token, not only its own: the resource API's configured client
+ * (`staticIntrospector`) and the introspecting services an operator created.
+ */
+export function mayIntrospectEveryToken(client: ClientIdentity, staticIntrospector: string): boolean {
+  return client.clientId === staticIntrospector || clientKind(client) === 'service';
+}
+
+/**
  * Nobody vouched for `client`: it registered itself, or it is a metadata-document client no operator
  * allowed `https` callbacks (a loopback-only, native one). Its consent page starts with the scopes
  * that change data unticked.

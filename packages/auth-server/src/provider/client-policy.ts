@@ -23,7 +23,7 @@ import {
 } from '@school/shared';
 import { errors } from 'oidc-provider';
 import type { KoaContextWithOIDC, ClientMetadata } from 'oidc-provider';
-import { CLIENT_ROLE, type ClientRole } from '../clients/client-kind.js';
+import { CLIENT_ROLE } from '../clients/client-kind.js';
 
 /**
  * Client input quoted for an error text, cut short. The character set RFC 6749 §5.2 allows is
@@ -142,12 +142,6 @@ export function refusedUrlMemberProblem(metadata: object): string | undefined {
  */
 export function invalidRedirectUri(description: string): InstanceType<typeof errors.InvalidRedirectUri> {
   return Object.assign(new errors.InvalidRedirectUri(), { error_description: description });
-}
-
-/** The role of a stored client, if an operator created it. */
-export function clientRole(client: { metadata(): ClientMetadata } | undefined): ClientRole | undefined {
-  const role = client?.metadata()[CLIENT_ROLE];
-  return role === 'integration' || role === 'introspector' ? role : undefined;
 }
 
 const KNOWN_SCOPES = new Set(ALL_SCOPE_NAMES);

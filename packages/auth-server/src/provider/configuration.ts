@@ -33,8 +33,8 @@ import type { AuthConfig } from '../config.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { AdapterConstructor } from '../storage/redis-adapter.js';
 import type { SigningJwk } from './keys.js';
-import { CLIENT_ROLE } from '../clients/client-kind.js';
-import { clientRole, validateClientMetadata } from './client-policy.js';
+import { CLIENT_ROLE, mayIntrospectEveryToken } from '../clients/client-kind.js';
+import { validateClientMetadata } from './client-policy.js';
 import { renderError } from './render-error.js';
 import { registeredClientId } from './registered-client-id.js';
 import { loadExistingGrant } from './cimd-consent.js';
@@ -124,10 +124,6 @@ export function buildConfiguration({
   cimdConsents,
   grantIndex,
 }: ProviderDeps): Configuration {
-  const introspectors = new Set([config.INTROSPECTION_CLIENT_ID]);
-  const mayIntrospectAll = (client: Client) =>
-    introspectors.has(client.clientId) || clientRole(client) === 'introspector';
-
   return {
     ...(adapter === 'memory' ? {} : { adapter }),
     // The configured clients hold no tokens: the introspector has no grant types, and the account pages
@@ -251,7 +247,8 @@ export function buildConfiguration({
         enabled: true,
         // Introspecting services see every token; any other client only its own (docs/decisions.md).
         allowedPolicy: async (_ctx: KoaContextWithOIDC, client: Client, token) =>
-          mayIntrospectAll(client) || (token.clientId !== undefined && token.clientId === client.clientId),
+          mayIntrospectEveryToken(client, config.INTROSPECTION_CLIENT_ID) ||
+          (token.clientId !== undefined && token.clientId === client.clientId),
       },
       resourceIndicators: {
         enabled: true,

@@ -13,7 +13,7 @@ import type { RedisClient } from '@school/shared';
 import type { Middleware } from 'koa';
 import type { KoaContextWithOIDC } from 'oidc-provider';
 import { recordScopeUse } from '../storage/scope-usage.js';
-import { clientKind } from '../clients/client-kind.js';
+import { mayIntrospectEveryToken } from '../clients/client-kind.js';
 
 /** The extra introspection parameter naming the scope the API checked. */
 export const USED_SCOPE_PARAMETER = 'used_scope';
@@ -33,8 +33,11 @@ export function scopeUseFromIntrospection(opts: {
     const token = oidc.entities.AccessToken;
     const asker = oidc.client;
     if (typeof scope !== 'string' || !token?.grantId || !asker) return;
-    const mayIntrospectAll = asker.clientId === opts.introspectionClientId || clientKind(asker) === 'service';
-    if (!mayIntrospectAll || (ctx.body as { active?: unknown }).active !== true) return;
+    if (
+      !mayIntrospectEveryToken(asker, opts.introspectionClientId) ||
+      (ctx.body as { active?: unknown }).active !== true
+    )
+      return;
     if (!token.scope?.split(' ').includes(scope)) return;
     void recordScopeUse(opts.redis, opts.prefix, {
       grantId: token.grantId,
