@@ -5,18 +5,16 @@
  * real pages through the form browser.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
-import { formAction, FormBrowser } from '../../../test-support/form-browser.js';
+import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { FormBrowser } from '../../../test-support/form-browser.js';
 import { accountGrants } from '../src/storage/account-grants.js';
 import { modelKey } from '../src/storage/redis-keys.js';
 import {
-  authorizationUrl,
+  openConsent,
   codeExchange,
   expectOAuthError,
   introspect,
   isActive,
-  newState,
-  pkce,
   REDIRECT,
   registerClient,
   tokenRequest,
@@ -46,22 +44,8 @@ async function authorizeFor(
   client: TestClient,
   duration?: string,
 ): Promise<{ tokens: Issued; page: string }> {
-  const { verifier, challenge } = pkce();
   const browser = new FormBrowser(auth.issuer);
-  let page = await browser.follow(
-    authorizationUrl(auth, {
-      response_type: 'code',
-      client_id: client.clientId,
-      redirect_uri: REDIRECT,
-      scope: 'courses:read',
-      state: newState(),
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      resource: auth.issuer,
-    }),
-  );
-  page = await browser.submit(page, '/login', { email: ADMIN.email, password: ADMIN.password });
-  expect(formAction(page.body, '/confirm')).toBeDefined();
+  const { page, verifier } = await openConsent(auth, browser, client, 'courses:read', auth.issuer);
   const shown = page.body;
   const back = await browser.submit(page, '/confirm', duration ? { duration } : {});
   const code = new URL(back.location!).searchParams.get('code')!;

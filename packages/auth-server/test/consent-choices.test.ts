@@ -7,21 +7,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { API_SCOPE_NAMES } from '@school/shared';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
   checkboxValues,
-  formAction,
   formFields,
   FormBrowser,
   type FormFields,
   type Page,
 } from '../../../test-support/form-browser.js';
 import {
-  authorizationUrl,
+  openConsent,
   codeExchange,
   introspect,
-  newState,
-  pkce,
   REDIRECT,
   registerClient,
   tokenRequest,
@@ -36,26 +33,8 @@ beforeAll(async () => {
 afterAll(() => auth.stop());
 
 /** Opens the consent page for `scope` (signing in when asked); returns it and what the exchange needs. */
-async function consentPage(browser: FormBrowser, client: TestClient, scope: string, resource?: string) {
-  const { verifier, challenge } = pkce();
-  let page = await browser.follow(
-    authorizationUrl(auth, {
-      response_type: 'code',
-      client_id: client.clientId,
-      redirect_uri: REDIRECT,
-      scope,
-      state: newState(),
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      ...(resource ? { resource } : {}),
-    }),
-  );
-  if (formAction(page.body, '/login')) {
-    page = await browser.submit(page, '/login', { email: ADMIN.email, password: ADMIN.password });
-  }
-  expect(formAction(page.body, '/confirm')).toBeDefined();
-  return { page, verifier };
-}
+const consentPage = (browser: FormBrowser, client: TestClient, scope: string, resource?: string) =>
+  openConsent(auth, browser, client, scope, resource);
 
 /** The scopes whose boxes are ticked on `page` as it is served. */
 function tickedOnPage(page: Page): string[] {

@@ -6,6 +6,7 @@
  */
 import { expect } from '@jest/globals';
 import { ADMIN, INTROSPECTOR } from '../../../test-support/auth-server.js';
+import { formAction, type FormBrowser, type Page } from '../../../test-support/form-browser.js';
 import * as flow from '../../../test-support/oauth-flow.js';
 import type {
   FlowOptions,
@@ -54,6 +55,38 @@ export function expectOAuthError(
   });
   expect(res.headers.get('content-type')).toMatch(/^application\/json\b/);
   expect(res.text).not.toMatch(/\n\s+at |node_modules|\.[jt]s:\d+/);
+}
+
+/**
+ * Follows an authorization request of `client` for `scope` (PKCE S256, a state, `resource` when given)
+ * in `browser`, signing in as the seeded admin when asked, to the consent page; the page and the PKCE
+ * verifier its code will need.
+ */
+export async function openConsent(
+  auth: Issuer,
+  browser: FormBrowser,
+  client: OAuthClient,
+  scope: string,
+  resource?: string,
+): Promise<{ page: Page; verifier: string }> {
+  const { verifier, challenge } = flow.pkce();
+  let page = await browser.follow(
+    flow.authorizationUrl(auth, {
+      response_type: 'code',
+      client_id: client.clientId,
+      redirect_uri: flow.REDIRECT,
+      scope,
+      state: flow.newState(),
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+      ...(resource ? { resource } : {}),
+    }),
+  );
+  if (formAction(page.body, '/login')) {
+    page = await browser.submit(page, '/login', { email: ADMIN.email, password: ADMIN.password });
+  }
+  expect(formAction(page.body, '/confirm')).toBeDefined();
+  return { page, verifier };
 }
 
 /** Runs authorize → login → consent for `client` as the seeded admin; checks `state` and `iss`. */

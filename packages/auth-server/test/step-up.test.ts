@@ -7,20 +7,13 @@
  * Redis, the real pages through the form browser.
  */
 import { describe, expect, it } from '@jest/globals';
-import {
-  ADMIN,
-  authServerForFile,
-  INTROSPECTOR,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
-import { checkboxValues, FormBrowser, formAction, type Page } from '../../../test-support/form-browser.js';
+import { authServerForFile, INTROSPECTOR, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { checkboxValues, FormBrowser, type Page } from '../../../test-support/form-browser.js';
 import { accountGrants } from '../src/storage/account-grants.js';
 import {
-  authorizationUrl,
+  openConsent,
   codeExchange,
   expectOAuthError,
-  newState,
-  pkce,
   postForm,
   REDIRECT,
   register,
@@ -54,25 +47,10 @@ async function authorize(
   accessToken: string;
   refreshToken: string;
 }> {
-  const { verifier, challenge } = pkce();
-  const state = newState();
-  let page = await browser.follow(
-    authorizationUrl(auth, {
-      response_type: 'code',
-      client_id: client.clientId,
-      redirect_uri: REDIRECT,
-      scope,
-      state,
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-      ...(resource ? { resource } : {}),
-    }),
-  );
-  if (formAction(page.body, '/login')) {
-    page = await browser.submit(page, '/login', { email: ADMIN.email, password: ADMIN.password });
-  }
   // oidc-provider asks an app on this computer (a native client) for consent every time.
-  expect(formAction(page.body, '/confirm')).toBeDefined();
+  const opened = await openConsent(auth, browser, client, scope, resource);
+  let page = opened.page;
+  const verifier = opened.verifier;
   const consent = consentShown(page);
   page = await browser.submit(page, '/confirm', { scope: checkboxValues(page.body, 'scope') });
   const callback = new URL(page.location ?? 'about:blank');
