@@ -13,6 +13,7 @@ import {
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { FormBrowser, openAccountPage, type Page } from '../../../test-support/form-browser.js';
+import * as flow from '../../../test-support/oauth-flow.js';
 import { introspect, isActive, registerClient, signIn, tokenRequest, type TestClient } from './oauth-http.js';
 
 let auth: TestAuthServer;
@@ -147,5 +148,27 @@ describe('Connected apps with the scopes used', () => {
     expect(forged.status).toBe(409);
     expect(forged.body).toContain('has not used any of its scopes yet');
     expect(await isActive(auth, app.access)).toBe(true);
+  });
+  it('drops nothing from an app only someone else allowed, whatever client id the form names', async () => {
+    const email = `other-${Date.now()}@school.test`;
+    const password = 'a long password for another person';
+    await auth.running.accounts.create({ email, password, name: 'Other Person' });
+    const client = await registerClient(auth, { client_name: 'Their agent' });
+    const theirs = await flow.signIn(auth, client, {
+      scope: SCOPES,
+      resource: auth.issuer,
+      account: { email, password },
+    });
+    await reportUse(theirs.access_token, 'courses:read');
+    const browser = new FormBrowser(auth.issuer);
+    const page = await openAccountPage(browser, '/oauth/account/apps', ADMIN);
+    const forged = await browser.request('/oauth/account/apps/drop-unused', {
+      form: { csrf: /name="csrf" value="([^"]+)"/.exec(page.body)![1]!, client_id: client.clientId },
+    });
+    expect(forged.status).toBe(409);
+    expect(forged.body).toContain('That app has no access to your account');
+    expect(await isActive(auth, theirs.access_token)).toBe(true);
+    const seen = await introspect(auth, theirs.access_token);
+    expect(seen.body?.scope).toBe('courses:read coupons:write school:read');
   });
 });
