@@ -8,6 +8,7 @@ import { ACCOUNT_PATH } from '@school/shared';
 import type { PasskeyView } from '../passkeys/passkey-store.js';
 import { PASSKEY_SCRIPT_URL, WEBAUTHN_LIBRARY_URL } from '../passkeys/assets.js';
 import { html, scriptTags, type SafeHtml } from '../pages/html.js';
+import { formField } from '../pages/form-field.js';
 import { when } from './views.js';
 
 /** The longest passkey name. */
@@ -87,17 +88,15 @@ export function passkeySections(p: PasskeySections, csrf: SafeHtml): SafeHtml {
       >
         ${csrf}
         <input type="hidden" name="response" value="" />
-        <label for="passkey-name">Name of the new passkey</label>
-        <input
-          id="passkey-name"
-          type="text"
-          name="name"
-          maxlength="${PASSKEY_NAME_MAX}"
-          required
-          aria-describedby="passkey-name-hint"
-          value="${p.passkeyName ?? ''}"
-        />
-        <p id="passkey-name-hint" class="note">For example “Office laptop” or “Blue security key”.</p>
+        ${formField({
+          id: 'passkey-name',
+          label: 'Name of the new passkey',
+          name: 'name',
+          autocomplete: 'off',
+          value: p.passkeyName ?? '',
+          hint: 'For example “Office laptop” or “Blue security key”.',
+          attributes: html`maxlength="${PASSKEY_NAME_MAX}"`,
+        })}
         <button type="submit">Add a passkey</button>
         <p class="note" role="status" data-passkey-status></p>
       </form>

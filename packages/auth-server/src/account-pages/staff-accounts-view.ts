@@ -10,6 +10,7 @@ import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import type { AccountLockState } from '../accounts/login-guard.js';
 import { html, type SafeHtml } from '../pages/html.js';
+import { formField } from '../pages/form-field.js';
 import { accountPage, formNotice, newPasswordField, when } from './views.js';
 
 /** A message at the top of the page; `password` is a password to show this once. */
@@ -146,24 +147,14 @@ export function staffAccountsPage(p: {
         <h2 id="create-staff">Add a staff account</h2>
         <form method="post" action="${ACCOUNT_PATH}/staff/create">
           ${csrf}
-          <label for="email">Email</label>
-          <input
-            id="email"
-            type="email"
-            name="email"
-            autocomplete="off"
-            required
-            value="${n.typed?.email ?? ''}"
-          />
-          <label for="name">Name</label>
-          <input
-            id="name"
-            type="text"
-            name="name"
-            autocomplete="off"
-            required
-            value="${n.typed?.name ?? ''}"
-          />
+          ${formField({
+            id: 'email',
+            label: 'Email',
+            type: 'email',
+            autocomplete: 'off',
+            value: n.typed?.email ?? '',
+          })}
+          ${formField({ id: 'name', label: 'Name', autocomplete: 'off', value: n.typed?.name ?? '' })}
           ${newPasswordField({
             name: 'password',
             label: 'Password',

@@ -6,6 +6,7 @@ import { ACCOUNT_PATH, API_SCOPE_NAMES, OAUTH_ROUTES, findScope } from '@school/
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import { html, layout, type SafeHtml } from '../pages/html.js';
+import { formField } from '../pages/form-field.js';
 import { appLabel, destinationText, type AppIdentity } from '../pages/page-parts.js';
 import type { GrantReuse } from '../storage/refresh-lineage.js';
 import { isAdmin } from './require-admin.js';
@@ -66,18 +67,15 @@ export function newPasswordField(p: {
   hint?: string;
   optional?: boolean;
 }): SafeHtml {
-  const hintId = p.hint ? `${p.name}-hint` : undefined;
-  return html`<label for="${p.name}">${p.label}</label>
-    <input
-      id="${p.name}"
-      type="password"
-      name="${p.name}"
-      autocomplete="new-password"
-      minlength="${PASSWORD_MIN_LENGTH}"
-      ${hintId ? html`aria-describedby="${hintId}"` : ''}
-      ${p.optional ? '' : html`required`}
-    />
-    ${hintId ? html`<p id="${hintId}" class="note">${p.hint}</p>` : ''}`;
+  return formField({
+    id: p.name,
+    label: p.label,
+    type: 'password',
+    autocomplete: 'new-password',
+    ...(p.hint ? { hint: p.hint } : {}),
+    ...(p.optional ? { optional: true } : {}),
+    attributes: html`minlength="${PASSWORD_MIN_LENGTH}"`,
+  });
 }
 
 /** A page of the account pages. */

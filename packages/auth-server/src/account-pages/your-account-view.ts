@@ -6,6 +6,7 @@ import { ACCOUNT_PATH } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import { html, layout } from '../pages/html.js';
+import { formField } from '../pages/form-field.js';
 import { passkeySections, type PasskeySections } from './passkeys-view.js';
 import { accountPage, formNotice, newPasswordField } from './views.js';
 
@@ -32,8 +33,12 @@ export function yourAccountPage(p: {
         <form method="post" action="${ACCOUNT_PATH}/account/password">
           ${csrf}
           <input type="text" name="username" value="${p.account.email}" autocomplete="username" hidden />
-          <label for="current">Current password</label>
-          <input id="current" type="password" name="current" autocomplete="current-password" required />
+          ${formField({
+            id: 'current',
+            label: 'Current password',
+            type: 'password',
+            autocomplete: 'current-password',
+          })}
           ${newPasswordField({
             name: 'password',
             label: 'New password',

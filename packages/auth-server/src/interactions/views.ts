@@ -6,6 +6,7 @@
 import { ACCOUNT_PATH } from '@school/shared';
 import { WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL } from '../passkeys/assets.js';
 import { html, layout, scriptTags } from '../pages/html.js';
+import { formField } from '../pages/form-field.js';
 import { appLabel, destinationText, type AppIdentity } from '../pages/page-parts.js';
 import { schoolTime, type DurationChoice } from './access-duration.js';
 import { scopeChoices } from './scope-choices.js';
@@ -92,23 +93,19 @@ export function loginPage(p: {
           : html`${p.passkey.available ? html`<h2>Or with your password</h2>` : ''}
               <form method="post" action="${p.action}">
                 ${csrf}
-                <label for="email">Email</label>
-                <input
-                  id="email"
-                  type="email"
-                  name="email"
-                  autocomplete="username"
-                  required
-                  value="${recovering ? '' : (p.email ?? '')}"
-                />
-                <label for="password">Password</label>
-                <input
-                  id="password"
-                  type="password"
-                  name="password"
-                  autocomplete="current-password"
-                  required
-                />
+                ${formField({
+                  id: 'email',
+                  label: 'Email',
+                  type: 'email',
+                  autocomplete: 'username',
+                  value: recovering ? '' : (p.email ?? ''),
+                })}
+                ${formField({
+                  id: 'password',
+                  label: 'Password',
+                  type: 'password',
+                  autocomplete: 'current-password',
+                })}
                 <button type="submit">Sign in</button>
               </form>
               ${
@@ -117,24 +114,21 @@ export function loginPage(p: {
                       <summary>Lost your passkey? Use a recovery code</summary>
                       <form method="post" action="${p.passkey.recoveryAction}">
                         ${csrf}
-                        <label for="recovery-email">Email</label>
-                        <input
-                          id="recovery-email"
-                          type="email"
-                          name="email"
-                          autocomplete="username"
-                          required
-                          value="${p.recoveryEmail ?? ''}"
-                        />
-                        <label for="recovery-code">Recovery code</label>
-                        <input
-                          id="recovery-code"
-                          type="text"
-                          name="code"
-                          autocomplete="one-time-code"
-                          spellcheck="false"
-                          required
-                        />
+                        ${formField({
+                          id: 'recovery-email',
+                          label: 'Email',
+                          name: 'email',
+                          type: 'email',
+                          autocomplete: 'username',
+                          value: p.recoveryEmail ?? '',
+                        })}
+                        ${formField({
+                          id: 'recovery-code',
+                          label: 'Recovery code',
+                          name: 'code',
+                          autocomplete: 'one-time-code',
+                          attributes: html`spellcheck="false"`,
+                        })}
                         <button type="submit" class="secondary">Sign in with the code</button>
                       </form>
                     </details>`
