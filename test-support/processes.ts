@@ -11,16 +11,36 @@ import { connect, createServer } from 'node:net';
 
 const children = new Set<ChildProcess>();
 
-/** A free TCP port on 127.0.0.1 (so a URL can name it before its server starts). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * Ports handed out by {@link freePort}: each jest worker (and a process outside jest, worker 0) has its
+ * own block below Linux's ephemeral range (32768–60999). A port from `listen(0)` sits free between the
+ * moment it is named in a URL and the moment its server binds it, and under the whole suite another
+ * worker's `listen(0)` or an outgoing connection can take it meanwhile: a stack then talked to another
+ * stack's server. Blocks keep workers apart, and the kernel never picks a port below the range itself.
+ * 27000–27999 stays out (the services' MongoDB port).
+ */
+const PORT_BLOCK = 500;
+const FIRST_PORT = 20_000;
+const WORKER_BLOCKS = 12;
+const worker = Number(process.env.JEST_WORKER_ID ?? 0) % WORKER_BLOCKS;
+const blockStart = FIRST_PORT + worker * PORT_BLOCK;
+let cursor = Math.floor(Math.random() * PORT_BLOCK);
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address() as { port: number };
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
+}
+
+/** A free TCP port on 127.0.0.1 from this worker's block (so a URL can name it before its server starts). */
+export async function freePort(): Promise<number> {
+  for (let tried = 0; tried < PORT_BLOCK; tried++) {
+    const port = blockStart + (cursor++ % PORT_BLOCK);
+    if (await canListen(port)) return port;
+  }
+  throw new Error(`no free port in ${blockStart}-${blockStart + PORT_BLOCK - 1}`);
 }
 
 /** A started child process. */
