@@ -17,10 +17,11 @@ const children = new Set<ChildProcess>();
  * moment it is named in a URL and the moment its server binds it, and under the whole suite another
  * worker's `listen(0)` or an outgoing connection can take it meanwhile: a stack then talked to another
  * stack's server. Blocks keep workers apart, and the kernel never picks a port below the range itself.
- * 27000–27999 stays out (the services' MongoDB port).
+ * 27000–27999 stays out (the services' MongoDB port). TEST_PORT_BASE moves the blocks, for two test
+ * runs on one machine at once (two checkouts).
  */
 const PORT_BLOCK = 500;
-const FIRST_PORT = 20_000;
+const FIRST_PORT = Number(process.env.TEST_PORT_BASE ?? 20_000);
 const WORKER_BLOCKS = 12;
 const worker = Number(process.env.JEST_WORKER_ID ?? 0) % WORKER_BLOCKS;
 const blockStart = FIRST_PORT + worker * PORT_BLOCK;
