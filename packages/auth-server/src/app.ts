@@ -1,9 +1,8 @@
 /**
  * The auth server's HTTP application: one Koa app with security headers and a last-resort error
  * guard, the service routes, each endpoint's steps from the endpoint table (CORS, methods, body
- * cap, rate limit, client authentication: http/endpoint-steps.ts), the direct introspection step
- * (the introspection client's questions about active access tokens, answered with oidc-provider's
- * models: http/direct-introspection.ts), the page routers (the passkey scripts under
+ * cap, rate limit, client authentication, and introspection's shortcut for the API's questions about
+ * active access tokens: http/endpoint-steps.ts, http/direct-introspection.ts), the page routers (the passkey scripts under
  * `/oauth/assets/`, login/consent, account), each answering a wrong method on its routes with 405,
  * then oidc-provider mounted at the root (it owns the rest of `/oauth/*`, `/api/oauth/*` and both
  * well-known documents). Unknown paths get a JSON 404.
@@ -26,7 +25,7 @@ import { endpointDispatch } from './http/endpoint-steps.js';
 import { serviceRoutes } from './http/service-routes.js';
 import { wrongMethodOf } from './http/allowed-methods.js';
 import { loginGuardFor } from './accounts/login-guard.js';
-import { NotFoundError, OAUTH_ROUTES, PROVIDER_ENDPOINTS } from '@school/shared';
+import { NotFoundError, PROVIDER_ENDPOINTS } from '@school/shared';
 import type { RedisClient } from '@school/shared';
 import type { AuditLog } from './audit/audit-log.js';
 import { errorGuard } from './http/error-guard.js';
@@ -136,7 +135,19 @@ export function createApp({
       }),
     countIntrospection ? { introspection: countIntrospection } : {},
   );
-  app.use(endpointDispatch(PROVIDER_ENDPOINTS, { limit, unidentifiedClients, realm: config.BASE_URL }));
+  const shortcuts = config.DIRECT_INTROSPECTION
+    ? {
+        'direct-introspection': directIntrospection({
+          provider,
+          clientId: config.INTROSPECTION_CLIENT_ID,
+          clientSecret: config.INTROSPECTION_CLIENT_SECRET,
+          onAnswered: metrics?.directIntrospection,
+        }),
+      }
+    : {};
+  app.use(
+    endpointDispatch(PROVIDER_ENDPOINTS, { limit, unidentifiedClients, realm: config.BASE_URL, shortcuts }),
+  );
   const loginGuard = loginGuardFor(redis, config);
   const interactions = interactionRouter({
     audit,
@@ -163,17 +174,6 @@ export function createApp({
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
   });
-  if (config.DIRECT_INTROSPECTION) {
-    app.use(
-      directIntrospection({
-        provider,
-        path: OAUTH_ROUTES.introspection,
-        clientId: config.INTROSPECTION_CLIENT_ID,
-        clientSecret: config.INTROSPECTION_CLIENT_SECRET,
-        onAnswered: metrics?.directIntrospection,
-      }),
-    );
-  }
   app.use(homePageStep);
   // Each page router answers its own routes, then a wrong method on one of them (405 with Allow).
   const assets = assetsRouter();

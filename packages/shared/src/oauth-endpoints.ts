@@ -97,8 +97,17 @@ export interface Endpoint {
   rateLimit?: RateLimitName;
   clientAuthentication?: ClientAuthentication;
   body?: BodyCap;
+  /**
+   * A step of the auth server's own, last before oidc-provider, that answers the requests it knows
+   * how to and passes on the rest: `direct-introspection`, the resource API's questions about active
+   * access tokens (the auth server's http/direct-introspection.ts).
+   */
+  shortcut?: EndpointShortcut;
   docs?: EndpointDocs;
 }
+
+/** The auth server's own answering steps a row can name. */
+export type EndpointShortcut = 'direct-introspection';
 
 /** oidc-provider's own cap on a form or JSON body; over it, it answers 413. */
 export const PROVIDER_BODY_LIMIT = 56 * 1024;
@@ -315,6 +324,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     rateLimit: 'introspection',
     clientAuthentication: 'client_secret_post',
     body: FORM,
+    shortcut: 'direct-introspection',
     docs: {
       tag: 'oauth',
       operationId: 'oauth.introspect',

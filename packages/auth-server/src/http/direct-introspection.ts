@@ -1,24 +1,23 @@
 /**
  * The resource API's introspections of active access tokens, answered without oidc-provider's HTTP
- * pipeline (RS3).
+ * pipeline: the introspection row's shortcut (the endpoint table's `shortcut`), its last step before
+ * oidc-provider.
  *
  * Introspection is the auth server's hottest call: every cache miss of every API instance. Through
  * oidc-provider each one costs its whole request path around one Redis round trip: its Koa app and
  * router, body and parameter assembly, client authentication, a JWT probe of the opaque token (two
  * exceptions thrown and caught), a parallel refresh-token lookup, and its AsyncLocalStorage around all
- * of it. At one connection that was ~0.75 ms of CPU against ~0.25 ms for the least any introspection
- * server does here (bench/PERFORMANCE.md, "RS3").
+ * of it (bench/PERFORMANCE.md, "RS3").
  *
  * What stays oidc-provider's: whether a token is active. This step takes exactly one shape of
  * request, and answers it only when oidc-provider's own models say the token is valid; everything
  * else goes on to oidc-provider unchanged (`next()`), which then answers as it always did:
- * - the request: a POST form to the introspection path with no query string and no `Origin` (a
- *   browser's request, which oidc-provider's client-based CORS check refuses), the parameters
- *   `token`, `client_id`, `client_secret` and optionally `token_type_hint=access_token`, each once,
- *   each a value that needs no decoding (request-form.ts reads such a body once, for every step, so
- *   no two parsers can read it differently), and the credentials of the configured introspection
- *   client (`INTROSPECTION_CLIENT_ID`, its secret compared in constant time; that client is
- *   `client_secret_post` and may introspect every token);
+ * - the request: no query string and no `Origin` (a browser's request, which oidc-provider's
+ *   client-based CORS check refuses), the parameters `token`, `client_id`, `client_secret` and
+ *   optionally `token_type_hint=access_token`, each once, each a value that needs no decoding (the
+ *   form request-form.ts read once for every step), and the credentials of the configured
+ *   introspection client (`INTROSPECTION_CLIENT_ID`, its secret compared in constant time; that client
+ *   is `client_secret_post` and may introspect every token);
  * - the token: `AccessToken.find` (oidc-provider's model: the adapter's read, the token's format and
  *   expiry checks, the client-gone rule of storage/redis-adapter.ts), `isValid`, then its grant as
  *   oidc-provider's introspection checks it (`Grant.find` ignoring expiry, then not expired, same
@@ -33,18 +32,18 @@
  * (test/direct-introspection.test.ts) holds the two paths to the same bytes for every kind of token
  * and request, and proves that anything not active is answered by oidc-provider.
  *
- * The token and grant come from the read the rate limiter's count started (storage/
- * introspection-count.ts); the models reach it through oidc-provider's AsyncLocalStorage, run here
- * around the two finds only. Each answer is reported to `onAnswered` (the metrics count them).
- * DIRECT_INTROSPECTION=false turns this step off.
+ * The token and grant come from the read the rate limit's count started in the same Redis script
+ * (storage/introspection-count.ts); the models are called inside {@link withRequestReads}, so the
+ * adapter takes that read instead of reading again. Each answer is reported to `onAnswered` (the
+ * metrics count them). DIRECT_INTROSPECTION=false leaves this step out.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
-import als from 'oidc-provider/lib/helpers/als.js';
 import { isPlainForm, requestForm } from './request-form.js';
 import { ACCESS_TOKEN_HINTS, TOKEN_SHAPE } from '../storage/introspection-count.js';
 import { SUBJECT_TYPES } from '../provider/configuration.js';
+import { withRequestReads } from '../storage/request-reads.js';
 
 /** Whether a client can have pairwise subjects (then its `sub` is oidc-provider's to compute). */
 const PAIRWISE_SUBJECTS = SUBJECT_TYPES.includes('pairwise');
@@ -66,8 +65,6 @@ function onlyOurParameters(form: URLSearchParams): boolean {
 /** What the step needs to know. */
 export interface DirectIntrospectionOptions {
   provider: Provider;
-  /** The introspection endpoint's path. */
-  path: string;
   /** The configured introspection client (oidc-provider's static client, `client_secret_post`). */
   clientId: string;
   clientSecret: string;
@@ -75,17 +72,16 @@ export interface DirectIntrospectionOptions {
   onAnswered?: () => void;
 }
 
-/** Koa middleware answering the introspection client's requests for active access tokens. */
+/** The step answering the introspection client's requests for active access tokens. */
 export function directIntrospection({
   provider,
-  path,
   clientId,
   clientSecret,
   onAnswered,
 }: DirectIntrospectionOptions): Middleware {
   const secretDigest = digest(clientSecret);
-  return async (ctx, next) => {
-    if (ctx.path !== path || ctx.method !== 'POST' || ctx.querystring !== '') {
+  return async function answerActiveAccessTokens(ctx, next) {
+    if (ctx.method !== 'POST' || ctx.querystring !== '') {
       await next();
       return;
     }
@@ -119,7 +115,7 @@ export function directIntrospection({
 
     let answer: Record<string, unknown> | undefined;
     try {
-      answer = await als.run(ctx, () => activeAnswer(provider, value, clientId));
+      answer = await withRequestReads(ctx, () => activeAnswer(provider, value, clientId));
     } catch {
       answer = undefined; // storage trouble: oidc-provider's path reports it the way it always has
     }

@@ -1,12 +1,13 @@
 /**
  * The steps in front of oidc-provider, one named stack per row of the endpoint table
  * (`@school/shared` oauth-endpoints.ts): CORS (first, so an error answer keeps the headers a browser
- * needs to read it), the row's methods, its body cap, its rate limit, its client authentication.
- * A row without one of them has no such step. A path finds its row the way oidc-provider finds its
+ * needs to read it), the row's methods, its body cap, its rate limit, its client authentication, and
+ * its shortcut (a step of ours answering some requests before oidc-provider). A row without one of
+ * them has no such step. A path finds its row the way oidc-provider finds its
  * route (whatever the letter case, with or without a trailing slash); each row's stack is composed
  * once, when the app is built, since these steps run before every OAuth request.
  */
-import type { Endpoint } from '@school/shared';
+import type { Endpoint, EndpointShortcut } from '@school/shared';
 import type { Middleware } from 'koa';
 import compose from 'koa-compose';
 import { allowMethods } from './allowed-methods.js';
@@ -24,6 +25,8 @@ export interface EndpointStepDeps {
   unidentifiedClients: UnidentifiedClientCount;
   /** The realm of the `WWW-Authenticate` challenge of a refused `Authorization` header. */
   realm: string;
+  /** The shortcut steps switched on (DIRECT_INTROSPECTION=false leaves `direct-introspection` out). */
+  shortcuts?: Partial<Record<EndpointShortcut, Middleware>>;
 }
 
 /** The named steps of one row, in order. */
@@ -36,6 +39,7 @@ export function endpointSteps(row: Endpoint, deps: EndpointStepDeps): Middleware
     ...(row.clientAuthentication
       ? [strictClientAuthentication(row.clientAuthentication, deps.realm, deps.unidentifiedClients)]
       : []),
+    ...(row.shortcut && deps.shortcuts?.[row.shortcut] ? [deps.shortcuts[row.shortcut]!] : []),
   ];
 }
 

@@ -4,13 +4,6 @@ declare module 'oidc-provider/lib/helpers/weak_cache.js' {
   export default instance;
 }
 
-/** oidc-provider's AsyncLocalStorage: `Provider.ctx` inside its routes, and what its models read. */
-declare module 'oidc-provider/lib/helpers/als.js' {
-  import type { AsyncLocalStorage } from 'node:async_hooks';
-  const als: AsyncLocalStorage<object>;
-  export default als;
-}
-
 /** oidc-provider's DPoP proof check: the request's proof (checked once, then remembered), or none. */
 declare module 'oidc-provider/lib/helpers/validate_dpop.js' {
   const validateDpop: (

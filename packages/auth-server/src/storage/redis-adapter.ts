@@ -38,10 +38,17 @@
  * checked and cached by cimd/cimd-resolver.ts), so every endpoint sees that client the same way.
  */
 import type { RedisClient } from '@school/shared';
-import Provider, { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
+import { errors, type Adapter, type AdapterPayload } from 'oidc-provider';
 import { isCimdClientId } from '../clients/client-id-url.js';
 import { ClientCache } from './client-cache.js';
-import { dropGrant, keepGrant, takeGrant, takeStartedRead, type FoundWithGrant } from './request-reads.js';
+import {
+  currentRequest,
+  dropGrant,
+  keepGrant,
+  takeGrant,
+  takeStartedRead,
+  type FoundWithGrant,
+} from './request-reads.js';
 import {
   accountGrantsKey,
   clientGrantsKey,
@@ -144,7 +151,6 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
   const clients =
     clientCacheMs > 0 ? new ClientCache(clientCacheMs, options.clientCacheSize ?? 1_000) : undefined;
   const grantPrefix = modelPrefix(prefix, 'Grant');
-  const currentRequest = () => Provider.ctx as object | undefined;
 
   /** Whether `clientId` is stored: from the client cache, else read into it (its key is in another slot). */
   const clientStored = (clientId: string): boolean | Promise<boolean> => {

@@ -6,11 +6,26 @@
  *   presented access token while the rate limiter counts the request, so both share one round trip);
  * - a grant read together with its token by one script (oidc-provider asks for the grant right after).
  *
- * Each entry is keyed by the request's Koa context (oidc-provider's `Provider.ctx` inside the
- * provider, the same object in the middleware before it) and by the full storage key, is taken at most
- * once, and dies with the context. Nothing here outlives a request, so revocation and every other
- * write stay visible to the next request exactly as without these shortcuts.
+ * Each entry is keyed by the request's Koa context and by the full storage key, is taken at most once,
+ * and dies with the context. Nothing here outlives a request, so revocation and every other write stay
+ * visible to the next request exactly as without these shortcuts. Inside oidc-provider's routes the
+ * request is `Provider.ctx`; a step of ours that calls the models itself names it with
+ * {@link withRequestReads} (oidc-provider's own AsyncLocalStorage is internal to it).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import Provider from 'oidc-provider';
+
+const ourRequest = new AsyncLocalStorage<object>();
+
+/** Runs `fn` with `ctx` as the request whose reads the adapter takes (outside oidc-provider's routes). */
+export function withRequestReads<T>(ctx: object, fn: () => T): T {
+  return ourRequest.run(ctx, fn);
+}
+
+/** The request the adapter serves now: oidc-provider's inside its routes, else a step's of ours. */
+export function currentRequest(): object | undefined {
+  return Provider.ctx ?? ourRequest.getStore();
+}
 
 /** A grant-bound model as `oidcFindWithGrant` returns it: payload, consumed-at, grant id, grant JSON. */
 export type FoundWithGrant = [string, string | null, string | null, string | null];
