@@ -38,7 +38,8 @@ import { checkDpopProof, type ProofFirstSeen } from './dpop-proof.js';
 import { AuthServerUnavailableError, IntrospectionCredentialsError } from './introspection-client.js';
 import { ANONYMOUS, setPrincipal } from './principal.js';
 import { requiredScope } from './require-scope.js';
-import type { TokenPrincipal, TokenVerifier } from './token-verifier.js';
+import type { TokenPrincipal } from '../lib/caller.js';
+import type { TokenVerifier } from './token-verifier.js';
 
 /** What checking DPoP proofs needs. */
 export interface DpopChecks {

@@ -1,20 +1,9 @@
 /**
- * Who is calling: an anonymous visitor (no Authorization header) or the holder of a good token. Kept
- * on `res.locals` by the bearer middleware and read by everything after it.
+ * Who is calling (lib/caller.ts), kept on `res.locals` by the bearer middleware and read by
+ * everything after it.
  */
 import type { Response } from 'express';
-import type { TokenPrincipal } from './token-verifier.js';
-
-/** A request without an Authorization header: served as anonymous, never challenged. */
-export interface AnonymousPrincipal {
-  kind: 'anonymous';
-}
-
-/** The caller of a request. */
-export type Principal = AnonymousPrincipal | TokenPrincipal;
-
-/** Which representation an operation answers with. */
-export type View = 'full' | 'public';
+import type { AnonymousPrincipal, Principal } from '../lib/caller.js';
 
 const ANONYMOUS: AnonymousPrincipal = { kind: 'anonymous' };
 

@@ -13,7 +13,8 @@
  */
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Challenges } from './challenges.js';
-import { principalOf, type View } from './principal.js';
+import type { View } from '../lib/caller.js';
+import { principalOf } from './principal.js';
 
 /** Records the view an operation answers with. */
 export function viewOf(res: Response): View {

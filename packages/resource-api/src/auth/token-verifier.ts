@@ -21,20 +21,9 @@ import { LRUCache } from 'lru-cache';
 import { audienceAccepts } from './audience.js';
 import type { Introspection, Introspector } from './introspection-client.js';
 import { parseScope } from './scope.js';
+import type { TokenPrincipal } from '../lib/caller.js';
 
 /** What a good token tells the API about the caller. */
-export interface TokenPrincipal {
-  kind: 'token';
-  /** The account the token acts for (the `sub` claim). */
-  sub?: string;
-  clientId?: string;
-  scopes: ReadonlySet<string>;
-  /** Seconds since the epoch. */
-  exp?: number;
-  /** The thumbprint of the DPoP key the token is bound to (`cnf.jkt`); absent for a bearer token. */
-  jkt?: string;
-}
-
 /** The verdict on one token. */
 export type Verdict = { ok: true; principal: TokenPrincipal } | { ok: false; reason: string };
 

@@ -8,7 +8,7 @@ import type { Request, Response } from 'express';
 import type { Connection } from 'mongoose';
 import type { z } from 'zod';
 import type { Access, AreaName, NamedSchema } from '@school/shared';
-import type { Principal, View } from '../auth/principal.js';
+import type { Principal, View } from './caller.js';
 import type { ApiConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 
