@@ -30,7 +30,7 @@ import type { RedisClient } from '@school/shared';
 import type { AuditLog } from './audit/audit-log.js';
 import { errorGuard } from './http/error-guard.js';
 import { refuseContentCodings } from './http/content-coding.js';
-import type { CountWithRead } from './storage/introspection-count.js';
+import type { IntrospectionCount } from './storage/introspection-count.js';
 import { authMetrics } from './http/metrics.js';
 import { directIntrospection } from './http/direct-introspection.js';
 import type { CimdResolver } from './cimd/cimd-resolver.js';
@@ -50,10 +50,10 @@ export interface AppDeps {
   /** Checks the dependencies for `/readyz`: each entry `ok` or what is wrong. */
   readiness: () => Promise<Record<string, string>>;
   /**
-   * Counts an introspection request and reads the token it presents in one Redis script
-   * (storage/introspection-count.ts). Absent: the rate limiter counts, oidc-provider reads.
+   * Counts an introspection request and reads the token it presents in one Redis script, for the
+   * introspection shortcut (storage/introspection-count.ts, http/direct-introspection.ts).
    */
-  countIntrospection?: CountWithRead;
+  countIntrospection: IntrospectionCount;
   /** The metadata-document resolver, whose fetch outcomes the metrics count (absent: none counted). */
   cimd?: Pick<CimdResolver, 'observe'>;
   /** Passkeys and recovery codes (passkeys/passkeys.ts). */
@@ -116,7 +116,7 @@ export function createApp({
     minute(config.RATE_LIMIT_PER_ADDRESS),
     (key) => void audit.record('rate_limited', { details: { reason: 'client authentication refused', key } }),
   );
-  const limit = rateLimitSteps(
+  const limits = rateLimitSteps(
     redis,
     config.REDIS_KEY_PREFIX,
     {
@@ -133,7 +133,6 @@ export function createApp({
         ip: ctx.ip,
         details: { path: ctx.path, key },
       }),
-    countIntrospection ? { introspection: countIntrospection } : {},
   );
   const shortcuts = config.DIRECT_INTROSPECTION
     ? {
@@ -141,12 +140,14 @@ export function createApp({
           provider,
           clientId: config.INTROSPECTION_CLIENT_ID,
           clientSecret: config.INTROSPECTION_CLIENT_SECRET,
+          limits,
+          countAndRead: countIntrospection,
           onAnswered: metrics?.directIntrospection,
         }),
       }
     : {};
   app.use(
-    endpointDispatch(PROVIDER_ENDPOINTS, { limit, unidentifiedClients, realm: config.BASE_URL, shortcuts }),
+    endpointDispatch(PROVIDER_ENDPOINTS, { limits, unidentifiedClients, realm: config.BASE_URL, shortcuts }),
   );
   const loginGuard = loginGuardFor(redis, config);
   const interactions = interactionRouter({

@@ -28,7 +28,7 @@ import { createProvider } from './provider/create-provider.js';
 import { allowRefreshReuse } from './provider/refresh-grace.js';
 import { checkRefreshResourceFirst } from './provider/refresh-resource-check.js';
 import { loadOrCreateKeys } from './provider/keys.js';
-import { createIntrospectionCount, type CountWithRead } from './storage/introspection-count.js';
+import { createIntrospectionCount, type IntrospectionCount } from './storage/introspection-count.js';
 import { createRedisAdapter } from './storage/redis-adapter.js';
 import { createUsageRecorder, usageResolutionSeconds } from './storage/client-usage.js';
 import { createGrantUsageRecorder } from './storage/grant-usage.js';
@@ -47,7 +47,7 @@ export interface AuthRuntime {
   audit: AuditLog;
   provider: Provider;
   /** The introspection route's count-and-read (storage/introspection-count.ts). */
-  countIntrospection: CountWithRead;
+  countIntrospection: IntrospectionCount;
   /** Where clients live, for removing them (storage/client-removal.ts). */
   clients: ClientStore;
   /** The metadata-document resolver, whose fetch outcomes the metrics count. */

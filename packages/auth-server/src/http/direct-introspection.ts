@@ -12,8 +12,8 @@
  * What stays oidc-provider's: whether a token is active. This step takes exactly one shape of
  * request, and answers it only when oidc-provider's own models say the token is valid; everything
  * else goes on to oidc-provider unchanged (`next()`), which then answers as it always did:
- * - the request: no query string and no `Origin` (a browser's request, which oidc-provider's
- *   client-based CORS check refuses), the parameters `token`, `client_id`, `client_secret` and
+ * - the request: no query string, no `Origin` (a browser's request, which oidc-provider's
+ *   client-based CORS check refuses) and no `Authorization` header, the parameters `token`, `client_id`, `client_secret` and
  *   optionally `token_type_hint=access_token`, each once, each a value that needs no decoding (the
  *   form request-form.ts read once for every step), and the credentials of the configured
  *   introspection client (`INTROSPECTION_CLIENT_ID`, its secret compared in constant time; that client
@@ -32,18 +32,25 @@
  * (test/direct-introspection.test.ts) holds the two paths to the same bytes for every kind of token
  * and request, and proves that anything not active is answered by oidc-provider.
  *
- * The token and grant come from the read the rate limit's count started in the same Redis script
- * (storage/introspection-count.ts); the models are called inside {@link withRequestReads}, so the
- * adapter takes that read instead of reading again. Each answer is reported to `onAnswered` (the
- * metrics count them). DIRECT_INTROSPECTION=false leaves this step out.
+ * The step counts its requests under the introspection rate limit itself, in the Redis script that
+ * also reads the token and its grant (storage/introspection-count.ts), and hands that read to the
+ * models for the one call that asks them ({@link withRead}), so the adapter does not read again.
+ * Each answer is reported to `onAnswered` (the metrics count them). DIRECT_INTROSPECTION=false leaves
+ * this step out; the limit's step then counts every introspection.
  */
 import { hash, timingSafeEqual } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import { isPlainForm, requestForm } from './request-form.js';
-import { ACCESS_TOKEN_HINTS, TOKEN_SHAPE } from '../storage/introspection-count.js';
+import type { RateLimiting } from './rate-limit.js';
+import {
+  ACCESS_TOKEN_HINTS,
+  TOKEN_SHAPE,
+  type Count,
+  type IntrospectionCount,
+} from '../storage/introspection-count.js';
 import { SUBJECT_TYPES } from '../provider/configuration.js';
-import { withRequestReads } from '../storage/request-reads.js';
+import { withRead } from '../storage/request-reads.js';
 
 /** Whether a client can have pairwise subjects (then its `sub` is oidc-provider's to compute). */
 const PAIRWISE_SUBJECTS = SUBJECT_TYPES.includes('pairwise');
@@ -68,6 +75,10 @@ export interface DirectIntrospectionOptions {
   /** The configured introspection client (oidc-provider's static client, `client_secret_post`). */
   clientId: string;
   clientSecret: string;
+  /** The rate limits: the step counts its requests under the introspection limit itself. */
+  limits: Pick<RateLimiting, 'perClient'>;
+  /** Counts a request and reads its token in one script (storage/introspection-count.ts). */
+  countAndRead: IntrospectionCount;
   /** Told of every introspection this step answers. */
   onAnswered?: () => void;
 }
@@ -77,6 +88,8 @@ export function directIntrospection({
   provider,
   clientId,
   clientSecret,
+  limits,
+  countAndRead,
   onAnswered,
 }: DirectIntrospectionOptions): Middleware {
   const secretDigest = digest(clientSecret);
@@ -85,8 +98,9 @@ export function directIntrospection({
       await next();
       return;
     }
-    // A browser's request: oidc-provider's client-based CORS check refuses it for this client.
-    if (ctx.get('origin')) {
+    // A browser's request (oidc-provider's client-based CORS check refuses it for this client), or
+    // credentials in a header (the client authentication step refuses them).
+    if (ctx.get('origin') || ctx.get('authorization')) {
       await next();
       return;
     }
@@ -113,9 +127,24 @@ export function directIntrospection({
       return;
     }
 
+    // Counted under the introspection limit in the script that reads the token (one round trip);
+    // the limit's own step then leaves this request alone.
+    const limit = limits.perClient('introspection', ctx, clientId);
+    const { count, read } = countAndRead(limit.key, limit.seconds, value);
+    read?.found.catch(() => undefined); // not taken when the count refuses the request
+    let counted: Count;
+    try {
+      counted = await count;
+    } catch {
+      await next(); // Redis unreachable: the limit's step lets it through, oidc-provider reports it
+      return;
+    }
+    limit.settle(counted);
+
     let answer: Record<string, unknown> | undefined;
     try {
-      answer = await withRequestReads(ctx, () => activeAnswer(provider, value, clientId));
+      const find = () => activeAnswer(provider, value, clientId);
+      answer = await (read ? withRead(read.key, read.found, find) : find());
     } catch {
       answer = undefined; // storage trouble: oidc-provider's path reports it the way it always has
     }

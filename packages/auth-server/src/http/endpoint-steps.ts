@@ -1,9 +1,10 @@
 /**
  * The steps in front of oidc-provider, one named stack per row of the endpoint table
  * (`@school/shared` oauth-endpoints.ts): CORS (first, so an error answer keeps the headers a browser
- * needs to read it), the row's methods, its body cap, its rate limit, its client authentication, and
- * its shortcut (a step of ours answering some requests before oidc-provider). A row without one of
- * them has no such step. A path finds its row the way oidc-provider finds its
+ * needs to read it), the row's methods, its body cap, its shortcut (a step of ours answering some
+ * requests before oidc-provider; it counts those under the row's rate limit itself, in the script
+ * that reads what it needs), its rate limit, its client authentication. A row without one of them
+ * has no such step. A path finds its row the way oidc-provider finds its
  * route (whatever the letter case, with or without a trailing slash); each row's stack is composed
  * once, when the app is built, since these steps run before every OAuth request.
  */
@@ -13,14 +14,14 @@ import compose from 'koa-compose';
 import { allowMethods } from './allowed-methods.js';
 import { bodyCap } from './body-cap.js';
 import { cors } from './cors.js';
-import type { RateLimitStep } from './rate-limit.js';
+import type { RateLimiting } from './rate-limit.js';
 import { strictClientAuthentication } from './strict-client-authentication.js';
 import type { UnidentifiedClientCount } from './unidentified-client-limit.js';
 
 /** What the steps are made with. */
 export interface EndpointStepDeps {
-  /** The rate-limit steps (rate-limit.ts). */
-  limit: RateLimitStep;
+  /** The rate limits (rate-limit.ts). */
+  limits: RateLimiting;
   /** Counts refused client authentication against the address (unidentified-client-limit.ts). */
   unidentifiedClients: UnidentifiedClientCount;
   /** The realm of the `WWW-Authenticate` challenge of a refused `Authorization` header. */
@@ -35,11 +36,11 @@ export function endpointSteps(row: Endpoint, deps: EndpointStepDeps): Middleware
     cors(row),
     allowMethods(row.methods),
     ...(row.body ? [bodyCap(row.body)] : []),
-    ...(row.rateLimit ? [deps.limit(row.rateLimit)] : []),
+    ...(row.shortcut && deps.shortcuts?.[row.shortcut] ? [deps.shortcuts[row.shortcut]!] : []),
+    ...(row.rateLimit ? [deps.limits.step(row.rateLimit)] : []),
     ...(row.clientAuthentication
       ? [strictClientAuthentication(row.clientAuthentication, deps.realm, deps.unidentifiedClients)]
       : []),
-    ...(row.shortcut && deps.shortcuts?.[row.shortcut] ? [deps.shortcuts[row.shortcut]!] : []),
   ];
 }
 

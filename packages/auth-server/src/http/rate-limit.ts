@@ -20,12 +20,16 @@
  * An exceeded limit answers 429 with `Retry-After` and an RFC 6749-shaped body. When Redis itself is
  * unreachable the limiter lets the request through: the endpoint then answers 503 on its own, and a
  * limiter must not turn a storage outage into a different error.
+ *
+ * A step before the limit may count a request itself, under the same key and window, together with
+ * its own storage read in one script ({@link PerClientCount}: the introspection shortcut); the limit's
+ * step then leaves that request alone.
  */
 import { requestForm } from './request-form.js';
 import type { Context, Middleware } from 'koa';
 import type { RateLimitName, RedisClient } from '@school/shared';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Count, CountWithRead } from '../storage/introspection-count.js';
+import type { Count } from '../storage/introspection-count.js';
 import { TooManyRequestsError } from '@school/shared';
 import { addressKey } from '../client-address.js';
 
@@ -47,21 +51,34 @@ export interface RateLimits {
   perAddress: Limit;
 }
 
-/** The step counting requests under one named limit. */
-export type RateLimitStep = (name: RateLimitName) => Middleware;
+type PerClientName = 'token' | 'introspection' | 'revocation';
 
-/** The rate-limit steps, their counters in Redis shared by every step built here. */
+/** A request's count under a per-client limit, for a step that counts the request itself. */
+export interface PerClientCount {
+  /** The counter's storage key, as the library names it. */
+  key: string;
+  seconds: number;
+  /** Decides on the count as the limit's step would: a 429 when over, else the request is counted. */
+  settle(count: Count): void;
+}
+
+/** The rate limits: a step per named limit, and the count for a step that counts a request itself. */
+export interface RateLimiting {
+  step(name: RateLimitName): Middleware;
+  perClient(name: PerClientName, ctx: Context, clientId: string): PerClientCount;
+}
+
+/** Marks a request counted by a step before its limit's own. */
+const COUNTED = Symbol('rate-limit-counted');
+type Counted = { [COUNTED]?: PerClientName };
+
+/** The rate limits, their counters in Redis shared by every step built here. */
 export function rateLimitSteps(
   redis: RedisClient,
   prefix: string,
   limits: RateLimits,
   onLimited: (ctx: Context, key: string) => void = () => undefined,
-  /**
-   * Per limit: counts a request together with that endpoint's first storage read, in one script
-   * (storage/introspection-count.ts); where it declines (returns undefined) the library counts.
-   */
-  countWithRead: Partial<Record<RateLimitName, CountWithRead>> = {},
-): RateLimitStep {
+): RateLimiting {
   const limiter = (name: string, l: Limit) =>
     new RateLimiterRedis({
       storeClient: redis,
@@ -78,14 +95,35 @@ export function rateLimitSteps(
   const authorization = limiter('authorize', limits.authorizationPerAddress);
   const perAddress = limiter('addr', limits.perAddress);
 
-  return (name) => {
+  const clientKey = (ctx: Context, clientId: string) => `client:${clientId}:ip:${addressKey(ctx.ip)}`;
+  const refuse = (ctx: Context, key: string, msBeforeNext: number): never => {
+    const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
+    onLimited(ctx, key);
+    throw new TooManyRequestsError(`rate limit exceeded; retry after ${retryAfter} s`, retryAfter);
+  };
+  return { step, perClient: perClientCount };
+
+  function perClientCount(name: PerClientName, ctx: Context, clientId: string): PerClientCount {
+    const limiter = perClient[name];
+    const key = clientKey(ctx, clientId);
+    return {
+      key: limiter.getKey(key),
+      seconds: limiter.duration,
+      settle({ consumed, msBeforeNext }) {
+        if (consumed > limiter.points) refuse(ctx, key, msBeforeNext);
+        (ctx as Counted)[COUNTED] = name;
+      },
+    };
+  }
+
+  function step(name: RateLimitName): Middleware {
     if (name === 'authorization')
       return async function limitAuthorization(ctx, next) {
         if (ctx.method === 'OPTIONS') {
           await next();
           return;
         }
-        return limited(ctx, authorization, addressKey(ctx.ip), undefined, next);
+        return limited(ctx, authorization, addressKey(ctx.ip), next);
       };
     if (name === 'registration')
       return async function limitRegistration(ctx, next) {
@@ -93,12 +131,11 @@ export function rateLimitSteps(
           await next();
           return;
         }
-        return limited(ctx, registration, addressKey(ctx.ip), undefined, next);
+        return limited(ctx, registration, addressKey(ctx.ip), next);
       };
     const byClient = perClient[name];
-    const read = countWithRead[name];
     return async function limitPerClient(ctx, next) {
-      if (ctx.method !== 'POST') {
+      if (ctx.method !== 'POST' || (ctx as Counted)[COUNTED] === name) {
         await next();
         return;
       }
@@ -107,36 +144,24 @@ export function rateLimitSteps(
         await next();
         return;
       }
-      const address = addressKey(ctx.ip);
       const clientId = form.get('client_id');
       const chosen = clientId ? byClient : perAddress;
-      const key = clientId ? `client:${clientId}:ip:${address}` : `ip:${address}`;
-      const counted = read?.(ctx, form, chosen.getKey(key), chosen.duration);
-      return limited(ctx, chosen, key, counted, next);
+      const key = clientId ? clientKey(ctx, clientId) : `ip:${addressKey(ctx.ip)}`;
+      return limited(ctx, chosen, key, next);
     };
-  };
+  }
 
-  /** Counts the request under `key` (or takes the count already made) and refuses it when over. */
+  /** Counts the request under `key` and refuses it when over. */
   async function limited(
     ctx: Context,
     chosen: RateLimiterRedis,
     key: string,
-    counted: Promise<Count> | undefined,
     next: () => Promise<unknown>,
   ): Promise<unknown> {
     try {
-      if (counted) {
-        const { consumed, msBeforeNext }: Count = await counted;
-        if (consumed > chosen.points) throw Object.assign(new RateLimiterRes(), { msBeforeNext });
-      } else {
-        await chosen.consume(key);
-      }
+      await chosen.consume(key);
     } catch (err) {
-      if (err instanceof RateLimiterRes) {
-        const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-        onLimited(ctx, key);
-        throw new TooManyRequestsError(`rate limit exceeded; retry after ${retryAfter} s`, retryAfter);
-      }
+      if (err instanceof RateLimiterRes) refuse(ctx, key, err.msBeforeNext);
       // Redis unreachable: let the endpoint answer (it reports the outage itself).
     }
     return next();

@@ -46,7 +46,7 @@ import {
   dropGrant,
   keepGrant,
   takeGrant,
-  takeStartedRead,
+  takeMadeRead,
   type FoundWithGrant,
 } from './request-reads.js';
 import {
@@ -264,7 +264,7 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       if (this.grantBound) {
         const ctx = currentRequest();
         const read =
-          takeStartedRead(ctx, key) ?? r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix);
+          takeMadeRead(ctx, key) ?? r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix);
         const isRefresh = this.name === 'RefreshToken';
         return read.then((found) => withGrant(found, ctx, this.marksUse, isRefresh));
       }
