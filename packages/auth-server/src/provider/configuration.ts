@@ -1,7 +1,7 @@
 /**
  * oidc-provider's configuration: docs/contract.md and docs/decisions.md written as provider options.
  *
- * Choices that are not obvious from the option names (see shared/notes/oidc-provider.md):
+ * Choices that are not obvious from the option names:
  * - All 38 scopes are listed in `scopes`, so a token obtained without `resource` carries every granted
  *   scope and works at the API and at userinfo; with `resource=BASE_URL` it is bound (`aud`) and
  *   carries only the API scopes (docs/decisions.md).
