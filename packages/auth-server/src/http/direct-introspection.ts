@@ -34,7 +34,7 @@
  *
  * The step counts its requests under the introspection rate limit itself, in the Redis script that
  * also reads the token and its grant (storage/introspection-count.ts), and hands that read to the
- * models for the one call that asks them ({@link withRead}), so the adapter does not read again.
+ * models it calls ({@link modelCalls}), so the adapter does not read again.
  * Each answer is reported to `onAnswered` (the metrics count them). DIRECT_INTROSPECTION=false leaves
  * this step out; the limit's step then counts every introspection.
  */
@@ -50,7 +50,7 @@ import {
   type IntrospectionCount,
 } from '../storage/introspection-count.js';
 import { SUBJECT_TYPES } from '../provider/configuration.js';
-import { withRead } from '../storage/request-reads.js';
+import { modelCalls, type ModelCalls } from '../storage/request-reads.js';
 
 /** Whether a client can have pairwise subjects (then its `sub` is oidc-provider's to compute). */
 const PAIRWISE_SUBJECTS = SUBJECT_TYPES.includes('pairwise');
@@ -143,8 +143,7 @@ export function directIntrospection({
 
     let answer: Record<string, unknown> | undefined;
     try {
-      const find = () => activeAnswer(provider, value, clientId);
-      answer = await (read ? withRead(read.key, read.found, find) : find());
+      answer = await activeAnswer(provider, value, clientId, modelCalls(read));
     } catch {
       answer = undefined; // storage trouble: oidc-provider's path reports it the way it always has
     }
@@ -167,11 +166,13 @@ async function activeAnswer(
   provider: Provider,
   value: string,
   introspector: string,
+  models: ModelCalls,
 ): Promise<Record<string, unknown> | undefined> {
-  const token = await provider.AccessToken.find(value);
+  const token = await models.call(() => provider.AccessToken.find(value));
   if (!token?.isValid) return undefined;
-  if (token.grantId) {
-    const grant = await provider.Grant.find(token.grantId, { ignoreExpiration: true });
+  const grantId = token.grantId;
+  if (grantId) {
+    const grant = await models.call(() => provider.Grant.find(grantId, { ignoreExpiration: true }));
     if (!grant || grant.isExpired) return undefined;
     if (grant.clientId !== token.clientId || grant.accountId !== token.accountId) return undefined;
   }
@@ -182,7 +183,7 @@ async function activeAnswer(
   if (token.accountId) {
     body.sub = token.accountId;
     if (PAIRWISE_SUBJECTS && token.clientId !== introspector) {
-      const client = await provider.Client.find(token.clientId!);
+      const client = await models.call(() => provider.Client.find(token.clientId!));
       if (!client || client.subjectType === 'pairwise') return undefined;
     }
   }
