@@ -8,6 +8,11 @@
  * answers 503, never 401, because it does not know whether the token is good. A refusal that can
  * only be about the token (a JWT-shaped or oversized one, introspection-answers.ts) is an inactive
  * token; a refusal of our own credentials is {@link IntrospectionCredentialsError}, 503 too.
+ *
+ * A call whose connection closes before any answer is sent once more, on another connection: a
+ * pooled keep-alive connection can be closed by the other side (an edge reloading, an auth server
+ * draining) just as a request is written on it. Introspection changes nothing at the auth server, so
+ * sending it again is safe (RFC 9110 §9.2.2 lets a client retry such a request automatically).
  */
 import { OAUTH_ROUTES, introspectionAnswerSchema, type IntrospectionAnswer } from '@school/shared';
 import { Pool } from 'undici';
@@ -40,6 +45,16 @@ export class IntrospectionCredentialsError extends AuthServerUnavailableError {
 
 /** Marks an introspection request that reports a scope's use rather than checks a token (logs, tests). */
 export const SCOPE_USE_HEADER = 'x-scope-use-report';
+
+/** Errors of a connection that closed before any answer (undici's `SocketError`, or the system's). */
+const CLOSED_BEFORE_ANSWER: ReadonlySet<string> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/** Whether `err` is a call that never got an answer because its connection closed under it. */
+function closedBeforeAnswer(err: unknown): boolean {
+  if (!(err instanceof AuthServerUnavailableError)) return false;
+  const code = (err.cause as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && CLOSED_BEFORE_ANSWER.has(code);
+}
 
 /** What the API makes of a token the auth server refused to look at. */
 const REFUSED_TOKEN: Introspection = Object.freeze({ active: false });
@@ -94,6 +109,9 @@ export class IntrospectionClient implements Introspector {
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Error('timed out')), this.options.timeoutMs);
     try {
+      return await this.call(body, deadline.signal, requestId);
+    } catch (err) {
+      if (deadline.signal.aborted || !closedBeforeAnswer(err)) throw err;
       return await this.call(body, deadline.signal, requestId);
     } finally {
       clearTimeout(timer);

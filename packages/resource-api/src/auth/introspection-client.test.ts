@@ -1,0 +1,79 @@
+/**
+ * The introspection client against a real loopback HTTP server that closes connections under it: a
+ * call whose connection closes before any answer is sent once more, and only once; an answer, even
+ * an error, is never sent again.
+ */
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { AuthServerUnavailableError, IntrospectionClient } from './introspection-client.js';
+
+const ACTIVE = { active: true, client_id: 'app', scope: 'courses:read', exp: 4_102_444_800 };
+
+let server: Server | undefined;
+let client: IntrospectionClient | undefined;
+afterEach(async () => {
+  await client?.close();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  server = client = undefined;
+});
+
+/**
+ * A server answering the n-th request (from 1) with `answer(n)`: 'close' destroys the connection
+ * once the request has arrived, without a byte of answer. Resolves with the client and a counter.
+ */
+async function serverAnswering(answer: (n: number) => 'close' | { status: number; body: unknown }) {
+  const seen = { requests: 0 };
+  server = createServer((req, res) => {
+    seen.requests++;
+    const reply = answer(seen.requests);
+    req.resume();
+    req.on('end', () => {
+      if (reply === 'close') {
+        req.socket.destroy();
+        return;
+      }
+      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify(reply.body));
+    });
+  });
+  await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  client = new IntrospectionClient({
+    authUrl: `http://127.0.0.1:${port}`,
+    clientId: 'resource-api',
+    clientSecret: 'secret',
+    timeoutMs: 5_000,
+  });
+  return { client, seen };
+}
+
+describe('a connection closed before any answer', () => {
+  it('is sent once more, and the second answer is the call’s', async () => {
+    const { client, seen } = await serverAnswering((n) =>
+      n === 1 ? 'close' : { status: 200, body: ACTIVE },
+    );
+    await expect(client.introspect('a-token-value-of-twenty-chars')).resolves.toMatchObject({
+      active: true,
+      scope: 'courses:read',
+    });
+    expect(seen.requests).toBe(2);
+  });
+
+  it('is sent once more only: a second close is the auth server unavailable', async () => {
+    const { client, seen } = await serverAnswering(() => 'close');
+    await expect(client.introspect('a-token-value-of-twenty-chars')).rejects.toBeInstanceOf(
+      AuthServerUnavailableError,
+    );
+    expect(seen.requests).toBe(2);
+  });
+});
+
+describe('an answer', () => {
+  it('is never sent again, even a 5xx', async () => {
+    const { client, seen } = await serverAnswering(() => ({ status: 503, body: { error: 'unavailable' } }));
+    await expect(client.introspect('a-token-value-of-twenty-chars')).rejects.toThrow(
+      'introspection answered HTTP 503',
+    );
+    expect(seen.requests).toBe(1);
+  });
+});
