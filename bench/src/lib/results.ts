@@ -1,12 +1,9 @@
 /**
- * The results file a bench run writes (bench/results/results.json): every measure's status, the
+ * The results file a full bench run writes (bench/results/results.json): every measure's status, the
  * figure it is judged on and its servers' figures. lib/chart.ts draws P1–P3 from it.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
-import type { Outcome } from './bench.js';
+import type { Measure, Outcome } from './bench.js';
 
-/** One measure as recorded. */
 export interface MeasureResult extends Omit<Outcome, 'text'> {
   id: string;
   title: string;
@@ -24,11 +21,22 @@ export interface Results {
   measures: MeasureResult[];
 }
 
-export function writeResults(file: string, results: Results): void {
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-}
-
-export function readResults(file: string): Results {
-  return JSON.parse(readFileSync(file, 'utf8')) as Results;
+/** A measure's record: its outcome without the line's text, figures rounded to 0.01. */
+export function measureResult(m: Measure, { text: _text, rows, ...recorded }: Outcome): MeasureResult {
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return {
+    id: m.id,
+    title: m.title,
+    goal: m.goal,
+    ...recorded,
+    ...(rows && {
+      rows: rows.map((r) => ({
+        server: r.server,
+        rps: round(r.rps),
+        p50ms: round(r.p50ms),
+        p99ms: round(r.p99ms),
+        cpuUs: round(r.cpuUs),
+      })),
+    }),
+  };
 }

@@ -1,12 +1,9 @@
 /**
- * Every measure of scripts/bench, in the order they run. Add a measure: write a module exporting a
- * `Measure` (see ../lib/bench.ts) and list it here. BENCH_ONLY=AS2,DCR runs a subset.
- *
- * MEM-AS comes first: it introspects every token of the 100,000-token pool once at the auth server.
- * The resource API's measures share one walk through that pool (every token new to the API): RS2's and
- * RS3's misses first, then MEM-API presents the rest. P1–P3 (ours beside Ory Hydra and Keycloak) come
- * last; their servers start while MEM-API runs, which judges memory, not CPU (start-up takes minutes
- * on a busy machine, Keycloak's JVM most), and no CPU-judged measure runs beside them.
+ * Every measure of scripts/bench, in the order they run (BENCH_ONLY=AS2,DCR runs a subset). MEM-AS
+ * comes first: it introspects every token of the 100,000-token pool once at the auth server. The API
+ * measures share one walk through that pool: RS2's and RS3's misses, then MEM-API the rest. The peers
+ * of P1–P3 start while MEM-API runs, which judges memory, not CPU (start-up takes minutes on a busy
+ * machine), so no CPU-judged measure runs beside their start.
  */
 import type { Measure } from '../lib/bench.js';
 import { p1, p2, p3 } from '../peers/peer-measures.js';
@@ -15,8 +12,7 @@ import { as2 } from './as2-adapter.js';
 import { as5 } from './as5-refresh.js';
 import { dcr } from './dcr.js';
 import { lg } from './lg.js';
-import { memApi } from './mem-api.js';
-import { memAuth } from './mem-auth.js';
+import { memApi, memAuth } from './memory.js';
 import { met } from './met-metrics.js';
 import { rs1 } from './rs1-read.js';
 import { rs2 } from './rs2-miss.js';

@@ -8,6 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { chownSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bench } from '../lib/bench.js';
+import { childPids, cpuTicks, statFields } from '../lib/proc.js';
 import { freePort, portAccepts, startProcess, waitUntil } from '#test-support/processes.js';
 
 /** A running PostgreSQL: its DSN for Hydra, and the CPU of its process tree. */
@@ -18,19 +19,12 @@ export interface Postgres {
   ticks(): number;
 }
 
-function statFields(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
 function treeTicks(pid: number): number {
   const f = statFields(pid);
-  // utime, stime, cutime, cstime are fields 14–17: indices 11–14 after the state field.
   let ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-  for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean)) {
+  for (const child of childPids(pid)) {
     try {
-      const c = statFields(Number(child));
-      ticks += Number(c[11]) + Number(c[12]);
+      ticks += cpuTicks(child);
     } catch {
       // exited between the two reads: its CPU is in the postmaster's cutime by now
     }
