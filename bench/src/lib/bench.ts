@@ -12,20 +12,10 @@ import type { ProcessSet } from './proc.js';
 export type Status = 'PASS' | 'FAIL' | 'SKIP';
 
 /** Run lengths, seconds. */
-export interface Durations {
-  warm: number;
-  run: number;
-  ref: number;
-}
+export type Durations = Record<'warm' | 'run' | 'ref', number>;
 
 /** One server's figures (the worse run's, as on the measure's line); CPU of the server and its store. */
-export interface ResultRow {
-  server: string;
-  rps: number;
-  p50ms: number;
-  p99ms: number;
-  cpuUs: number;
-}
+export type ResultRow = { server: string } & Record<'rps' | 'p50ms' | 'p99ms' | 'cpuUs', number>;
 
 /** What a measure prints (`text`) and records. */
 export interface Outcome {
@@ -39,7 +29,7 @@ export interface Outcome {
   peerRatios?: Record<string, number>;
 }
 
-/** One line of the benchmark. */
+/** One line of the benchmark: its id, title and goal, and how it runs. */
 export interface Measure {
   id: string;
   title: string;

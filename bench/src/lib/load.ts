@@ -43,30 +43,15 @@ export interface RunResult {
   shownParts: Record<string, number>;
 }
 
-interface WrkJson {
-  requests: number;
-  duration_us: number;
-  p50_us: number;
-  p99_us: number;
-  connect_errors: number;
-  read_errors: number;
-  write_errors: number;
-  status_errors: number;
-  timeouts: number;
-  unexpected_status: number;
-}
+/** lua/bench.lua's summary: counts, and latencies in µs. */
+type WrkField = 'requests' | 'duration_us' | 'p50_us' | 'p99_us' | 'timeouts' | 'status_errors';
+type WrkJson = Record<
+  WrkField | 'unexpected_status' | 'connect_errors' | 'read_errors' | 'write_errors',
+  number
+>;
 
 async function wrk(spec: LoadSpec, seconds: number): Promise<WrkJson> {
-  const args = [
-    '-t1',
-    `-c${spec.connections ?? 50}`,
-    `-d${seconds}s`,
-    '--timeout',
-    '10s',
-    '-s',
-    LUA,
-    spec.url,
-  ];
+  const args = ['-t1', `-c${spec.connections ?? 50}`, `-d${seconds}s`, '--timeout', '10s', '-s', LUA];
   const env = {
     ...process.env,
     BENCH_REQUESTS: spec.requestsFile ?? '',
@@ -74,7 +59,7 @@ async function wrk(spec: LoadSpec, seconds: number): Promise<WrkJson> {
     BENCH_ONCE: spec.once ? '1' : '0',
     BENCH_EXPECT_STATUS: spec.expectStatus === undefined ? '' : String(spec.expectStatus),
   };
-  const { stdout } = await promisify(execFile)('wrk', args, { env, maxBuffer: 1 << 24 });
+  const { stdout } = await promisify(execFile)('wrk', [...args, spec.url], { env, maxBuffer: 1 << 24 });
   const line = stdout.split('\n').find((l) => l.startsWith('BENCHJSON '));
   if (!line) throw new Error(`wrk against ${spec.name} printed no result: ${stdout}`);
   return JSON.parse(line.slice('BENCHJSON '.length)) as WrkJson;

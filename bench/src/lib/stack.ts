@@ -59,7 +59,7 @@ export async function startNode(
 export function authEnvironment(dir: string, redisUrl: string, mongoUri: string, port: number) {
   // Rate limits stay in the path (each request still counts in Redis) but so high that the load of
   // one bench client never reaches them: the bench measures capacity, not the policy.
-  const unlimited = '1000000000';
+  const limits = ['AUTHORIZATION', 'REGISTRATION', 'TOKEN', 'INTROSPECTION', 'REVOCATION', 'PER_ADDRESS'];
   return {
     NODE_ENV: 'production',
     BASE_URL: `http://127.0.0.1:${port}`,
@@ -74,12 +74,7 @@ export function authEnvironment(dir: string, redisUrl: string, mongoUri: string,
     INTROSPECTION_CLIENT_ID: 'resource-api',
     INTROSPECTION_CLIENT_SECRET: randomBytes(32).toString('base64url'),
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    ...Object.fromEntries(
-      ['AUTHORIZATION', 'REGISTRATION', 'TOKEN', 'INTROSPECTION', 'REVOCATION', 'PER_ADDRESS'].map((k) => [
-        `RATE_LIMIT_${k}`,
-        unlimited,
-      ]),
-    ),
+    ...Object.fromEntries(limits.map((k) => [`RATE_LIMIT_${k}`, '1000000000'])),
   };
 }
 
