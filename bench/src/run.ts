@@ -5,12 +5,11 @@
  * missed. Settings (PERFORMANCE.md): BENCH_ONLY, BENCH_RUN / BENCH_REF / BENCH_WARM, BENCH_LOG_LEVEL,
  * BENCH_MONGODB_URI, BENCH_VERBOSE. Run with --experimental-websocket for the inspector connection.
  */
-import { execFile } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { bootstrap } from '@school/auth-server/dist/bootstrap.js';
 import { loadConfig } from '@school/auth-server/dist/config.js';
 import { createLogger } from '@school/auth-server/dist/logger.js';
@@ -79,18 +78,14 @@ async function main(): Promise<number> {
     // The demo school (`npm run seed` of the resource API), so its lists answer real JSON.
     await memo('seeded', async () => {
       const seed = join(root, 'packages/resource-api/dist/seed.js');
-      log(
-        (
-          await promisify(execFile)(process.execPath, [seed], { env: { ...process.env, ...env } })
-        ).stderr.trim(),
-      );
+      execFileSync(process.execPath, [seed], {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'ignore', 2],
+      });
     });
     const script = join(root, 'packages/resource-api/dist/main.js');
-    const server = await startNode(dir, name, script, {
-      port,
-      env: () => env,
-      flags: [inspectPortFlag(inspectPort)],
-    });
+    const flags = [inspectPortFlag(inspectPort)];
+    const server = await startNode(dir, name, script, { port, env: () => env, flags });
     return { ...server, inspectPort, env };
   };
   const bench: Bench = {
@@ -113,8 +108,6 @@ async function main(): Promise<number> {
     log,
   };
 
-  const counts: Record<Status, number> = { PASS: 0, FAIL: 0, SKIP: 0 };
-  const failed: string[] = [];
   const results: MeasureResult[] = [];
   const width = Math.max(...measures.map((m) => m.title.length));
   for (const m of measures) {
@@ -125,8 +118,6 @@ async function main(): Promise<number> {
       text: `error: ${err instanceof Error ? err.message : String(err)}`,
     }));
     results.push(measureResult(m, outcome));
-    counts[outcome.status]++;
-    if (outcome.status === 'FAIL') failed.push(m.id);
     out(`${m.id.padEnd(7)} ${m.title.padEnd(width)}  ${outcome.text}  | goal ${m.goal}  ${outcome.status}`);
   }
 
@@ -141,14 +132,16 @@ async function main(): Promise<number> {
     writeFileSync(join(resultsDir, 'cpu-per-request.svg'), cpuChart({ date, measures: results }));
     log('wrote bench/results/results.json and bench/results/cpu-per-request.svg');
   }
+  const ids = (status: Status) => results.filter((r) => r.status === status).map((r) => r.id);
+  const failed = ids('FAIL');
   const load = (l: number[]) => l.map((n) => n.toFixed(2)).join(', ');
   out('');
   out(
-    `bench: ${counts.PASS} passed, ${counts.FAIL} failed${failed.length ? ` (${failed.join(', ')})` : ''}, ` +
-      `${counts.SKIP} skipped, in ${seconds} s; ${date}, ` +
+    `bench: ${ids('PASS').length} passed, ${failed.length} failed${failed.length ? ` (${failed.join(', ')})` : ''}, ` +
+      `${ids('SKIP').length} skipped, in ${seconds} s; ${date}, ` +
       `load average ${load(loadAtStart)} at the start, ${load(loadavg())} at the end (${cpus().length} CPUs)`,
   );
-  return counts.FAIL ? 1 : 0;
+  return failed.length ? 1 : 0;
 }
 
 main().then(

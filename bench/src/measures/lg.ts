@@ -4,24 +4,24 @@
  * login page's CSRF token; not counted), then wrk submits each form once, 8 at a time. Also checks the
  * stored hash's parameters against OWASP's argon2id minimum.
  */
-import { FormBrowser, formAction, inputValue } from '#test-support/form-browser.js';
-import { authorizationUrl, newState, pkce, REDIRECT, type OAuthClient } from '#test-support/oauth-flow.js';
+import { formAction, inputValue, openSignInFrom } from '#test-support/form-browser.js';
+import { REDIRECT, type OAuthClient } from '#test-support/oauth-flow.js';
 import { formLine, type Bench, type Measure } from '../lib/bench.js';
 import { runLoad } from '../lib/load.js';
 import { sandwich } from '../lib/report.js';
-import { register, SCOPE } from '../lib/seed.js';
+import { register } from '../lib/seed.js';
 import { authSpec, perCoreOutcome } from './auth-load.js';
 
 const CONNECTIONS = 8;
 
 /** OWASP Password Storage Cheat Sheet, argon2id: equivalent (memory KiB, iterations) settings, p=1. */
 const OWASP_ARGON2ID = [
-  { m: 47104, t: 1 },
-  { m: 19456, t: 2 },
-  { m: 12288, t: 3 },
-  { m: 9216, t: 4 },
-  { m: 7168, t: 5 },
-];
+  [47104, 1],
+  [19456, 2],
+  [12288, 3],
+  [9216, 4],
+  [7168, 5],
+] as const;
 
 /** Checks a PHC string like `$argon2id$v=19$m=19456,p=1,t=2$…` against OWASP's minimum. */
 export function owaspCheck(phc: string): string {
@@ -30,28 +30,15 @@ export function owaspCheck(phc: string): string {
   const p = Object.fromEntries(m[2]!.split(',').map((kv) => [kv[0]!, Number(kv.slice(2))]));
   const [mem, t, par] = [p.m ?? 0, p.t ?? 0, p.p ?? 0];
   const params = `${m[1]} m=${mem} KiB t=${t} p=${par}`;
-  const ok = m[1] === 'argon2id' && par >= 1 && OWASP_ARGON2ID.some((o) => mem >= o.m && t >= o.t);
+  const ok = m[1] === 'argon2id' && par >= 1 && OWASP_ARGON2ID.some(([m, it]) => mem >= m && t >= it);
   return ok ? `${params} ≥ OWASP` : `FAILED: ${params} is below OWASP's argon2id minimum`;
 }
 
 /** A fresh authorization (a new browser, no session) up to its login page: the form's submission line. */
 async function loginLine(bench: Bench, client: OAuthClient): Promise<string> {
   const origin = bench.auth.url;
-  const browser = new FormBrowser(origin);
-  const page = await browser.follow(
-    authorizationUrl(
-      { issuer: origin },
-      {
-        response_type: 'code',
-        client_id: client.clientId,
-        redirect_uri: REDIRECT,
-        scope: SCOPE,
-        state: newState(),
-        code_challenge: pkce().challenge,
-        code_challenge_method: 'S256',
-      },
-    ),
-  );
+  const opened = { clientId: client.clientId, redirectUri: REDIRECT };
+  const { browser, page } = await openSignInFrom(origin, opened, '127.0.0.1');
   const path = formAction(page.body, '/login');
   const csrf = inputValue(page.body, 'csrf');
   if (!path || !csrf) throw new Error(`no login form: ${page.status} ${page.body.slice(0, 200)}`);

@@ -81,9 +81,8 @@ export async function hitSpec(
   target?: ApiTarget,
 ): Promise<LoadSpec> {
   const { api, processes } = target ?? (await instanceZero(bench));
-  const token = await hitToken(bench);
-  const name = `api-hit${route.replace(/[^a-z0-9]+/gi, '-')}`;
-  const requestsFile = await bench.memo(name, async () => bench.requests(name, [apiLine(token, route)]));
+  const lines = [apiLine(await hitToken(bench), route)];
+  const requestsFile = bench.requests(`api-hit${route.replace(/[^a-z0-9]+/gi, '-')}`, lines);
   return { name: 'cache hit', url: api.url, requestsFile, connections, processes, shown: bench.authShown };
 }
 
@@ -98,15 +97,15 @@ export async function missSpec(bench: Bench, connections?: number, target?: ApiT
       tokens.map((t) => apiLine(t, route)),
     );
   });
-  const shown = bench.authShown;
+  const start = cursor.next;
   return {
     name: 'cache miss',
     url: api.url,
     requestsFile,
-    start: cursor.next,
+    start,
     connections,
     processes,
-    shown,
+    shown: bench.authShown,
   };
 }
 

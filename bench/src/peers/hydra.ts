@@ -22,19 +22,17 @@ import {
   authorizeQuery,
   callJson,
   exchangeCode,
+  introspectionLine,
+  peerLoad,
   pooled,
   retried,
-  type PeerClient,
-  type PeerTarget,
 } from './peer.js';
+import type { PeerClient, PeerTarget } from './peer.js';
 
 const SCOPE = 'courses:read students:read';
 
 /** A running Hydra: its public and admin origins. */
-interface Hydra {
-  pub: string;
-  admin: string;
-}
+type Hydra = { pub: string; admin: string };
 
 function createClient(h: Hydra, name: string): Promise<PeerClient> {
   return callJson<PeerClient>(`${h.admin}/admin/clients`, {
@@ -50,12 +48,7 @@ function createClient(h: Hydra, name: string): Promise<PeerClient> {
 }
 
 /** Accepts a login or consent challenge on the admin API; Hydra's `redirect_to` back to itself. */
-async function accept(
-  h: Hydra,
-  kind: 'login' | 'consent',
-  challenge: string,
-  body: unknown,
-): Promise<string> {
+async function accept(h: Hydra, kind: 'login' | 'consent', challenge: string, body: object) {
   const url = `${h.admin}/admin/oauth2/auth/requests/${kind}/accept?${kind}_challenge=${challenge}`;
   return (await callJson<{ redirect_to: string }>(url, { method: 'PUT', json: body })).redirect_to;
 }
@@ -130,10 +123,7 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
     return bench.requests('hydra-refresh', lines);
   };
   const introspect = (t: { access_token: string }) =>
-    formLine('/admin/oauth2/introspect', { token: t.access_token, token_type_hint: 'access_token' }, [
-      'Accept: application/json',
-    ]);
-  const register = jsonLine('/oauth2/register', registration('bench agent'));
+    introspectionLine('/admin/oauth2/introspect', t.access_token);
   return {
     name: 'hydra',
     label: 'Ory Hydra v2.3.0 (serve all --dev, PostgreSQL 15, opaque tokens)',
@@ -143,12 +133,11 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
     },
     processes: { hydra: p.pid },
     tree: { name: 'postgres', ticks: pg.ticks },
-    introspection: {
-      url: h.admin,
-      requestsFile: bench.requests('hydra-introspection', pool.map(introspect)),
-    },
+    introspection: peerLoad(bench, h.admin, 'hydra-introspection', pool.map(introspect)),
     refresh: { url: h.pub, requestsFile: await refreshFile(), renew: refreshFile },
-    registration: { url: h.pub, requestsFile: bench.requests('hydra-register', [register]) },
+    registration: peerLoad(bench, h.pub, 'hydra-register', [
+      jsonLine('/oauth2/register', registration('bench agent')),
+    ]),
     notes: {
       introspection: 'hydra: its admin endpoint, which takes no client authentication',
       refresh:

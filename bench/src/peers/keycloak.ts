@@ -17,7 +17,8 @@ import { freePort, httpAnswers, startProcess, waitUntil } from '#test-support/pr
 import { formLine, jsonLine, type Bench } from '../lib/bench.js';
 import { childPids } from '../lib/proc.js';
 import { registration } from '../lib/seed.js';
-import { authorizeQuery, callJson, exchangeCode, pooled, type PeerClient, type PeerTarget } from './peer.js';
+import { authorizeQuery, callJson, exchangeCode, introspectionLine, peerLoad, pooled } from './peer.js';
+import type { PeerClient } from './peer.js';
 
 const REALM = 'bench';
 const USER = { username: 'bench', password: randomBytes(12).toString('base64url') };
@@ -103,12 +104,7 @@ const refreshForm = (c: PeerClient, refresh_token: string) => ({
 });
 
 /** Starts Keycloak, sets up the realm, clients and tokens, and writes its request files. */
-export async function startKeycloak(
-  bench: Bench,
-  home: string,
-  javaHome: string,
-  tokens: number,
-): Promise<PeerTarget> {
+export async function startKeycloak(bench: Bench, home: string, javaHome: string, tokens: number) {
   const [port, managementPort] = [await freePort(), await freePort()];
   const origin = `http://127.0.0.1:${port}`;
   const adminPassword = randomBytes(12).toString('base64url');
@@ -152,25 +148,18 @@ export async function startKeycloak(
   const refreshLines = await pooled(services, 1, async (c) =>
     formLine(TOKEN_PATH, refreshForm(c, (await codeFlow(origin, c)).refresh_token)),
   );
-  const introspect = (t: string) =>
-    formLine(`${TOKEN_PATH}/introspect`, { token: t, token_type_hint: 'access_token', ...introspector }, [
-      'Accept: application/json',
-    ]);
-  const register = jsonLine(
-    `/realms/${REALM}/clients-registrations/openid-connect`,
-    registration('bench agent'),
-  );
+  const introspect = (t: string) => introspectionLine(`${TOKEN_PATH}/introspect`, t, introspector);
+  const register = registration('bench agent');
   return {
     name: 'keycloak',
     label: 'Keycloak 26.5.6 (start-dev, embedded H2 in memory, JWT access tokens)',
     processes: { keycloak: pid },
     stop: p.stop,
-    introspection: {
-      url: origin,
-      requestsFile: bench.requests('keycloak-introspection', pool.map(introspect)),
-    },
-    refresh: { url: origin, requestsFile: bench.requests('keycloak-refresh', refreshLines) },
-    registration: { url: origin, requestsFile: bench.requests('keycloak-register', [register]) },
+    introspection: peerLoad(bench, origin, 'keycloak-introspection', pool.map(introspect)),
+    refresh: peerLoad(bench, origin, 'keycloak-refresh', refreshLines),
+    registration: peerLoad(bench, origin, 'keycloak-register', [
+      jsonLine(`/realms/${REALM}/clients-registrations/openid-connect`, register),
+    ]),
     notes: {
       introspection:
         'keycloak: access tokens are JWTs (introspection checks the signature, the session and the user)',

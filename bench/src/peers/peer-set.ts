@@ -9,7 +9,7 @@ import { SCOPE_NO_OPENID, introspectionPool, refreshTokens, registration } from 
 import { introspectLine } from '../measures/auth-load.js';
 import { startHydra } from './hydra.js';
 import { startKeycloak } from './keycloak.js';
-import { peersEnv, type PeerTarget } from './peer.js';
+import { peerLoad, peersEnv, type PeerTarget } from './peer.js';
 
 const PEER_TOKENS = 500;
 
@@ -17,10 +17,7 @@ const PEER_TOKENS = 500;
 async function ourTarget(bench: Bench): Promise<PeerTarget> {
   const pool = await introspectionPool(bench, PEER_TOKENS);
   const refresh = await refreshTokens(bench, SCOPE_NO_OPENID, 10);
-  const load = (name: string, lines: string[]) => ({
-    url: bench.auth.url,
-    requestsFile: bench.requests(name, lines),
-  });
+  const load = (name: string, lines: string[]) => peerLoad(bench, bench.auth.url, name, lines);
   const refreshLine = ({ client, tokens }: (typeof refresh)[number]) =>
     formLine('/api/oauth/token', {
       grant_type: 'refresh_token',

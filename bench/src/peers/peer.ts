@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
 import { REDIRECT } from '#test-support/oauth-flow.js';
+import { formLine, type Bench } from '../lib/bench.js';
 import type { ProcessSet } from '../lib/proc.js';
 
 /** One load at one server: origin and request file (see lua/bench.lua). */
@@ -35,6 +36,16 @@ export interface PeerTarget extends Record<Kind, PeerLoad> {
   notes: Partial<Record<Kind, string>>;
   /** Stops its processes (peers only; ours runs on for the other measures). */
   stop?: () => Promise<void>;
+}
+
+/** A load of `lines` (written to the request file `name`) at `url`. */
+export function peerLoad(bench: Bench, url: string, name: string, lines: string[]): PeerLoad {
+  return { url, requestsFile: bench.requests(name, lines) };
+}
+
+/** An introspection of `token` at `path`, with `client`'s credentials when the endpoint takes them. */
+export function introspectionLine(path: string, token: string, client: Partial<PeerClient> = {}): string {
+  return formLine(path, { token, token_type_hint: 'access_token', ...client }, ['Accept: application/json']);
 }
 
 /** A confidential client of a peer (`client_secret_post`). */
