@@ -1,9 +1,6 @@
 /**
- * scripts/bench's driver: starts the stack (lib/stack.ts), runs every measure of measures/index.ts,
- * prints one line per measure and a summary on stdout (progress on stderr), writes
- * bench/results/results.json and the chart beside it after a full run, and exits 1 when a goal is
- * missed. Settings (PERFORMANCE.md): BENCH_ONLY, BENCH_RUN / BENCH_REF / BENCH_WARM, BENCH_LOG_LEVEL,
- * BENCH_MONGODB_URI, BENCH_VERBOSE. Run with --experimental-websocket for the inspector connection.
+ * scripts/bench's driver: starts the stack, runs the measures (BENCH_ONLY: some), prints a line each and
+ * a summary, writes results.json and the chart after a full run, exits 1 when a goal is missed.
  */
 import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

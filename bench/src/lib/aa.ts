@@ -1,8 +1,6 @@
 /**
- * Rounds with an A/A (AS2, RS1, MET): `one` and the twins `a` and `b` (two processes of the same
- * code, started alike), warmed up together, then loaded in turn round after round, each round starting
- * with another of the three. The ratio the goal is on is judged against what the twins differ by in
- * the same rounds (PERFORMANCE.md, "How a goal is judged").
+ * Rounds with an A/A (AS2, RS1, MET): one process and two twins of the other side's code, warmed
+ * up together, then loaded in turn; the goal's ratio is judged against what the twins differ by.
  */
 import type { Outcome } from './bench.js';
 import { runLoad, type LoadSpec, type RunResult } from './load.js';

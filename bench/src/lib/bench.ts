@@ -35,7 +35,7 @@ export interface Measure {
   title: string;
   goal: string;
   run(bench: Bench): Promise<Outcome>;
-  /** Work started in the background as this measure starts (the peers, beside MEM-API, which judges no CPU). */
+  /** Work started in the background with this measure (the peers, beside MEM-API, which judges no CPU). */
   overlap?(bench: Bench): void;
 }
 

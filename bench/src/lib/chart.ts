@@ -1,8 +1,6 @@
 /**
- * The chart of P1–P3 (bench/results/cpu-per-request.svg): per measure, a panel of bars of CPU per
- * request, ours beside each peer's, each panel on its own linear scale from zero. Bars are µs per
- * request when the results have every server's row; otherwise multiples of ours, from the ratios the
- * goals are judged on (ours ÷ the peer, so the peer's bar is 1 ÷ that).
+ * The chart of P1–P3 (bench/results/cpu-per-request.svg): a panel per measure, ours beside each peer,
+ * in µs per request when the results have every server's row, else as multiples of ours.
  */
 import { int } from './report.js';
 import type { MeasureResult, Results } from './results.js';

@@ -1,8 +1,6 @@
 /**
- * A server's resident memory after a full garbage collection, over the DevTools protocol (Node's
- * global WebSocket), so MEM-AS and MEM-API measure what a process retains, not the garbage V8 let
- * pile up. The servers run without `--inspect`: {@link inspectPortFlag} only says where the inspector
- * will listen; it is opened here by SIGUSR1 and closed again before returning.
+ * A server's RSS after a full GC over the DevTools protocol (MEM-AS, MEM-API). The servers start
+ * with the inspector closed: it is opened by SIGUSR1 for the measurement and closed again.
  */
 import { pollUntil } from '#test-support/processes.js';
 import { rssBytes } from './proc.js';

@@ -1,14 +1,13 @@
 /**
- * CPU and memory of running processes, from /proc (Linux only). CPU is utime + stime of the whole
- * thread group in clock ticks; summed over the server processes and divided by the completed
- * requests, it gives "server CPU per request", far steadier than requests/s on a shared machine.
+ * CPU (utime + stime of the whole thread group) and memory of running processes, from /proc. Summed
+ * over the servers and divided by the completed requests: CPU per request, steady on a noisy machine.
  */
 import { readFileSync } from 'node:fs';
 
 /** Clock ticks per second of /proc/<pid>/stat (USER_HZ; 100 on every Linux we run on). */
-export const TICKS_PER_SECOND = 100;
+const TICKS_PER_SECOND = 100;
 
-/** The fields of /proc/<pid>/stat from field 3 (state) on: utime is [11], stime [12], cutime [13], cstime [14]. */
+/** /proc/<pid>/stat from field 3 on: utime is [11], stime [12], cutime [13], cstime [14]. */
 export function statFields(pid: number): string[] {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Field 2 (comm) may contain spaces and parentheses: split after its closing parenthesis.
@@ -32,12 +31,13 @@ export function rssBytes(pid: number): number {
   return m ? Number(m[1]) * 1024 : NaN;
 }
 
-/** A named group of processes whose CPU is counted together ("node", "redis", "mongo"). */
-export type ProcessSet = Record<string, number | undefined>;
+/** Named processes whose CPU is counted together ("node", "redis"): a pid, or a process tree's ticks. */
+export type ProcessSet = Record<string, number | (() => number) | undefined>;
 
 /** CPU ticks of every process of the set, by name. */
 export function snapshot(set: ProcessSet): Record<string, number> {
-  return Object.fromEntries(Object.entries(set).flatMap(([k, pid]) => (pid ? [[k, cpuTicks(pid)]] : [])));
+  const ticks = (p: number | (() => number)) => (typeof p === 'number' ? cpuTicks(p) : p());
+  return Object.fromEntries(Object.entries(set).flatMap(([k, p]) => (p ? [[k, ticks(p)]] : [])));
 }
 
 /** Microseconds of CPU per request, by process and in total, between two snapshots. */

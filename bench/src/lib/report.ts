@@ -1,8 +1,6 @@
 /**
- * How runs become figures and the text of a measure's line. Of several runs the worse figure of each
- * kind counts (lowest throughput, highest latency and CPU): on a noisy machine that errs against us.
- * The sandwich (RS2) is ref, case, ref, case, ref: each case run against the mean of the reference
- * runs either side of it; without a reference (the per-core goals) it is two case runs.
+ * Runs into figures and a line's text. Of several runs the worse figure of each kind counts. The
+ * sandwich (RS2): ref, case, ref, case, ref, each case against the references either side of it.
  */
 import type { Durations } from './bench.js';
 import { runLoad, type LoadSpec, type RunResult } from './load.js';
@@ -65,7 +63,7 @@ export interface Sandwich {
   refs: RunResult[];
 }
 
-/** ref, case, ref, case, ref (after a warm-up of each), or case, case; `caseSpec(run)` may prepare requests. */
+/** ref, case, ref, case, ref (after a warm-up of each), or case, case. */
 export async function sandwich(opts: {
   /** The case's load for run `run` (-1: the warm-up). */
   caseSpec: (run: number) => LoadSpec | Promise<LoadSpec>;

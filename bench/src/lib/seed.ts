@@ -1,8 +1,6 @@
 /**
- * The clients, grants and tokens the measures load, made the real way where it is cheap (HTTP
- * registration, sign-in through the login and consent pages, code exchange with PKCE) and through
- * oidc-provider's own models where the real way would take minutes (the 100,000 access tokens of the
- * introspection pool: same models, same storage, same fields as a code exchange produces).
+ * The clients, grants and tokens the measures load: made the real way where cheap (registration,
+ * the login and consent pages, code exchange), through oidc-provider's models for the 100,000-token pool.
  */
 import { FormBrowser } from '#test-support/form-browser.js';
 import { REDIRECT, registerClient, signIn, type OAuthClient, type Tokens } from '#test-support/oauth-flow.js';
@@ -55,7 +53,7 @@ export async function flowTokens(bench: Bench, origin: string, n: number): Promi
   return out;
 }
 
-/** `n` access tokens of the auth server: one from a code exchange, the rest minted like it over 100 grants. */
+/** `n` access tokens: one from a code exchange, the rest minted like it over 100 grants. */
 export function introspectionPool(bench: Bench, n: number): Promise<string[]> {
   return bench.memo(`introspection-pool:${n}`, async () => {
     const { provider } = bench.runtime;

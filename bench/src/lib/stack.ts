@@ -1,9 +1,6 @@
 /**
- * Brings up what a bench run measures, on 127.0.0.1 and free ports, with data that starts empty
- * (.data/bench is wiped): a dedicated Redis (as scripts/services runs it) and MongoDB-protocol server
- * (BENCH_MONGODB_URI, else `mongod` if on PATH, else scripts/services' FerretDB), so their CPU is the
- * services' alone; and Node servers (the auth server, the resource API, the references) in
- * production mode.
+ * What a run measures, on 127.0.0.1 and free ports, from an empty .data/bench: a dedicated Redis and
+ * MongoDB-protocol server (their CPU the services' alone) and Node servers in production mode.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
@@ -18,7 +15,7 @@ export function freshDir(dir: string): void {
   for (const sub of ['logs', 'keys', 'requests']) mkdirSync(join(dir, sub), { recursive: true });
 }
 
-/** The dedicated Redis (append-only file fsynced every second) and MongoDB-protocol server (absent if external). */
+/** The dedicated Redis (AOF fsynced every second) and MongoDB-protocol server (absent if external). */
 export async function startStores(dir: string): Promise<{ redis: Server; mongo?: Server; mongoUri: string }> {
   const log = (name: string) => join(dir, 'logs', `${name}.log`);
   const r = await privateRedis({ dir: join(dir, 'redis'), log: log('redis'), fsync: 'everysec' });

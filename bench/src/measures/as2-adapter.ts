@@ -1,10 +1,6 @@
 /**
- * AS2: what our Redis storage costs. The same introspection load on the auth server with
- * oidc-provider's in-memory adapter (servers/auth-memory.ts) and on two processes of the real one with
- * our Redis adapter (the A/A twins), all three fresh (the main server has served MEM-AS's 100,000
- * introspections, a history the memory-adapter process would not share). The memory server's tokens
- * come from code exchanges on it; the Redis servers share the main server's. Redis's CPU counts on
- * every side: the rate limiter counts each introspection there whichever adapter stores the tokens.
+ * AS2: what our Redis storage costs. Introspection on the auth server with oidc-provider's memory
+ * adapter (servers/auth-memory.ts) and on two fresh real ones (the twins); Redis counted on every side.
  */
 import { join } from 'node:path';
 import { AUTH_SERVER_NODE_FLAGS } from '@school/auth-server/dist/node-flags.js';

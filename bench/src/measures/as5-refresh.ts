@@ -1,8 +1,6 @@
 /**
- * AS5: the refresh_token grant of 10 confidential clients (client_secret_post) whose grants include
- * `openid`, so each answer carries an ES256 id_token signed per request. Their refresh tokens rotate
- * only after 70 % of their life, so each is presented again and again. Each request: client
- * authentication, the refresh token, its grant and the account read, an access token written.
+ * AS5: the refresh_token grant of 10 confidential clients with `openid`, so each answer signs an ES256
+ * id_token. Their refresh tokens rotate only after 70 % of their life: each is presented again and again.
  */
 import { credentials, requestTokens } from '#test-support/oauth-flow.js';
 import { formLine, type Measure } from '../lib/bench.js';

@@ -1,8 +1,4 @@
-/**
- * DCR: open dynamic client registration (RFC 7591) of a native public client with a loopback
- * redirect URI, as CLIs and agents send it: metadata validated, the loopback policy applied, a new
- * client stored in Redis per request.
- */
+/** DCR: open dynamic client registration of a native public client with a loopback redirect URI. */
 import { jsonLine, type Measure } from '../lib/bench.js';
 import { sandwich } from '../lib/report.js';
 import { registration } from '../lib/seed.js';

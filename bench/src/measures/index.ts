@@ -1,9 +1,6 @@
 /**
- * Every measure of scripts/bench, in the order they run (BENCH_ONLY=AS2,DCR runs a subset). MEM-AS
- * comes first: it introspects every token of the 100,000-token pool once at the auth server. The API
- * measures share one walk through that pool: RS2's and RS3's misses, then MEM-API the rest. The peers
- * of P1–P3 start while MEM-API runs, which judges memory, not CPU (start-up takes minutes on a busy
- * machine), so no CPU-judged measure runs beside their start.
+ * Every measure, in the order they run. MEM-AS first (the whole pool at the auth server); RS2, RS3 and
+ * MEM-API walk the pool at the API in turn; the peers start beside MEM-API, which judges no CPU.
  */
 import type { Measure } from '../lib/bench.js';
 import { p1, p2, p3 } from '../peers/peer-measures.js';

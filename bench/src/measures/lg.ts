@@ -1,8 +1,6 @@
 /**
- * LG: login form submissions with the production argon2id parameters. Each needs its own interaction,
- * so before each run a batch is prepared as a browser gets there (authorization request, cookies, the
- * login page's CSRF token; not counted), then wrk submits each form once, 8 at a time. Also checks the
- * stored hash's parameters against OWASP's argon2id minimum.
+ * LG: login form submissions with the production argon2id parameters, each on an interaction prepared
+ * beforehand (not counted), 8 at a time; and the stored hash checked against OWASP's minimum.
  */
 import { formAction, inputValue, openSignInFrom } from '#test-support/form-browser.js';
 import { REDIRECT, type OAuthClient } from '#test-support/oauth-flow.js';

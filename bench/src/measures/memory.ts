@@ -1,12 +1,9 @@
 /**
- * MEM-AS and MEM-API: resident memory of a server once it has seen every token of the introspection
- * pool (100,000 distinct access tokens, each presented once at 50 connections), after a full garbage
- * collection over the inspector (so it shows what the process keeps, not the garbage V8 let pile up;
- * the RSS before it is printed too). Neither server keeps unbounded per-token state (the auth server
- * none in process, the API an LRU of INTROSPECTION_CACHE_SIZE), so memory must stay flat.
+ * MEM-AS and MEM-API: a server's RSS after a full GC once it has seen each of the pool's 100,000
+ * distinct tokens once. Neither keeps unbounded per-token state, so memory must stay flat.
  */
 import { loadConfig } from '@school/resource-api/dist/config.js';
-import type { Bench, Measure } from '../lib/bench.js';
+import type { Bench, Measure, Outcome } from '../lib/bench.js';
 import { memoryAfterGc } from '../lib/inspector.js';
 import { runLoad, type LoadSpec, type RunResult } from '../lib/load.js';
 import { cpuText, int } from '../lib/report.js';
@@ -21,29 +18,27 @@ const MAX_RUN_SECONDS = 120;
 
 /**
  * Presents the pool's tokens from `cursor.next` on, each once, as `line(token)` requests, in runs
- * sized from the cursor's last rate (at least `minRate`), moving the cursor on. Returns the runs.
+ * sized from the cursor's last rate (at least `minRate`), moving the cursor on; then the outcome of
+ * process `pid`'s memory after a full GC, `note` adding to its line.
  */
-async function presentRestOfPool(
+async function afterPool(
   bench: Bench,
-  spec: Omit<LoadSpec, 'requestsFile'>,
-  line: (token: string) => string,
+  spec: Omit<LoadSpec, 'requestsFile'> & { line: (token: string) => string; minRate: number },
   cursor: { next: number; rps: number },
-  minRate: number,
-): Promise<RunResult[]> {
+  server: { pid: number; inspectPort: number; note: (first: RunResult) => string },
+): Promise<Outcome> {
   const tokens = await introspectionPool(bench, POOL_SIZE);
   const runs: RunResult[] = [];
   for (let attempt = 0; attempt < ATTEMPTS && cursor.next < POOL_SIZE; attempt++) {
     // The rest of the pool, then 200 tokens again: wrk stops when the file is used up, and the
     // requests in flight at that moment (≤ 50) are the repeated ones, not the pool's last.
     const rest = [...tokens.slice(cursor.next), ...tokens.slice(0, 200)];
-    const seconds = Math.min(
-      MAX_RUN_SECONDS,
-      Math.ceil((rest.length / Math.max(cursor.rps, minRate)) * 1.5) + 2,
-    );
+    const rate = Math.max(cursor.rps, spec.minRate);
+    const seconds = Math.min(MAX_RUN_SECONDS, Math.ceil((rest.length / rate) * 1.5) + 2);
     bench.log(
       `${spec.name}: presenting the pool's last ${int(POOL_SIZE - cursor.next)} tokens (≤ ${seconds} s)`,
     );
-    const requestsFile = bench.requests(`${spec.name}-pool`, rest.map(line));
+    const requestsFile = bench.requests(`${spec.name}-pool`, rest.map(spec.line));
     const r = await runLoad({ ...spec, requestsFile, once: true }, seconds);
     runs.push(r);
     cursor.next = Math.min(POOL_SIZE, cursor.next + r.requests);
@@ -52,15 +47,11 @@ async function presentRestOfPool(
   for (const r of runs) if (r.errors) throw new Error(`${r.errors} of ${r.requests} requests failed`);
   if (cursor.next < POOL_SIZE)
     throw new Error(`only ${int(cursor.next)} of the pool's tokens were presented`);
-  return runs;
-}
-
-async function memoryOutcome(pid: number, inspectPort: number, after: string) {
-  const memory = await memoryAfterGc(pid, inspectPort);
+  const memory = await memoryAfterGc(server.pid, server.inspectPort);
   return {
-    status: memory.mb <= LIMIT_MB ? ('PASS' as const) : ('FAIL' as const),
+    status: memory.mb <= LIMIT_MB ? 'PASS' : 'FAIL',
     judged: `rss ${memory.mb.toFixed(0)} MB after a full GC`,
-    text: `${memory.text}  | after ${int(POOL_SIZE)} distinct tokens${after}`,
+    text: `${memory.text}  | after ${int(POOL_SIZE)} distinct tokens${server.note(runs[0]!)}`,
   };
 }
 
@@ -70,13 +61,14 @@ export const memAuth: Measure = {
   goal: `≤ ${LIMIT_MB} MB`,
   async run(bench) {
     bench.log(`minting ${int(POOL_SIZE)} access tokens`);
-    const spec = { name: 'MEM-AS', url: bench.auth.url, processes: bench.authProcesses };
     const line = (t: string) => introspectLine(bench, t);
-    const [run] = await presentRestOfPool(bench, spec, line, { next: 0, rps: 0 }, 2000);
-    return memoryOutcome(
-      bench.auth.pid,
-      bench.authInspectPort,
-      ` at ${int(run!.rps)} req/s, ${cpuText(run!)}`,
+    const spec = { name: 'MEM-AS', url: bench.auth.url, processes: bench.authProcesses, line, minRate: 2000 };
+    const note = (run: RunResult) => ` at ${int(run.rps)} req/s, ${cpuText(run)}`;
+    return afterPool(
+      bench,
+      spec,
+      { next: 0, rps: 0 },
+      { pid: bench.auth.pid, inspectPort: bench.authInspectPort, note },
     );
   },
 };
@@ -92,9 +84,9 @@ export const memApi: Measure = {
   goal: `≤ ${LIMIT_MB} MB`,
   async run(bench) {
     const { api, processes } = await instanceZero(bench);
-    const spec = { name: 'MEM-API', url: api.url, processes, expectStatus: 404 };
-    await presentRestOfPool(bench, spec, (t) => apiLine(t, `${LIST_ROUTE}/not-a-course-id`), missCursor, 100);
-    const cacheSize = loadConfig(api.env).INTROSPECTION_CACHE_SIZE;
-    return memoryOutcome(api.pid, api.inspectPort, `, INTROSPECTION_CACHE_SIZE ${int(cacheSize)}`);
+    const line = (t: string) => apiLine(t, `${LIST_ROUTE}/not-a-course-id`);
+    const spec = { name: 'MEM-API', url: api.url, processes, expectStatus: 404, line, minRate: 100 };
+    const note = () => `, INTROSPECTION_CACHE_SIZE ${int(loadConfig(api.env).INTROSPECTION_CACHE_SIZE)}`;
+    return afterPool(bench, spec, missCursor, { ...api, note });
   },
 };

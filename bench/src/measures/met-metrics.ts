@@ -1,8 +1,6 @@
 /**
- * MET: what the metrics cost, on RS1's load. Three fresh API processes of the same build: one with
- * `METRICS=false` (no registry, no default metrics, no histogram on the request path) and two as
- * deployed (the A/A twins). CPU counted: the loaded API process alone. Goal 1×: the twins' CPU per
- * request over the one without metrics may exceed 1 by no more than the twins differ by.
+ * MET: what the metrics cost on RS1's load: an API with `METRICS=false` against two as deployed (the
+ * twins). CPU counted: the loaded API process alone.
  */
 import type { Measure } from '../lib/bench.js';
 import { judgeAgainstAa } from '../lib/aa.js';

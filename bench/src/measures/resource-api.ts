@@ -1,12 +1,7 @@
 /**
- * What the resource API's measures share, against the real API process with tokens that carry
- * `courses:read`. RS1, MET and RV read the list; RS2, RS3 and MEM-API are about the token check and
- * read one course by id, the read that costs FerretDB least (~0.6 ms of CPU against ~2.5 ms for the
- * list), so that RS3 measures the hop rather than a cold machine.
- *
- * A hit: one real access token, presented again and again (cached after its first request). A miss: a
- * token the API has never seen, from the introspection pool, which instance 0 walks once with one
- * cursor: RS2, RS3, then MEM-API. A run past the end would present tokens again: the measures fail then.
+ * What the API measures share. A hit: one cached token, again and again. A miss: a pool token the API
+ * has never seen; instance 0 walks the pool once (RS2, RS3, then MEM-API). Misses read one course, the
+ * read that costs FerretDB least, so that RS3 measures the hop rather than the database.
  */
 import type { Bench, ResourceApiServer } from '../lib/bench.js';
 import { requestLine } from '../lib/bench.js';
@@ -86,7 +81,7 @@ export async function hitSpec(
   return { name: 'cache hit', url: api.url, requestsFile, connections, processes, shown: bench.authShown };
 }
 
-/** Misses: reads of `courseRoute`, each with a pool token `target`'s API (default instance 0) has not seen. */
+/** Misses: reads of `courseRoute`, each with a pool token `target` (default instance 0) has not seen. */
 export async function missSpec(bench: Bench, connections?: number, target?: ApiTarget): Promise<LoadSpec> {
   const { api, processes, cursor } = target ?? (await instanceZero(bench));
   if (cursor.next >= POOL_SIZE) throw new Error('the introspection pool is used up');

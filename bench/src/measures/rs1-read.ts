@@ -1,10 +1,6 @@
 /**
- * RS1: what the API costs around its answer once a token is known. The case is the real resource API
- * answering `GET /api/v1/courses` to one cached token (helmet, request id and log line, bearer check,
- * scope, validation, the MongoDB read, `res.json`); the reference is bare Express 5
- * (servers/express-bare.ts) answering byte-identical JSON by the API's own read with nothing around
- * it, as two processes: the A/A twins. CPU counted: the loaded Node process (the auth server idles on
- * hits); the MongoDB-protocol server's, the same on every side, is printed only.
+ * RS1: what the API costs around its answer with a cached token: the real API against bare Express 5
+ * (servers/express-bare.ts) answering the same bytes by the same read, as two processes (the twins).
  */
 import { join } from 'node:path';
 import type { Bench, Measure, Server } from '../lib/bench.js';

@@ -1,9 +1,6 @@
 /**
- * RS2: what a cache miss costs the API path against a cache hit, on the same read (one course by id).
- * A miss is the whole hop: the API finds nothing cached, POSTs the token to the auth server's
- * introspection endpoint, the auth server reads the token and its grant from Redis (and counts the
- * call in its rate limiter), then the API caches the answer and serves the read. The CPU counted on
- * both sides is the API, the auth server and Redis. 50 connections; a sandwich of hits and misses.
+ * RS2: a cache miss (a token the API has never seen, so a whole introspection hop) against a cache
+ * hit on the same read, CPU of the API, the auth server and Redis per request, in a sandwich.
  */
 import type { Measure } from '../lib/bench.js';
 import { int, runText, sandwich, sum } from '../lib/report.js';

@@ -1,12 +1,7 @@
 /**
- * RS3: the introspection hop at one connection, ours over the machine's floor in the same run. Two API
- * processes read the same course: instance 0 introspects at our auth server, the floor's instance at
- * servers/bare-introspection.ts (bare `node:http`, one Redis read, the token's claims as the answer).
- * A round loads, on each, hits (one cached token) then misses (tokens it has never seen); a hop is the
- * miss p50 minus the hit p50 of the same process. Five rounds, each side first in turn. PASS when the
- * median of our hop minus the floor's is at most GOAL_MS plus the floor's round-to-round spread (the
- * median of |floor hop − the previous round's|): taken from the floor, so an erratic auth server
- * cannot widen its own allowance.
+ * RS3: the introspection hop at one connection (miss p50 − hit p50 of one process), ours over the
+ * floor's (an API introspecting at servers/bare-introspection.ts), judged against the floor's own
+ * round-to-round spread so that an erratic auth server cannot widen its allowance.
  */
 import { join } from 'node:path';
 import type { Bench, Measure } from '../lib/bench.js';

@@ -1,9 +1,6 @@
 /**
- * RV: a revoked token is refused at once by every API instance, although each had it cached. Each of
- * 20 rounds takes a fresh token, reads with it on two API instances (200: now cached on both), revokes
- * it, and the moment the revocation answers reads on each again: both must answer 401, which only the
- * Redis revocation feed can cause. Its own client: revoking a token revokes its grant's other tokens,
- * and the shared public client holds the hit token of the API measures.
+ * RV: a revoked token is refused at once by every API instance that had it cached. Its own client:
+ * revoking a token revokes its grant's other tokens, and the shared client holds the hit token.
  */
 import { FormBrowser } from '#test-support/form-browser.js';
 import type { Measure } from '../lib/bench.js';

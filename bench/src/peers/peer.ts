@@ -28,8 +28,6 @@ export interface PeerTarget extends Record<Kind, PeerLoad> {
   label: string;
   /** The processes whose CPU is counted: the server and its store. */
   processes: ProcessSet;
-  /** A store running as a process tree (Hydra's PostgreSQL), counted like `processes`. */
-  tree?: { name: string; ticks(): number };
   /** Processes on its path measured but not counted (our MongoDB-protocol server). */
   shown?: ProcessSet;
   /** How it was set up where that differs from ours, per load. */

@@ -1,8 +1,6 @@
 /**
- * A dedicated PostgreSQL 15 for Ory Hydra, on 127.0.0.1, fresh for each run (Debian's binaries; as
- * root it runs as the `postgres` user). `synchronous_commit=off`: the durability of our Redis's fsync
- * every second. Its CPU is a process tree (a backend per connection): `ticks()` reads the postmaster's
- * own and exited children's CPU plus every live child's.
+ * A dedicated PostgreSQL 15 for Hydra (`synchronous_commit=off`: our Redis's durability); its CPU is
+ * that of its process tree, a backend per connection.
  */
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdirSync, readFileSync } from 'node:fs';

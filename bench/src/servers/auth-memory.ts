@@ -1,9 +1,6 @@
 /**
- * AS2's reference: the auth server as `packages/auth-server/dist/main.js` runs it (same configuration,
- * Koa app, middleware, rate limits counted in Redis, accounts and audit log in MongoDB), except that
- * oidc-provider keeps its models in its in-memory adapter instead of our Redis adapter.
- *
- *   <auth-server environment> node bench/dist/servers/auth-memory.js
+ * AS2's reference: the auth server as main.js runs it (configuration, Koa app, middleware, rate limits,
+ * audit log), with oidc-provider's memory adapter instead of ours; started with the auth server's env.
  */
 import { createServer } from 'node:http';
 import { createApp } from '@school/auth-server/dist/app.js';

@@ -1,9 +1,6 @@
 /**
- * RS3's floor: the least an introspection endpoint can do, on bare `node:http`: one Redis `GET` of the
- * presented token (the key our adapter writes) and its claims as the answer, or `{"active":false}`. No
- * client authentication, grant check, rate limit or log line: an API pointed at it pays the hop alone.
- *
- *   REDIS_URL=… REDIS_KEY_PREFIX=… PORT=… node bench/dist/servers/bare-introspection.js
+ * RS3's floor: one Redis `GET` of the presented token and its claims as the answer, on bare
+ * `node:http`; no client authentication, grant check, rate limit or log line.
  */
 import { createServer } from 'node:http';
 import { text } from 'node:stream/consumers';

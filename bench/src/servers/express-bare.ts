@@ -1,9 +1,6 @@
 /**
- * RS1's reference: bare Express 5 answering `GET /api/v1/courses` by the resource API's own operation
- * (same handler, same database, its query defaults, `res.json`) with nothing around it: no token
- * check, security headers, request id, log line or validation.
- *
- *   <the resource API's environment> PORT=… node bench/dist/servers/express-bare.js
+ * RS1's reference: bare Express 5 answering `GET /api/v1/courses` by the API's own operation, with
+ * nothing around it. Started with the resource API's environment and PORT.
  */
 import express from 'express';
 import mongoose from 'mongoose';
