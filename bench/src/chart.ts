@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpuChart } from './lib/chart.js';
-import type { Results } from './lib/results.js';
+import type { Results } from './lib/bench.js';
 
 const [input = 'bench/results/results.json', output = 'bench/results/cpu-per-request.svg'] =
   process.argv.slice(2);

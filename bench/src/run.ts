@@ -12,11 +12,17 @@ import { loadConfig } from '@school/auth-server/dist/config.js';
 import { createLogger } from '@school/auth-server/dist/logger.js';
 import { AUTH_SERVER_NODE_FLAGS } from '@school/auth-server/dist/node-flags.js';
 import { freePort, killAllNow, stopAll } from '#test-support/processes.js';
-import { writeRequests, type Bench, type Status } from './lib/bench.js';
+import {
+  writeRequests,
+  type Bench,
+  type Measure,
+  type MeasureResult,
+  type Outcome,
+  type Status,
+} from './lib/bench.js';
 import { cpuChart } from './lib/chart.js';
 import { inspectPortFlag } from './lib/inspector.js';
 import { runLoad } from './lib/load.js';
-import { measureResult, type MeasureResult } from './lib/results.js';
 import { apiEnvironment, authEnvironment, freshDir, startNode, startStores } from './lib/stack.js';
 import { MEASURES } from './measures/index.js';
 
@@ -34,6 +40,26 @@ process.on('SIGINT', () => {
   process.exit(130);
 });
 process.on('exit', killAllNow);
+
+/** A measure's record: its outcome without the line's text, figures rounded to 0.01. */
+export function measureResult(m: Measure, { text: _text, rows, ...recorded }: Outcome): MeasureResult {
+  const round = (n: number) => Math.round(n * 100) / 100;
+  return {
+    id: m.id,
+    title: m.title,
+    goal: m.goal,
+    ...recorded,
+    ...(rows && {
+      rows: rows.map((r) => ({
+        server: r.server,
+        rps: round(r.rps),
+        p50ms: round(r.p50ms),
+        p99ms: round(r.p99ms),
+        cpuUs: round(r.cpuUs),
+      })),
+    }),
+  };
+}
 
 async function main(): Promise<number> {
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim().toUpperCase());

@@ -29,6 +29,24 @@ export interface Outcome {
   peerRatios?: Record<string, number>;
 }
 
+/** The results file a full run writes (bench/results/results.json); lib/chart.ts draws P1–P3 from it. */
+export interface MeasureResult extends Omit<Outcome, 'text'> {
+  id: string;
+  title: string;
+  goal: string;
+}
+
+export interface Results {
+  /** When the run ended, e.g. "2026-11-27T06:40Z". */
+  date: string;
+  /** Where the figures come from when not from a run as it wrote them. */
+  source?: string;
+  seconds?: number;
+  /** The bare node:http reference at the run's start: the machine's speed beside the figures. */
+  bareHttp?: { rps: number; cpuUs: number };
+  measures: MeasureResult[];
+}
+
 /** One line of the benchmark: its id, title and goal, and how it runs. */
 export interface Measure {
   id: string;

@@ -3,7 +3,7 @@
  * in µs per request when the results have every server's row, else as multiples of ours.
  */
 import { int } from './report.js';
-import type { MeasureResult, Results } from './results.js';
+import type { MeasureResult, Results } from './bench.js';
 
 const PANEL = { width: 220, height: 260, top: 56, bottom: 44 };
 const COLORS: Record<string, string> = { ours: '#2f6fb0', hydra: '#d08c2c', keycloak: '#8a5aa8' };

@@ -1,4 +1,5 @@
 /** What the auth server's measures share: its load spec, the introspection request, per-core goals. */
+import { postForm } from '#test-support/oauth-flow.js';
 import type { Bench, Outcome } from '../lib/bench.js';
 import { formLine } from '../lib/bench.js';
 import type { LoadSpec } from '../lib/load.js';
@@ -32,17 +33,9 @@ export function introspectLine(bench: Bench, token: string): string {
 }
 
 /** Introspects `token` at `origin` as the resource API does; the parsed JSON answer. */
-export async function introspect(
-  bench: Bench,
-  origin: string,
-  token: string,
-): Promise<Record<string, unknown>> {
-  const res = await fetch(`${origin}/api/oauth/introspect`, {
-    method: 'POST',
-    headers: { accept: 'application/json' },
-    body: new URLSearchParams(introspectForm(bench, token)),
-  });
-  return (await res.json()) as Record<string, unknown>;
+export async function introspect(bench: Bench, origin: string, token: string) {
+  const form = introspectForm(bench, token);
+  return (await postForm(`${origin}/api/oauth/introspect`, form, { accept: 'application/json' })).body ?? {};
 }
 
 /** PASS when the worse run reaches `min` requests per core, without errors or a FAILED check. */

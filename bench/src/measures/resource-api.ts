@@ -3,6 +3,7 @@
  * has never seen; instance 0 walks the pool once (RS2, RS3, then MEM-API). Misses read one course, the
  * read that costs FerretDB least, so that RS3 measures the hop rather than the database.
  */
+import { get, type HttpResult } from '#test-support/oauth-flow.js';
 import type { Bench, ResourceApiServer } from '../lib/bench.js';
 import { requestLine } from '../lib/bench.js';
 import type { LoadSpec } from '../lib/load.js';
@@ -22,11 +23,8 @@ export function apiLine(token: string, route: string): string {
 }
 
 /** One API read of `route` (default the list) with `token` at `origin`: its status and body. */
-export async function apiGet(origin: string, token: string, route = LIST_ROUTE) {
-  const res = await fetch(`${origin}${route}`, {
-    headers: { authorization: `Bearer ${token}`, accept: 'application/json' },
-  });
-  return { status: res.status, body: await res.text() };
+export function apiGet(origin: string, token: string, route = LIST_ROUTE): Promise<HttpResult> {
+  return get(`${origin}${route}`, { authorization: `Bearer ${token}`, accept: 'application/json' });
 }
 
 /** An API process to load, its CPU-counted processes and its cursor through the pool. */
@@ -47,7 +45,7 @@ export function hitToken(bench: Bench): Promise<string> {
   return bench.memo('api-hit-token', async () => {
     const [token] = await flowTokens(bench, bench.auth.url, 1);
     const res = await apiGet((await bench.resourceApi()).url, token!);
-    if (res.status !== 200) throw new Error(`the API refused a fresh token: ${res.status} ${res.body}`);
+    if (res.status !== 200) throw new Error(`the API refused a fresh token: ${res.status} ${res.text}`);
     return token!;
   });
 }
@@ -58,12 +56,12 @@ export function courseRoute(bench: Bench): Promise<string> {
     const { url } = await bench.resourceApi();
     const token = await hitToken(bench);
     const list = await apiGet(url, token);
-    const id = (JSON.parse(list.body) as { data?: { id?: string }[] }).data?.[0]?.id;
+    const id = (JSON.parse(list.text) as { data?: { id?: string }[] }).data?.[0]?.id;
     if (list.status !== 200 || !id)
-      throw new Error(`no course on ${LIST_ROUTE}: ${list.status} ${list.body.slice(0, 200)}`);
+      throw new Error(`no course on ${LIST_ROUTE}: ${list.status} ${list.text.slice(0, 200)}`);
     const one = await apiGet(url, token, `${LIST_ROUTE}/${id}`);
     if (one.status !== 200)
-      throw new Error(`${LIST_ROUTE}/${id} answered ${one.status} ${one.body.slice(0, 200)}`);
+      throw new Error(`${LIST_ROUTE}/${id} answered ${one.status} ${one.text.slice(0, 200)}`);
     return `${LIST_ROUTE}/${id}`;
   });
 }

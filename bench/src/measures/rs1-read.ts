@@ -14,14 +14,14 @@ const GOAL = 0.95;
 async function expressBare(bench: Bench, name: string): Promise<Server> {
   const api = await bench.resourceApi();
   const answer = await apiGet(api.url, await hitToken(bench));
-  if (answer.status !== 200 || !(JSON.parse(answer.body) as { data?: unknown[] }).data?.length) {
+  if (answer.status !== 200 || !(JSON.parse(answer.text) as { data?: unknown[] }).data?.length) {
     throw new Error(
-      `the API has nothing to list on ${LIST_ROUTE}: ${answer.status} ${answer.body.slice(0, 200)}`,
+      `the API has nothing to list on ${LIST_ROUTE}: ${answer.status} ${answer.text.slice(0, 200)}`,
     );
   }
   const script = join(bench.root, 'bench/dist/servers/express-bare.js');
   const server = await startNode(bench.dir, name, script, { env: () => api.env, health: LIST_ROUTE });
-  if ((await apiGet(server.url, 'unused')).body !== answer.body) {
+  if ((await apiGet(server.url, 'unused')).text !== answer.text) {
     throw new Error('bare Express does not answer the same bytes as the API');
   }
   return server;

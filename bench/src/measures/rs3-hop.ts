@@ -32,7 +32,7 @@ async function floorTarget(bench: Bench): Promise<ApiTarget> {
   const introspection = await startNode(bench.dir, 'bare-introspection', script, { env, health: '/' });
   const api = await bench.startApi('resource-api-floor', introspection.url);
   const hit = await apiGet(api.url, await hitToken(bench));
-  if (hit.status !== 200) throw new Error(`${api.name} refused the hit token: ${hit.status} ${hit.body}`);
+  if (hit.status !== 200) throw new Error(`${api.name} refused the hit token: ${hit.status} ${hit.text}`);
   return {
     api,
     processes: { api: api.pid, node: introspection.pid, redis: bench.redis.pid },

@@ -3,6 +3,7 @@
  * revoking a token revokes its grant's other tokens, and the shared client holds the hit token.
  */
 import { FormBrowser } from '#test-support/form-browser.js';
+import { postForm } from '#test-support/oauth-flow.js';
 import type { Measure } from '../lib/bench.js';
 import { register, tokensFor } from '../lib/seed.js';
 import { apiGet } from './resource-api.js';
@@ -25,11 +26,8 @@ export const rv: Measure = {
       const before = await reads(token);
       if (before.some((s) => s !== 200))
         throw new Error(`a fresh token was not served: ${before.join(', ')}`);
-      const res = await fetch(`${bench.auth.url}/api/oauth/revoke`, {
-        method: 'POST',
-        body: new URLSearchParams({ token, token_type_hint: 'access_token', client_id: client.clientId }),
-      });
-      await res.arrayBuffer();
+      const form = { token, token_type_hint: 'access_token', client_id: client.clientId };
+      const res = await postForm(`${bench.auth.url}/api/oauth/revoke`, form);
       if (res.status !== 200) throw new Error(`the revocation answered ${res.status}`);
       const after = await reads(token);
       if (after.some((s) => s !== 401)) served.push(after.join('/'));

@@ -6,21 +6,12 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { FormBrowser } from '#test-support/form-browser.js';
-import { pkce, REDIRECT } from '#test-support/oauth-flow.js';
+import { REDIRECT } from '#test-support/oauth-flow.js';
 import { freePort, httpAnswers, startProcess, waitUntil } from '#test-support/processes.js';
 import { formLine, jsonLine, type Bench } from '../lib/bench.js';
 import { registration } from '../lib/seed.js';
 import { startPostgres } from './postgres.js';
-import {
-  authorizeQuery,
-  callJson,
-  exchangeCode,
-  introspectionLine,
-  peerLoad,
-  pooled,
-  retried,
-} from './peer.js';
+import { callJson, codeFlow, introspectionLine, peerLoad, pooled, redirectParam, retried } from './peer.js';
 import type { PeerClient, PeerTarget } from './peer.js';
 
 const SCOPE = 'courses:read students:read';
@@ -47,24 +38,24 @@ async function accept(h: Hydra, kind: 'login' | 'consent', challenge: string, bo
   return (await callJson<{ redirect_to: string }>(url, { method: 'PUT', json: body })).redirect_to;
 }
 
-/** One authorization-code flow for `client` with `scope`, its tokens from the code exchange. */
-async function codeFlow(h: Hydra, client: PeerClient, scope: string) {
-  const browser = new FormBrowser(h.pub);
-  const { verifier, challenge } = pkce();
-  const param = (location: string | undefined, name: string) =>
-    new URL(location ?? 'x:').searchParams.get(name);
-  const toLogin = await browser.follow(`${h.pub}/oauth2/auth?${authorizeQuery(client, challenge, scope)}`);
-  const login = param(toLogin.location, 'login_challenge');
-  if (!login) throw new Error(`hydra: no login challenge: ${toLogin.status} ${toLogin.body.slice(0, 200)}`);
-  const toConsent = await browser.follow(await accept(h, 'login', login, { subject: 'bench-user' }));
-  const consent = param(toConsent.location, 'consent_challenge');
-  if (!consent) throw new Error(`hydra: no consent challenge: ${toConsent.status} ${toConsent.location}`);
-  const granted = { grant_scope: scope.split(' '), remember: false };
-  const back = await browser.follow(await accept(h, 'consent', consent, granted));
-  const code = param(back.location, 'code');
-  if (!code) throw new Error(`hydra: no code: ${back.status} ${back.location}`);
-  type Answer = { access_token: string; refresh_token?: string };
-  return exchangeCode<Answer>(`${h.pub}/oauth2/token`, client, code, verifier);
+/** One code flow for `client` with `scope`: the login and consent challenges accepted on the admin API. */
+function hydraFlow(h: Hydra, client: PeerClient, scope: string) {
+  const urls = { authorize: `${h.pub}/oauth2/auth`, token: `${h.pub}/oauth2/token` };
+  return codeFlow<{ access_token: string; refresh_token?: string }>(
+    urls,
+    client,
+    scope,
+    async (browser, toLogin) => {
+      const login = redirectParam(toLogin, 'login_challenge');
+      if (!login)
+        throw new Error(`hydra: no login challenge: ${toLogin.status} ${toLogin.body.slice(0, 200)}`);
+      const toConsent = await browser.follow(await accept(h, 'login', login, { subject: 'bench-user' }));
+      const consent = redirectParam(toConsent, 'consent_challenge');
+      if (!consent) throw new Error(`hydra: no consent challenge: ${toConsent.status} ${toConsent.location}`);
+      const granted = { grant_scope: scope.split(' '), remember: false };
+      return browser.follow(await accept(h, 'consent', consent, granted));
+    },
+  );
 }
 
 /** Starts Hydra, creates its clients and tokens, and writes its request files. */
@@ -99,7 +90,7 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
   bench.log(`hydra: ${tokens} code flows for the introspection pool, 10 for the refresh pool`);
   const introspector = await createClient(h, 'bench introspection pool');
   const pool = await pooled(Array.from({ length: tokens }), 4, () =>
-    retried(() => codeFlow(h, introspector, SCOPE)),
+    retried(() => hydraFlow(h, introspector, SCOPE)),
   );
   const clients = await pooled(
     Array.from({ length: 10 }, (_, i) => i),
@@ -108,7 +99,7 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
   );
   const refreshFile = async () => {
     const lines = await pooled(clients, 1, async (c) => {
-      const t = await retried(() => codeFlow(h, c, `offline_access ${SCOPE}`));
+      const t = await retried(() => hydraFlow(h, c, `offline_access ${SCOPE}`));
       if (!t.refresh_token) throw new Error('hydra issued no refresh token');
       const { client_id, client_secret } = c;
       const form = { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id, client_secret };

@@ -5,13 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { FormBrowser } from '#test-support/form-browser.js';
-import { pkce, REDIRECT } from '#test-support/oauth-flow.js';
+import { REDIRECT } from '#test-support/oauth-flow.js';
 import { freePort, httpAnswers, startProcess, waitUntil } from '#test-support/processes.js';
 import { formLine, jsonLine, type Bench } from '../lib/bench.js';
 import { childPids } from '../lib/proc.js';
 import { registration } from '../lib/seed.js';
-import { authorizeQuery, callJson, exchangeCode, introspectionLine, peerLoad, pooled } from './peer.js';
+import { callJson, codeFlow, introspectionLine, peerLoad, pooled } from './peer.js';
 import type { PeerClient } from './peer.js';
 
 const REALM = 'bench';
@@ -70,24 +69,22 @@ async function createClient(origin: string, token: string, clientId: string): Pr
   return { client_id: clientId, client_secret: secret };
 }
 
-/** A code flow through Keycloak's login page (a fresh browser, the user's password), then the exchange. */
-async function codeFlow(origin: string, client: PeerClient) {
-  const browser = new FormBrowser(origin);
-  const { verifier, challenge } = pkce();
-  const q = authorizeQuery(client, challenge);
-  const page = await browser.follow(`${origin}/realms/${REALM}/protocol/openid-connect/auth?${q}`);
-  const action = /<form[^>]*id="kc-form-login"[^>]*action="([^"]+)"/.exec(page.body)?.[1];
-  if (!action) throw new Error(`keycloak: no login form: ${page.status} ${page.body.slice(0, 200)}`);
-  const back = await browser.follow(action.replace(/&amp;/g, '&'), {
-    form: { username: USER.username, password: USER.password, credentialId: '' },
-  });
-  const code = new URL(back.location ?? 'x:').searchParams.get('code');
-  if (!code) throw new Error(`keycloak: no code: ${back.status} ${back.location ?? back.body.slice(0, 200)}`);
-  return exchangeCode<{ access_token: string; refresh_token: string }>(
-    `${origin}${TOKEN_PATH}`,
+/** A code flow through Keycloak's login page (a fresh browser, the user's password). */
+function keycloakFlow(origin: string, client: PeerClient) {
+  const urls = {
+    authorize: `${origin}/realms/${REALM}/protocol/openid-connect/auth`,
+    token: `${origin}${TOKEN_PATH}`,
+  };
+  return codeFlow<{ access_token: string; refresh_token: string }>(
+    urls,
     client,
-    code,
-    verifier,
+    undefined,
+    async (browser, page) => {
+      const action = /<form[^>]*id="kc-form-login"[^>]*action="([^"]+)"/.exec(page.body)?.[1];
+      if (!action) throw new Error(`keycloak: no login form: ${page.status} ${page.body.slice(0, 200)}`);
+      const form = { username: USER.username, password: USER.password, credentialId: '' };
+      return browser.follow(action.replace(/&amp;/g, '&'), { form });
+    },
   );
 }
 
@@ -134,13 +131,13 @@ export async function startKeycloak(bench: Bench, home: string, javaHome: string
   const introspector = await createClient(origin, token, 'bench-introspection');
   const services: PeerClient[] = [];
   for (let i = 0; i < 10; i++) services.push(await createClient(origin, token, `bench-service-${i}`));
-  const session = await codeFlow(origin, introspector);
+  const session = await keycloakFlow(origin, introspector);
   const pool = await pooled(Array.from({ length: tokens }), 4, async () => {
     const form = refreshForm(introspector, session.refresh_token);
     return (await callJson<{ access_token: string }>(`${origin}${TOKEN_PATH}`, { form })).access_token;
   });
   const refreshLines = await pooled(services, 1, async (c) =>
-    formLine(TOKEN_PATH, refreshForm(c, (await codeFlow(origin, c)).refresh_token)),
+    formLine(TOKEN_PATH, refreshForm(c, (await keycloakFlow(origin, c)).refresh_token)),
   );
   const introspect = (t: string) => introspectionLine(`${TOKEN_PATH}/introspect`, t, introspector);
   const register = registration('bench agent');

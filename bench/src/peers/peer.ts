@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseEnv } from 'node:util';
-import { REDIRECT } from '#test-support/oauth-flow.js';
+import { FormBrowser, type Page } from '#test-support/form-browser.js';
+import { pkce, REDIRECT } from '#test-support/oauth-flow.js';
 import { formLine, type Bench } from '../lib/bench.js';
 import type { ProcessSet } from '../lib/proc.js';
 
@@ -102,9 +103,24 @@ export async function retried<T>(fn: () => Promise<T>): Promise<T> {
   }
 }
 
-/** The query of an authorization request for `client` (code, PKCE S256, the bench's redirect URI). */
-export function authorizeQuery(client: PeerClient, challenge: string, scope?: string): URLSearchParams {
-  return new URLSearchParams({
+/** A redirect's query parameter `name` (absent without a redirect). */
+export const redirectParam = (page: Page, name: string) =>
+  new URL(page.location ?? 'x:').searchParams.get(name);
+
+/**
+ * A code flow of `client` at a peer: a fresh browser sends the authorization request (code, PKCE S256,
+ * the bench's redirect URI), `signIn` takes it to the redirect with the code, and the code is exchanged
+ * at `tokenUrl` with `client_secret_post`. The token answer.
+ */
+export async function codeFlow<T>(
+  urls: { authorize: string; token: string },
+  client: PeerClient,
+  scope: string | undefined,
+  signIn: (browser: FormBrowser, page: Page) => Promise<Page>,
+): Promise<T> {
+  const browser = new FormBrowser(new URL(urls.authorize).origin);
+  const { verifier, challenge } = pkce();
+  const query = new URLSearchParams({
     response_type: 'code',
     client_id: client.client_id,
     redirect_uri: REDIRECT,
@@ -113,23 +129,10 @@ export function authorizeQuery(client: PeerClient, challenge: string, scope?: st
     code_challenge: challenge,
     code_challenge_method: 'S256',
   });
-}
-
-/** The code exchange at `tokenUrl` as `client` (PKCE, `client_secret_post`): the token answer. */
-export function exchangeCode<T>(
-  tokenUrl: string,
-  client: PeerClient,
-  code: string,
-  verifier: string,
-): Promise<T> {
+  const back = await signIn(browser, await browser.follow(`${urls.authorize}?${query}`));
+  const code = redirectParam(back, 'code');
+  if (!code) throw new Error(`no code: ${back.status} ${back.location ?? back.body.slice(0, 200)}`);
   const { client_id, client_secret } = client;
-  const form = {
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: REDIRECT,
-    code_verifier: verifier,
-    client_id,
-    client_secret,
-  };
-  return callJson<T>(tokenUrl, { form });
+  const form = { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier };
+  return callJson<T>(urls.token, { form: { ...form, client_id, client_secret } });
 }
