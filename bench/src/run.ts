@@ -135,7 +135,6 @@ async function main(): Promise<number> {
   const width = Math.max(...measures.map((m) => m.title.length));
   for (const m of measures) {
     log(`${m.id}: ${m.title}`);
-    m.overlap?.(bench);
     const outcome = await m.run(bench).catch((err: unknown) => ({
       status: 'FAIL' as const,
       text: `error: ${err instanceof Error ? err.message : String(err)}`,

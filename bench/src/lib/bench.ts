@@ -53,8 +53,6 @@ export interface Measure {
   title: string;
   goal: string;
   run(bench: Bench): Promise<Outcome>;
-  /** Work started in the background with this measure (the peers, beside MEM-API, which judges no CPU). */
-  overlap?(bench: Bench): void;
 }
 
 export interface Server extends Started {

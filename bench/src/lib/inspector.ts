@@ -24,11 +24,8 @@ export async function memoryAfterGc(pid: number, port: number): Promise<{ mb: nu
   let targets = await targetsAt(port);
   if (!targets) {
     process.kill(pid, 'SIGUSR1');
-    await pollUntil(
-      async () => Boolean((targets = await targetsAt(port))),
-      `the inspector of ${pid}`,
-      10_000,
-    );
+    const listening = async () => Boolean((targets = await targetsAt(port)));
+    await pollUntil(listening, `the inspector of ${pid}`, 10_000);
   }
   const url = targets?.[0]?.webSocketDebuggerUrl;
   if (!url) throw new Error(`no inspector target on port ${port}`);

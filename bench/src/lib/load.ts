@@ -74,9 +74,8 @@ export async function runLoad(spec: LoadSpec, seconds: number): Promise<RunResul
   const rps = w.requests / (w.duration_us / 1e6);
   if (process.env.BENCH_VERBOSE === '1') {
     const parts = Object.entries(cpu.parts).map(([k, v]) => `${k} ${v.toFixed(0)}`);
-    process.stderr.write(
-      `      ${spec.name}: ${seconds} s, ${rps.toFixed(0)} req/s, cpu ${cpu.total.toFixed(0)} µs/req (${parts.join(' + ')})\n`,
-    );
+    const figures = `${rps.toFixed(0)} req/s, cpu ${cpu.total.toFixed(0)} µs/req (${parts.join(' + ')})`;
+    process.stderr.write(`      ${spec.name}: ${seconds} s, ${figures}\n`);
   }
   const statusErrors = spec.expectStatus === undefined ? w.status_errors : w.unexpected_status;
   return {

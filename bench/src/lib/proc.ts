@@ -41,11 +41,7 @@ export function snapshot(set: ProcessSet): Record<string, number> {
 }
 
 /** Microseconds of CPU per request, by process and in total, between two snapshots. */
-export function cpuPerRequest(
-  before: Record<string, number>,
-  after: Record<string, number>,
-  requests: number,
-) {
+export function cpuPerRequest(before: Record<string, number>, after: typeof before, requests: number) {
   const parts: Record<string, number> = {};
   for (const [k, t] of Object.entries(before)) {
     parts[k] = (((after[k] ?? 0) - t) * 1e6) / TICKS_PER_SECOND / Math.max(requests, 1);

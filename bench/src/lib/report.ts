@@ -65,8 +65,8 @@ export interface Sandwich {
 
 /** ref, case, ref, case, ref (after a warm-up of each), or case, case. */
 export async function sandwich(opts: {
-  /** The case's load for run `run` (-1: the warm-up). */
-  caseSpec: (run: number) => LoadSpec | Promise<LoadSpec>;
+  /** The case's load, asked for before each run (so it may prepare single-use requests). */
+  caseSpec: () => LoadSpec | Promise<LoadSpec>;
   /** Called after every case run (warm-up too), e.g. to move a pool's cursor on. */
   after?: (result: RunResult) => void;
   ref?: LoadSpec;
@@ -75,17 +75,17 @@ export async function sandwich(opts: {
   noWarm?: boolean;
 }): Promise<Sandwich> {
   const { durations: d, ref } = opts;
-  const caseRun = async (run: number, seconds: number) => {
-    const r = await runLoad(await opts.caseSpec(run), seconds);
+  const caseRun = async (seconds: number) => {
+    const r = await runLoad(await opts.caseSpec(), seconds);
     opts.after?.(r);
     return r;
   };
   if (ref) await runLoad(ref, d.warm);
-  if (!opts.noWarm) await caseRun(-1, d.warm);
+  if (!opts.noWarm) await caseRun(d.warm);
   const refs = ref ? [await runLoad(ref, d.ref)] : [];
   const runs: RunResult[] = [];
   for (let i = 0; i < 2; i++) {
-    runs.push(await caseRun(i, d.run));
+    runs.push(await caseRun(d.run));
     if (ref) refs.push(await runLoad(ref, d.ref));
   }
   const ratio = (f: (r: RunResult) => number) =>

@@ -28,12 +28,7 @@ export function register(origin: string, name: string, confidential = false): Pr
 }
 
 /** Tokens with `scope` through the real pages and code exchange, as the bench's account. */
-export function tokensFor(
-  bench: Bench,
-  browser: FormBrowser,
-  client: OAuthClient,
-  scope = SCOPE,
-): Promise<Tokens> {
+export function tokensFor(bench: Bench, browser: FormBrowser, client: OAuthClient, scope = SCOPE) {
   return signIn({ issuer: browser.origin }, client, { scope, account: bench.account, browser });
 }
 

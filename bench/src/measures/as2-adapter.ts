@@ -44,18 +44,14 @@ export const as2: Measure = {
       flowTokens(bench, bench.auth.url, POOL),
     ]);
     // Every side must do the same work: every token active, with the same claims in the answer.
-    const answers = await Promise.all(
-      servers.map((s, i) => introspect(bench, s.url, (i ? redisTokens : memTokens)[0]!)),
-    );
+    const first = (i: number) => (i ? redisTokens : memTokens)[0]!;
+    const answers = await Promise.all(servers.map((s, i) => introspect(bench, s.url, first(i))));
     const shapes = answers.map((x) => `${String(x.active)} ${Object.keys(x).sort().join(',')}`);
     if (answers[0]!.active !== true || new Set(shapes).size !== 1) {
       throw new Error(`the servers answer differently: ${shapes.join(' / ')}`);
     }
-    const file = (name: string, tokens: string[]) =>
-      bench.requests(
-        name,
-        tokens.map((t) => introspectLine(bench, t)),
-      );
+    const line = (t: string) => introspectLine(bench, t);
+    const file = (name: string, tokens: string[]) => bench.requests(name, tokens.map(line));
     const [memFile, redisFile] = [file('as2-memory', memTokens), file('as2-redis', redisTokens)];
     const spec = (name: string, s: Server, requestsFile: string) =>
       authSpec(bench, name, requestsFile, { url: s.url, processes: { node: s.pid, redis: bench.redis.pid } });

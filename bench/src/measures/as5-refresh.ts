@@ -26,10 +26,8 @@ export const as5: Measure = {
     const checks = [alg === 'ES256' ? 'id_token ES256' : `FAILED: id_token alg ${alg ?? 'missing'}`];
     if (sample.refresh_token !== pool[0]!.tokens.refresh_token)
       checks.push('FAILED: the refresh token rotated');
-    const file = bench.requests(
-      'refresh-id-token',
-      pool.map((p) => formLine('/api/oauth/token', form(p))),
-    );
+    const line = (p: (typeof pool)[number]) => formLine('/api/oauth/token', form(p));
+    const file = bench.requests('refresh-id-token', pool.map(line));
     const spec = authSpec(bench, 'refresh', file);
     return perCoreOutcome(await sandwich({ durations: bench.durations, caseSpec: () => spec }), 1100, checks);
   },

@@ -6,12 +6,7 @@ import type { LoadSpec } from '../lib/load.js';
 import { int, runText, type Sandwich } from '../lib/report.js';
 
 /** A load on the auth server (`url`, default the main one), its CPU and its store's counted as usual. */
-export function authSpec(
-  bench: Bench,
-  name: string,
-  requestsFile: string,
-  extra: Partial<LoadSpec> = {},
-): LoadSpec {
+export function authSpec(bench: Bench, name: string, requestsFile: string, extra: Partial<LoadSpec> = {}) {
   return {
     name,
     url: bench.auth.url,

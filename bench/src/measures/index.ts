@@ -16,19 +16,13 @@ import { rs2 } from './rs2-miss.js';
 import { rs3 } from './rs3-hop.js';
 import { rv } from './rv-revocation.js';
 
-export const MEASURES: Measure[] = [
-  memAuth,
-  as2,
-  as5,
-  dcr,
-  lg,
-  rs1,
-  met,
-  rs2,
-  rs3,
-  rv,
-  { ...memApi, overlap: (bench) => void peerSet(bench).catch(() => undefined) },
-  p1,
-  p2,
-  p3,
-];
+/** MEM-API, with the peers' start-up in the background. */
+const memApiBesidePeers: Measure = {
+  ...memApi,
+  run: (bench) => {
+    void peerSet(bench).catch(() => undefined); // a failure surfaces in P1, which awaits the same start
+    return memApi.run(bench);
+  },
+};
+
+export const MEASURES = [memAuth, as2, as5, dcr, lg, rs1, met, rs2, rs3, rv, memApiBesidePeers, p1, p2, p3];

@@ -67,12 +67,7 @@ export function courseRoute(bench: Bench): Promise<string> {
 }
 
 /** Hits: reads of `route` with the same token every time, on `target` (default instance 0). */
-export async function hitSpec(
-  bench: Bench,
-  route: string,
-  connections?: number,
-  target?: ApiTarget,
-): Promise<LoadSpec> {
+export async function hitSpec(bench: Bench, route: string, connections?: number, target?: ApiTarget) {
   const { api, processes } = target ?? (await instanceZero(bench));
   const lines = [apiLine(await hitToken(bench), route)];
   const requestsFile = bench.requests(`api-hit${route.replace(/[^a-z0-9]+/gi, '-')}`, lines);
@@ -85,10 +80,8 @@ export async function missSpec(bench: Bench, connections?: number, target?: ApiT
   if (cursor.next >= POOL_SIZE) throw new Error('the introspection pool is used up');
   const requestsFile = await bench.memo('api-miss-file', async () => {
     const [tokens, route] = [await introspectionPool(bench, POOL_SIZE), await courseRoute(bench)];
-    return bench.requests(
-      'api-miss',
-      tokens.map((t) => apiLine(t, route)),
-    );
+    const line = (t: string) => apiLine(t, route);
+    return bench.requests('api-miss', tokens.map(line));
   });
   const start = cursor.next;
   return {

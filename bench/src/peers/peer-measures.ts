@@ -14,19 +14,12 @@ const RUN_S = 4;
 /** One run at `t` of `load`, with fresh requests first if it needs them. */
 async function measured(t: PeerTarget, load: PeerLoad, seconds: number): Promise<RunResult> {
   const requestsFile = load.renew ? await load.renew() : load.requestsFile;
-  return runLoad(
-    { name: t.name, url: load.url, requestsFile, processes: t.processes, shown: t.shown },
-    seconds,
-  );
+  const { name, processes, shown } = t;
+  return runLoad({ name, url: load.url, requestsFile, processes, shown }, seconds);
 }
 
 /** Loads every server, in turn, twice on `kind`: one line each, the ratios, the verdict. */
-async function sideBySide(
-  bench: Bench,
-  kind: Kind,
-  goals: Record<string, number>,
-  last: boolean,
-): Promise<Outcome> {
+async function sideBySide(bench: Bench, kind: Kind, goals: Record<string, number>): Promise<Outcome> {
   const { targets, skipped, stop } = await peerSet(bench);
   try {
     if (targets.length < 2) return { status: 'SKIP', text: `nothing to compare with: ${skipped.join('; ')}` };
@@ -63,7 +56,7 @@ async function sideBySide(
       peerRatios,
     };
   } finally {
-    if (last) await stop();
+    if (kind === 'registration') await stop(); // P3, the last
   }
 }
 
@@ -72,12 +65,11 @@ const peerMeasure = (id: string, title: string, kind: Kind, goal: string, keyclo
   id,
   title: `${title} CPU per request, side by side`,
   goal,
-  run: (bench) => sideBySide(bench, kind, { hydra: 1, keycloak }, kind === 'registration'),
+  run: (bench) => sideBySide(bench, kind, { hydra: 1, keycloak }),
 });
 
 export const p1 = peerMeasure('P1', 'introspection', 'introspection', halfKeycloak, 0.5);
 export const p2 = peerMeasure('P2', 'refresh_token grant', 'refresh', halfKeycloak, 0.5);
-/** Last: stops the peers. */
 export const p3 = peerMeasure(
   'P3',
   'registration',

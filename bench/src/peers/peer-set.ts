@@ -15,6 +15,7 @@ const PEER_TOKENS = 500;
 async function ourTarget(bench: Bench): Promise<PeerTarget> {
   const pool = await introspectionPool(bench, PEER_TOKENS);
   const refresh = await refreshTokens(bench, SCOPE_NO_OPENID, 10);
+  const introspect = (t: string) => introspectLine(bench, t);
   const load = (name: string, lines: string[]) => peerLoad(bench, bench.auth.url, name, lines);
   const refreshLine = ({ client, tokens }: (typeof refresh)[number]) =>
     formLine('/api/oauth/token', {
@@ -28,20 +29,17 @@ async function ourTarget(bench: Bench): Promise<PeerTarget> {
     label: `our auth server (oidc-provider 9, Redis; production mode; Node ${process.version})`,
     processes: bench.authProcesses,
     shown: bench.authShown,
-    introspection: load(
-      'ours-peer-introspection',
-      pool.map((t) => introspectLine(bench, t)),
-    ),
+    introspection: load('ours-peer-introspection', pool.map(introspect)),
     refresh: load('ours-peer-refresh', refresh.map(refreshLine)),
     registration: load('ours-peer-register', [jsonLine('/api/oauth/register', registration('bench agent'))]),
     notes: {},
   };
 }
 
+type PeerSet = { targets: PeerTarget[]; skipped: string[]; stop(): Promise<void> };
+
 /** Ours first, then the built peers; `stop` ends the peers (ours runs on). Started once (`bench.memo`). */
-export function peerSet(
-  bench: Bench,
-): Promise<{ targets: PeerTarget[]; skipped: string[]; stop(): Promise<void> }> {
+export function peerSet(bench: Bench): Promise<PeerSet> {
   return bench.memo('peer-set', async () => {
     const { HYDRA_BIN: hydraBin, KEYCLOAK_HOME: kcHome, KEYCLOAK_JAVA_HOME: javaHome } = peersEnv(bench.root);
     const targets = [await ourTarget(bench)];
