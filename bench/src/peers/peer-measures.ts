@@ -61,6 +61,7 @@ async function sideBySide(bench: Bench, kind: Kind, goals: Record<string, number
 }
 
 const halfKeycloak = "≤ Hydra's, ≤ ½ Keycloak's";
+const eachPeer = "≤ each peer's with open registration";
 const peerMeasure = (id: string, title: string, kind: Kind, goal: string, keycloak: number): Measure => ({
   id,
   title: `${title} CPU per request, side by side`,
@@ -70,10 +71,4 @@ const peerMeasure = (id: string, title: string, kind: Kind, goal: string, keyclo
 
 export const p1 = peerMeasure('P1', 'introspection', 'introspection', halfKeycloak, 0.5);
 export const p2 = peerMeasure('P2', 'refresh_token grant', 'refresh', halfKeycloak, 0.5);
-export const p3 = peerMeasure(
-  'P3',
-  'registration',
-  'registration',
-  "≤ each peer's with open registration",
-  1,
-);
+export const p3 = peerMeasure('P3', 'registration', 'registration', eachPeer, 1);
