@@ -12,14 +12,8 @@ import { loadConfig } from '@school/auth-server/dist/config.js';
 import { createLogger } from '@school/auth-server/dist/logger.js';
 import { AUTH_SERVER_NODE_FLAGS } from '@school/auth-server/dist/node-flags.js';
 import { freePort, killAllNow, stopAll } from '#test-support/processes.js';
-import {
-  writeRequests,
-  type Bench,
-  type Measure,
-  type MeasureResult,
-  type Outcome,
-  type Status,
-} from './lib/bench.js';
+import { writeRequests } from './lib/bench.js';
+import type { Bench, Measure, MeasureResult, Outcome, Status } from './lib/bench.js';
 import { cpuChart } from './lib/chart.js';
 import { inspectPortFlag } from './lib/inspector.js';
 import { runLoad } from './lib/load.js';
@@ -42,7 +36,7 @@ process.on('SIGINT', () => {
 process.on('exit', killAllNow);
 
 /** A measure's record: its outcome without the line's text, figures rounded to 0.01. */
-export function measureResult(m: Measure, { text: _text, rows, ...recorded }: Outcome): MeasureResult {
+function measureResult(m: Measure, { text: _text, rows, ...recorded }: Outcome): MeasureResult {
   const round = (n: number) => Math.round(n * 100) / 100;
   return {
     id: m.id,
