@@ -1,73 +1,67 @@
 /**
- * What every measure gets: the running stack (dedicated Redis and MongoDB-protocol server, the auth
- * server as a real process), run lengths, helpers to write request files
- * and to start further servers, and the shared seeded state (accounts, clients, token pools).
+ * What every measure gets (the running stack, run lengths, shared seeded state, helpers to start
+ * further servers and write request files), what it returns, and the request lines lua/bench.lua reads.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuthRuntime } from '@school/auth-server/dist/bootstrap.js';
 import type { Started } from '#test-support/processes.js';
 import type { ProcessSet } from './proc.js';
 
-/** How a measure ended. SKIP: not applicable in this run (e.g. no peer built). */
+/** SKIP: not applicable in this run (e.g. no peer built). */
 export type Status = 'PASS' | 'FAIL' | 'SKIP';
 
 /** Run lengths, seconds. */
-export interface Durations {
-  warm: number;
-  run: number;
-  ref: number;
-}
+export type Durations = Record<'warm' | 'run' | 'ref', number>;
 
-/** What a measure prints and records. */
+/** One server's figures (the worse run's, as on the measure's line); CPU of the server and its store. */
+export type ResultRow = { server: string } & Record<'rps' | 'p50ms' | 'p99ms' | 'cpuUs', number>;
+
+/** What a measure prints (`text`) and records. */
 export interface Outcome {
   status: Status;
-  /** The figures part of its line. */
   text: string;
-  /** One row per server loaded, for the results file (absent: the status only). */
+  /** One row per server loaded, for the results file. */
   rows?: ResultRow[];
   /** The figure its goal is judged on, short (e.g. "1.08× cpu/req, A/A ±4.1 %"). */
   judged?: string;
-  /** P1–P3: our CPU per request ÷ each peer's, the ratio the goal is judged on. */
+  /** P1–P3: our CPU per request ÷ each peer's. */
   peerRatios?: Record<string, number>;
 }
 
-/** One server's figures (the worse run's, as on the measure's line). */
-export interface ResultRow {
-  server: string;
-  rps: number;
-  p50ms: number;
-  p99ms: number;
-  /** CPU per request of the server and its store, µs. */
-  cpuUs: number;
-}
-
-/** One line of the benchmark. */
-export interface Measure {
-  /** The goal's id, e.g. "AS2". */
+/** The results file a full run writes (bench/results/results.json); lib/chart.ts draws P1–P3 from it. */
+export interface MeasureResult extends Omit<Outcome, 'text'> {
   id: string;
   title: string;
-  /** The goal in words. */
   goal: string;
-  run(bench: Bench): Promise<Outcome>;
-  /**
-   * Work started in the background when this measure starts, for a measure that judges no CPU: the
-   * peers' start-up overlaps MEM-API's presentation of the pool, which only a memory figure follows.
-   * Its failure surfaces in the measure that awaits the work, not here.
-   */
-  overlap?(bench: Bench): void;
 }
 
-/** A server started for the bench, with where it listens. */
+export interface Results {
+  /** When the run ended, e.g. "2026-11-27T06:40Z". */
+  date: string;
+  /** Where the figures come from when not from a run as it wrote them. */
+  source?: string;
+  seconds?: number;
+  /** The bare node:http reference at the run's start: the machine's speed beside the figures. */
+  bareHttp?: { rps: number; cpuUs: number };
+  measures: MeasureResult[];
+}
+
+/** One line of the benchmark: its id, title and goal, and how it runs. */
+export interface Measure {
+  id: string;
+  title: string;
+  goal: string;
+  run(bench: Bench): Promise<Outcome>;
+}
+
 export interface Server extends Started {
   url: string;
 }
 
-/** A resource API process started for the bench. */
 export interface ResourceApiServer extends Server {
   /** Its inspector port, opened only for MEM-API's full GC (lib/inspector.ts). */
   inspectPort: number;
-  /** The environment it was started with (its settings, e.g. INTROSPECTION_CACHE_SIZE, come from it). */
   env: Record<string, string>;
 }
 
@@ -78,70 +72,49 @@ export interface Bench {
   dir: string;
   durations: Durations;
   redis: Server;
-  /** Absent when BENCH_MONGODB_URI points at an external server (its CPU is then not counted). */
-  mongo?: Server;
-  /** The environment of the auth server process (also used to bootstrap the seeding provider). */
   authEnv: Record<string, string>;
   auth: Server;
-  /** The auth server's inspector port, opened only for MEM-AS's full GC (lib/inspector.ts). */
+  /** The auth server's inspector port, opened only for MEM-AS's full GC. */
   authInspectPort: number;
   account: { email: string; password: string };
-  introspector: { clientId: string; clientSecret: string };
   /** The auth server's runtime inside the bench process: same storage, for seeding through models. */
   runtime: AuthRuntime;
   /** The CPU-counted processes behind the auth server: node (the auth server) and redis. */
-  authProcesses(): ProcessSet;
-  /**
-   * Processes on the auth server's path whose CPU is printed but not counted: mongo, the dedicated
-   * MongoDB-protocol server (FerretDB here, a development stand-in for MongoDB; see PERFORMANCE.md).
-   */
-  authShown(): ProcessSet;
-  /**
-   * Starts (once per `instance`, default 0) the resource API as the real process in front of the
-   * bench's auth server, Redis and MongoDB. RS1–RS3 and MEM-API use instance 0; RV adds 1.
-   */
+  authProcesses: ProcessSet;
+  /** The MongoDB-protocol server, measured but not counted (PERFORMANCE.md says why); empty if external. */
+  authShown: ProcessSet;
+  /** The resource API in front of the bench's stack, started once per instance (default 0). */
   resourceApi(instance?: number): Promise<ResourceApiServer>;
-  /**
-   * Starts another resource API like instance 0, introspecting at `authUrl` (default the auth server)
-   * with its environment changed by `env` (MET's processes, RS3's floor).
-   */
+  /** Another resource API introspecting at `authUrl` (default the auth server), `env` changed. */
   startApi(name: string, authUrl?: string, env?: Record<string, string>): Promise<ResourceApiServer>;
   /** Runs `fn` once per key and shares its result (servers, seeded clients, pools). */
   memo<T>(key: string, fn: () => Promise<T>): Promise<T>;
-  /** Writes a request file for lua/bench.lua and returns its path. */
+  /** Writes a request file for lua/bench.lua; its path. */
   requests(name: string, lines: string[]): string;
   /** Progress on stderr (the measure lines go to stdout). */
   log(message: string): void;
 }
 
-/** Writes request lines into DIR/requests/NAME.tsv. */
+/** Writes request lines into DIR/requests/NAME.tsv; its path. */
 export function writeRequests(dir: string, name: string, lines: string[]): string {
-  const folder = join(dir, 'requests');
-  mkdirSync(folder, { recursive: true });
-  const file = join(folder, `${name}.tsv`);
+  const file = join(dir, 'requests', `${name}.tsv`);
   writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
 }
 
-const FORM = 'Content-Type: application/x-www-form-urlencoded';
-
-/** A request line: METHOD, PATH, BODY, headers. */
+/** A request line: METHOD, PATH, BODY, headers, tab-separated. */
 export function requestLine(method: string, path: string, body: string, headers: string[] = []): string {
-  for (const part of [method, path, body, ...headers]) {
-    if (/[\t\n]/.test(part)) throw new Error('request parts may not contain tabs or newlines');
-  }
-  return [method, path, body, ...headers].join('\t');
+  const parts = [method, path, body, ...headers];
+  if (parts.some((p) => /[\t\n]/.test(p))) throw new Error('request parts may not contain tabs or newlines');
+  return parts.join('\t');
 }
 
-/** A form POST line. */
 export function formLine(path: string, form: Record<string, string>, headers: string[] = []): string {
-  return requestLine('POST', path, new URLSearchParams(form).toString(), [FORM, ...headers]);
+  const type = 'Content-Type: application/x-www-form-urlencoded';
+  return requestLine('POST', path, new URLSearchParams(form).toString(), [type, ...headers]);
 }
 
-/** A JSON POST line. */
 export function jsonLine(path: string, body: unknown): string {
-  return requestLine('POST', path, JSON.stringify(body), [
-    'Content-Type: application/json',
-    'Accept: application/json',
-  ]);
+  const headers = ['Content-Type: application/json', 'Accept: application/json'];
+  return requestLine('POST', path, JSON.stringify(body), headers);
 }

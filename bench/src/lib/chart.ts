@@ -1,24 +1,19 @@
 /**
- * The chart of P1–P3 (bench/results/cpu-per-request.svg): per measure, a panel of bars of CPU per
- * request, ours beside each peer's, each panel on its own linear scale from zero. Bars are µs per
- * request when the results have every server's row; otherwise multiples of ours, from the ratios the
- * goals are judged on (ours ÷ the peer, so the peer's bar is 1 ÷ that).
+ * The chart of P1–P3 (bench/results/cpu-per-request.svg): a panel per measure, ours beside each peer,
+ * in µs per request when the results have every server's row, else as multiples of ours.
  */
-import type { MeasureResult, Results } from './results.js';
+import { int } from './report.js';
+import type { MeasureResult, Results } from './bench.js';
 
 const PANEL = { width: 220, height: 260, top: 56, bottom: 44 };
 const COLORS: Record<string, string> = { ours: '#2f6fb0', hydra: '#d08c2c', keycloak: '#8a5aa8' };
 const TITLES: Record<string, string> = {
-  P1: 'P1 introspection',
-  P2: 'P2 refresh_token grant',
-  P3: 'P3 client registration',
+  P1: 'introspection',
+  P2: 'refresh_token grant',
+  P3: 'client registration',
 };
 
-interface Bar {
-  server: string;
-  value: number;
-  label: string;
-}
+type Bar = { server: string; value: number; label: string };
 
 const escape = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -28,10 +23,11 @@ function bars(m: MeasureResult): Bar[] {
   const servers = ['ours', ...Object.keys(ratios)];
   const rows = new Map((m.rows ?? []).map((r) => [r.server, r]));
   if (servers.every((s) => rows.has(s))) {
-    return servers.map((s) => {
-      const us = rows.get(s)!.cpuUs;
-      return { server: s, value: us, label: `${Math.round(us).toLocaleString('en-US')} µs` };
-    });
+    return servers.map((s) => ({
+      server: s,
+      value: rows.get(s)!.cpuUs,
+      label: `${int(rows.get(s)!.cpuUs)} µs`,
+    }));
   }
   return servers.map((s) => {
     const value = s === 'ours' ? 1 : 1 / ratios[s]!;
@@ -45,7 +41,7 @@ function panel(m: MeasureResult, x: number): string {
   const plot = PANEL.height - PANEL.top - PANEL.bottom;
   const slot = PANEL.width / Math.max(list.length, 1);
   const out = [
-    `<text x="${x + PANEL.width / 2}" y="${PANEL.top - 30}" text-anchor="middle" font-weight="bold">${escape(TITLES[m.id] ?? m.id)}</text>`,
+    `<text x="${x + PANEL.width / 2}" y="${PANEL.top - 30}" text-anchor="middle" font-weight="bold">${escape(`${m.id} ${TITLES[m.id] ?? ''}`)}</text>`,
     `<line x1="${x + 8}" x2="${x + PANEL.width - 8}" y1="${PANEL.height - PANEL.bottom}" y2="${PANEL.height - PANEL.bottom}" stroke="#444"/>`,
   ];
   list.forEach((b, i) => {

@@ -1,19 +1,18 @@
 /**
- * Drives load with wrk (one thread, N keep-alive connections) and accounts the servers' CPU for
- * exactly the run: /proc snapshots of every server process right before wrk starts and right after
- * it exits.
+ * Drives load with wrk (one thread, N keep-alive connections, lua/bench.lua) and accounts the
+ * servers' CPU for exactly the run: /proc snapshots right before wrk starts and right after it exits.
  */
-import { spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { cpuPerRequest, snapshot, type ProcessSet } from './proc.js';
 
 const LUA = fileURLToPath(new URL('../../lua/bench.lua', import.meta.url));
 
-/** What to load and how. */
 export interface LoadSpec {
   /** Human name of the target, e.g. "auth (Redis)". */
   name: string;
-  /** Origin, e.g. http://127.0.0.1:41234 (paths come from the requests file). */
+  /** Origin (paths come from the requests file). */
   url: string;
   /** Request lines (see lua/bench.lua); absent: GET of `url`. */
   requestsFile?: string;
@@ -21,60 +20,38 @@ export interface LoadSpec {
   start?: number;
   /** Single-use requests: stop when the file is used up. */
   once?: boolean;
-  /**
-   * The status every answer must have when it is not 2xx or 3xx (e.g. 404 for MEM-API's token
-   * checks that stop before any read); answers with another status are the errors then.
-   */
+  /** The status every answer must have when not 2xx/3xx (MEM-API's 404s); others are the errors then. */
   expectStatus?: number;
   connections?: number;
   /** The server processes whose CPU is counted (the goals' "per core"). */
   processes: ProcessSet;
-  /** Processes on the path whose CPU is measured and printed but not counted (see PERFORMANCE.md). */
+  /** Processes on the path whose CPU is printed but not counted (see PERFORMANCE.md). */
   shown?: ProcessSet;
 }
 
-/** One wrk run with its CPU accounting. */
+/** One wrk run with its CPU accounting (µs per completed request, in total and by process). */
 export interface RunResult {
   name: string;
   requests: number;
-  seconds: number;
   rps: number;
   p50ms: number;
   p99ms: number;
-  /** Requests that failed: socket errors, timeouts, HTTP status ≥ 400. */
+  /** Socket errors, timeouts, HTTP status ≥ 400 (or other than `expectStatus`). */
   errors: number;
-  /** Server CPU per completed request, µs: total and by process. */
   cpuUs: number;
   cpuParts: Record<string, number>;
-  /** CPU per request of the `shown` processes, µs, by process (not in cpuUs). */
   shownParts: Record<string, number>;
 }
 
-interface WrkJson {
-  requests: number;
-  duration_us: number;
-  p50_us: number;
-  p99_us: number;
-  connect_errors: number;
-  read_errors: number;
-  write_errors: number;
-  status_errors: number;
-  timeouts: number;
-  /** Answers whose status was not `expectStatus` (0 without it). */
-  unexpected_status: number;
-}
+/** lua/bench.lua's summary: counts, and latencies in µs. */
+type WrkField = 'requests' | 'duration_us' | 'p50_us' | 'p99_us' | 'timeouts' | 'status_errors';
+type WrkJson = Record<
+  WrkField | 'unexpected_status' | 'connect_errors' | 'read_errors' | 'write_errors',
+  number
+>;
 
-function wrk(spec: LoadSpec, seconds: number): Promise<WrkJson> {
-  const args = [
-    '-t1',
-    `-c${spec.connections ?? 50}`,
-    `-d${seconds}s`,
-    '--timeout',
-    '10s',
-    '-s',
-    LUA,
-    spec.url,
-  ];
+async function wrk(spec: LoadSpec, seconds: number): Promise<WrkJson> {
+  const args = ['-t1', `-c${spec.connections ?? 50}`, `-d${seconds}s`, '--timeout', '10s', '-s', LUA];
   const env = {
     ...process.env,
     BENCH_REQUESTS: spec.requestsFile ?? '',
@@ -82,55 +59,32 @@ function wrk(spec: LoadSpec, seconds: number): Promise<WrkJson> {
     BENCH_ONCE: spec.once ? '1' : '0',
     BENCH_EXPECT_STATUS: spec.expectStatus === undefined ? '' : String(spec.expectStatus),
   };
-  return new Promise((resolve, reject) => {
-    const child = spawn('wrk', args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const line = out.split('\n').find((l) => l.startsWith('BENCHJSON '));
-      if (code !== 0 || !line) {
-        reject(new Error(`wrk against ${spec.name} failed (exit ${code}): ${err || out}`));
-        return;
-      }
-      resolve(JSON.parse(line.slice('BENCHJSON '.length)) as WrkJson);
-    });
-  });
+  const { stdout } = await promisify(execFile)('wrk', [...args, spec.url], { env, maxBuffer: 1 << 24 });
+  const line = stdout.split('\n').find((l) => l.startsWith('BENCHJSON '));
+  if (!line) throw new Error(`wrk against ${spec.name} printed no result: ${stdout}`);
+  return JSON.parse(line.slice('BENCHJSON '.length)) as WrkJson;
 }
 
 /** Runs wrk for `seconds` against `spec`, counting the servers' CPU over the run. */
 export async function runLoad(spec: LoadSpec, seconds: number): Promise<RunResult> {
-  const before = snapshot(spec.processes);
-  const shownBefore = snapshot(spec.shown ?? {});
+  const before = [snapshot(spec.processes), snapshot(spec.shown ?? {})] as const;
   const w = await wrk(spec, seconds);
-  const after = snapshot(spec.processes);
-  const shownAfter = snapshot(spec.shown ?? {});
-  const cpu = cpuPerRequest(before, after, w.requests);
-  const shown = cpuPerRequest(shownBefore, shownAfter, w.requests);
-  const secs = w.duration_us / 1e6;
+  const cpu = cpuPerRequest(before[0], snapshot(spec.processes), w.requests);
+  const shown = cpuPerRequest(before[1], snapshot(spec.shown ?? {}), w.requests);
+  const rps = w.requests / (w.duration_us / 1e6);
   if (process.env.BENCH_VERBOSE === '1') {
-    const parts = Object.entries(cpu.parts)
-      .map(([k, v]) => `${k} ${v.toFixed(0)}`)
-      .join(' + ');
-    process.stderr.write(
-      `      ${spec.name}: ${seconds} s, ${(w.requests / secs).toFixed(0)} req/s, cpu ${cpu.total.toFixed(0)} µs/req (${parts})\n`,
-    );
+    const parts = Object.entries(cpu.parts).map(([k, v]) => `${k} ${v.toFixed(0)}`);
+    const figures = `${rps.toFixed(0)} req/s, cpu ${cpu.total.toFixed(0)} µs/req (${parts.join(' + ')})`;
+    process.stderr.write(`      ${spec.name}: ${seconds} s, ${figures}\n`);
   }
+  const statusErrors = spec.expectStatus === undefined ? w.status_errors : w.unexpected_status;
   return {
     name: spec.name,
     requests: w.requests,
-    seconds: secs,
-    rps: w.requests / secs,
+    rps,
     p50ms: w.p50_us / 1000,
     p99ms: w.p99_us / 1000,
-    errors:
-      w.connect_errors +
-      w.read_errors +
-      w.write_errors +
-      w.timeouts +
-      (spec.expectStatus === undefined ? w.status_errors : w.unexpected_status),
+    errors: w.connect_errors + w.read_errors + w.write_errors + w.timeouts + statusErrors,
     cpuUs: cpu.total,
     cpuParts: cpu.parts,
     shownParts: shown.parts,

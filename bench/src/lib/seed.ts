@@ -1,29 +1,20 @@
 /**
- * The clients, grants and tokens the measures load, created the real way where it is cheap (HTTP
- * registration, sign-in through the login and consent pages, code exchange with PKCE) and through
- * oidc-provider's own models where the real way would take minutes (the 100,000 access tokens of the
- * introspection pool: same models, same storage, same fields as a code exchange produces).
+ * The clients, grants and tokens the measures load: made the real way where cheap (registration,
+ * the login and consent pages, code exchange), through oidc-provider's models for the 100,000-token pool.
  */
-import { FormBrowser, formAction, inputValue } from '#test-support/form-browser.js';
-import {
-  authorizationUrl,
-  newState,
-  pkce,
-  REDIRECT,
-  registerClient,
-  signIn,
-  type OAuthClient,
-  type Tokens,
-} from '#test-support/oauth-flow.js';
+import { FormBrowser } from '#test-support/form-browser.js';
+import { REDIRECT, registerClient, signIn, type OAuthClient, type Tokens } from '#test-support/oauth-flow.js';
 import type { Bench } from './bench.js';
 
 /** Scopes of the bench's user tokens: OpenID Connect plus two API areas, no resource binding. */
 export const SCOPE = 'openid profile email courses:read students:read';
 /** The same without `openid`: refresh grants then issue no id_token. */
 export const SCOPE_NO_OPENID = 'courses:read students:read';
+/** Distinct access tokens of the introspection pool MEM-AS, RS2, RS3 and MEM-API walk. */
+export const POOL_SIZE = 100_000;
 
 /** The registration request a native app or CLI sends; `confidential` asks for client_secret_post. */
-export function registration(name: string, confidential: boolean): Record<string, unknown> {
+export function registration(name: string, confidential = false): Record<string, unknown> {
   return {
     client_name: name,
     application_type: 'native',
@@ -32,69 +23,51 @@ export function registration(name: string, confidential: boolean): Record<string
   };
 }
 
-/** Registers such a client at `origin`. */
-export function register(origin: string, name: string, confidential: boolean): Promise<OAuthClient> {
+export function register(origin: string, name: string, confidential = false): Promise<OAuthClient> {
   return registerClient({ issuer: origin }, registration(name, confidential));
 }
 
-/** A signed-in browser and a public client at `origin` (one sign-in, then straight through). */
-export function publicClient(
-  bench: Bench,
-  origin: string,
-): Promise<{ browser: FormBrowser; client: OAuthClient }> {
-  return bench.memo(`public-client:${origin}`, async () => {
-    const client = await register(origin, 'bench CLI', false);
-    return { browser: new FormBrowser(origin), client };
-  });
+/** Tokens with `scope` through the real pages and code exchange, as the bench's account. */
+export function tokensFor(bench: Bench, browser: FormBrowser, client: OAuthClient, scope = SCOPE) {
+  return signIn({ issuer: browser.origin }, client, { scope, account: bench.account, browser });
 }
 
-/** Tokens with `scope` for `client` through the real pages and code exchange, as the bench's account. */
-function tokensFor(bench: Bench, browser: FormBrowser, client: OAuthClient, scope: string): Promise<Tokens> {
-  return signIn({ issuer: browser.origin }, client, { scope, account: bench.account, browser });
+/** A signed-in browser and a public client at `origin`, shared (one sign-in, then straight through). */
+function publicClient(bench: Bench, origin: string) {
+  return bench.memo(`public-client:${origin}`, async () => ({
+    browser: new FormBrowser(origin),
+    client: await register(origin, 'bench CLI'),
+  }));
 }
 
 /** `n` access tokens from `n` real code exchanges of one public client at `origin`. */
 export async function flowTokens(bench: Bench, origin: string, n: number): Promise<string[]> {
   const { browser, client } = await publicClient(bench, origin);
   const out: string[] = [];
-  for (let i = 0; i < n; i++) out.push((await tokensFor(bench, browser, client, SCOPE)).access_token);
+  for (let i = 0; i < n; i++) out.push((await tokensFor(bench, browser, client)).access_token);
   return out;
 }
 
-/**
- * `n` access tokens of the real auth server: a handful from real code exchanges (whose stored form
- * the rest copy), the rest minted through `provider.AccessToken` over `grants` grants.
- */
-export function introspectionPool(bench: Bench, n: number, grants = 100): Promise<string[]> {
+/** `n` access tokens: one from a code exchange, the rest minted like it over 100 grants. */
+export function introspectionPool(bench: Bench, n: number): Promise<string[]> {
   return bench.memo(`introspection-pool:${n}`, async () => {
     const { provider } = bench.runtime;
     const [real] = await flowTokens(bench, bench.auth.url, 1);
     const model = await provider.AccessToken.find(real!);
-    if (!model) throw new Error('the real access token is not in storage');
-    const client = await provider.Client.find(model.clientId!);
-    if (!client) throw new Error('the real client is not in storage');
+    const client = model && (await provider.Client.find(model.clientId!));
+    if (!model || !client) throw new Error('the real access token or its client is not in storage');
     const tokens: string[] = [real!];
-    const perGrant = Math.ceil(n / grants);
-    for (let g = 0; tokens.length < n; g++) {
+    const perGrant = Math.ceil(n / 100);
+    while (tokens.length < n) {
       const grant = new provider.Grant({ accountId: model.accountId, clientId: client.clientId });
       grant.addOIDCScope(model.scope!);
       const grantId = await grant.save();
-      const batch: Promise<string>[] = [];
-      for (let i = 0; i < perGrant && tokens.length + batch.length < n; i++) {
-        batch.push(
-          new provider.AccessToken({
-            accountId: model.accountId,
-            client,
-            grantId,
-            gty: model.gty,
-            scope: model.scope,
-            claims: model.claims,
-            sessionUid: model.sessionUid,
-            expiresWithSession: model.expiresWithSession,
-          }).save(),
-        );
-      }
-      tokens.push(...(await Promise.all(batch)));
+      const { accountId, gty, scope, claims, sessionUid, expiresWithSession } = model;
+      const fields = { accountId, client, grantId, gty, scope, claims, sessionUid, expiresWithSession };
+      const batch = Math.min(perGrant, n - tokens.length);
+      tokens.push(
+        ...(await Promise.all(Array.from({ length: batch }, () => new provider.AccessToken(fields).save()))),
+      );
     }
     return tokens;
   });
@@ -102,14 +75,9 @@ export function introspectionPool(bench: Bench, n: number, grants = 100): Promis
 
 /**
  * Refresh tokens of `n` confidential clients (client_secret_post), each from a real sign-in and code
- * exchange with `scope`. Confidential clients' refresh tokens rotate only after 70 % of their life,
- * so each can be used again and again.
+ * exchange with `scope`. They rotate only after 70 % of their life, so each can be used again and again.
  */
-export function refreshTokens(
-  bench: Bench,
-  scope: string,
-  n: number,
-): Promise<{ client: OAuthClient; tokens: Tokens }[]> {
+export function refreshTokens(bench: Bench, scope: string, n: number) {
   return bench.memo(`refresh:${scope}:${n}`, async () => {
     const { browser } = await publicClient(bench, bench.auth.url);
     const out: { client: OAuthClient; tokens: Tokens }[] = [];
@@ -121,38 +89,4 @@ export function refreshTokens(
     }
     return out;
   });
-}
-
-/** A login form ready to submit: what a browser holds right before the user presses "Sign in". */
-export interface PreparedLogin {
-  path: string;
-  /** The cookies the browser sends to the form's action (its interaction's, by their Path). */
-  cookie: string;
-  csrf: string;
-}
-
-/** Starts a fresh authorization (a new browser, no session) and loads its login page. */
-export async function prepareLogin(
-  origin: string,
-  client: OAuthClient,
-  scope: string,
-): Promise<PreparedLogin> {
-  const browser = new FormBrowser(origin);
-  const url = authorizationUrl(
-    { issuer: origin },
-    {
-      response_type: 'code',
-      client_id: client.clientId,
-      redirect_uri: REDIRECT,
-      scope,
-      state: newState(),
-      code_challenge: pkce().challenge,
-      code_challenge_method: 'S256',
-    },
-  );
-  const page = await browser.follow(url);
-  const path = formAction(page.body, '/login');
-  const csrf = inputValue(page.body, 'csrf');
-  if (!path || !csrf) throw new Error(`no login form: ${page.status} ${page.body.slice(0, 200)}`);
-  return { path, cookie: await browser.cookieHeader(path), csrf };
 }

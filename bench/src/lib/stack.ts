@@ -1,40 +1,62 @@
 /**
- * Brings up the stack a bench run measures, on 127.0.0.1 and free ports, with data that starts empty
- * (.data/bench is wiped): a dedicated Redis (as scripts/services runs it) and MongoDB-protocol server
- * (BENCH_MONGODB_URI, else `mongod` if on PATH, else scripts/services' FerretDB), so their CPU is the
- * services' alone; the auth server and resource API processes in production mode.
+ * What a run measures, on 127.0.0.1 and free ports, from an empty .data/bench: a dedicated Redis and
+ * MongoDB-protocol server (their CPU the services' alone) and Node servers in production mode.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { AUTH_SERVER_NODE_FLAGS } from '@school/auth-server/dist/node-flags.js';
 import { privateMongo, privateRedis } from '#test-support/private-servers.js';
 import { freePort, httpAnswers, startProcess, waitUntil } from '#test-support/processes.js';
-import type { Bench, Server } from './bench.js';
+import type { Server } from './bench.js';
 
-/** Starts the dedicated Redis (append-only file fsynced every second, as scripts/services runs it). */
-export async function startRedis(dir: string): Promise<Server> {
-  const redis = await privateRedis({
-    dir: join(dir, 'redis'),
-    log: join(dir, 'logs', 'redis.log'),
-    fsync: 'everysec',
-  });
-  return { ...redis.process!, url: redis.url };
+/** Empties .data/bench and creates its folders. */
+export function freshDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+  for (const sub of ['logs', 'keys', 'requests']) mkdirSync(join(dir, sub), { recursive: true });
 }
 
-/** Starts the dedicated MongoDB-protocol server, or returns undefined with BENCH_MONGODB_URI set. */
-export async function startMongo(dir: string): Promise<{ server?: Server; uri: string }> {
-  if (process.env.BENCH_MONGODB_URI) return { uri: process.env.BENCH_MONGODB_URI };
-  const mongo = await privateMongo({
-    dir: join(dir, 'mongo'),
-    log: join(dir, 'logs', 'mongo.log'),
-    database: 'bench',
-  });
-  return { server: { ...mongo.process!, url: mongo.url }, uri: mongo.url };
+/** The dedicated Redis (AOF fsynced every second) and MongoDB-protocol server (absent if external). */
+export async function startStores(dir: string): Promise<{ redis: Server; mongo?: Server; mongoUri: string }> {
+  const log = (name: string) => join(dir, 'logs', `${name}.log`);
+  const r = await privateRedis({ dir: join(dir, 'redis'), log: log('redis'), fsync: 'everysec' });
+  const redis = { ...r.process!, url: r.url };
+  const external = process.env.BENCH_MONGODB_URI;
+  if (external) return { redis, mongoUri: external };
+  const m = await privateMongo({ dir: join(dir, 'mongo'), log: log('mongo'), database: 'bench' });
+  return { redis, mongo: { ...m.process!, url: m.url }, mongoUri: m.url };
 }
 
-/** The auth server's environment for a bench run (production mode, fresh secrets). */
+/**
+ * Starts `node flags script` on a free port (or `port`), its environment `env(port, url)` plus PORT
+ * (which the bench's own servers listen on), its log in DIR/logs; resolves once `health` answers 200.
+ */
+export async function startNode(
+  dir: string,
+  name: string,
+  script: string,
+  opts: {
+    env?: (port: number, url: string) => Record<string, string>;
+    port?: number;
+    health?: string;
+    flags?: string[];
+  } = {},
+): Promise<Server> {
+  const port = opts.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  const p = startProcess(name, process.execPath, [...(opts.flags ?? []), script], {
+    env: { ...process.env, ...opts.env?.(port, url), PORT: String(port) },
+    log: join(dir, 'logs', `${name}.log`),
+  });
+  const health = `${url}${opts.health ?? '/healthz'}`;
+  await waitUntil(p, () => httpAnswers(health, 200), health);
+  return { ...p, url };
+}
+
+/** The auth server's environment (production mode, fresh secrets). */
 export function authEnvironment(dir: string, redisUrl: string, mongoUri: string, port: number) {
+  // Rate limits stay in the path (each request still counts in Redis) but so high that the load of
+  // one bench client never reaches them: the bench measures capacity, not the policy.
+  const limits = ['AUTHORIZATION', 'REGISTRATION', 'TOKEN', 'INTROSPECTION', 'REVOCATION', 'PER_ADDRESS'];
   return {
     NODE_ENV: 'production',
     BASE_URL: `http://127.0.0.1:${port}`,
@@ -49,77 +71,24 @@ export function authEnvironment(dir: string, redisUrl: string, mongoUri: string,
     INTROSPECTION_CLIENT_ID: 'resource-api',
     INTROSPECTION_CLIENT_SECRET: randomBytes(32).toString('base64url'),
     LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    // Rate limits stay in the path (each request still counts in Redis) but so high that the load
-    // of one bench client never reaches them: the bench measures capacity, not the policy.
-    RATE_LIMIT_AUTHORIZATION: '1000000000',
-    RATE_LIMIT_REGISTRATION: '1000000000',
-    RATE_LIMIT_TOKEN: '1000000000',
-    RATE_LIMIT_INTROSPECTION: '1000000000',
-    RATE_LIMIT_REVOCATION: '1000000000',
-    RATE_LIMIT_PER_ADDRESS: '1000000000',
+    ...Object.fromEntries(limits.map((k) => [`RATE_LIMIT_${k}`, '1000000000'])),
   };
 }
 
-/** Starts a Node server `script` with `env` and waits for `healthPath` to answer 200. */
-export async function startNodeServer(
-  name: string,
-  script: string,
-  args: string[],
-  env: Record<string, string>,
-  dir: string,
-  url: string,
-  healthPath: string,
-  flags: string[] = [],
-): Promise<Server> {
-  const p = startProcess(name, process.execPath, [...flags, script, ...args], {
-    env: { ...process.env, ...env },
-    log: join(dir, 'logs', `${name}.log`),
-  });
-  await waitUntil(p, () => httpAnswers(`${url}${healthPath}`, 200), `${url}${healthPath}`);
-  return { ...p, url };
-}
-
-/** Empties .data/bench (keeping nothing from an earlier run) and creates its folders. */
-export function freshDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
-  for (const sub of ['logs', 'keys', 'requests']) mkdirSync(join(dir, sub), { recursive: true });
-}
-
 /**
- * One more auth server process beside `bench.auth`: the same environment (issuer, keys, secrets,
- * Redis and MongoDB) and Node flags, its own port (AS2's two Redis-adapter processes).
+ * The resource API's environment: production mode, introspecting at `authUrl` as its static client,
+ * the auth server's Redis (revocation feed) and MongoDB. BASE_URL is its own origin: the bench's
+ * tokens carry no `aud`, and the API accepts an unbound token wherever its scopes are.
  */
-export async function startAuthInstance(bench: Bench, name: string): Promise<Server> {
-  const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
-  const env = { ...bench.authEnv, AUTH_PORT: String(port) };
-  const main = join(bench.root, 'packages/auth-server/dist/main.js');
-  return startNodeServer(name, main, [], env, bench.dir, url, '/healthz', [...AUTH_SERVER_NODE_FLAGS]);
-}
-
-/**
- * The resource API's environment: production mode, in front of the auth server at `authUrl`
- * (introspecting as its static client), Redis (the revocation feed, same key prefix) and MongoDB
- * (the auth server's database, as in production). BASE_URL is the instance's own origin: the bench's
- * tokens carry no `aud`, and the API accepts an unbound token everywhere its scopes are.
- */
-export function apiEnvironment(
-  authEnv: Record<string, string>,
-  authUrl: string,
-  port: number,
-): Record<string, string> {
+export function apiEnvironment(authEnv: Record<string, string>, authUrl: string, port: number, url: string) {
+  const keep = ['INTROSPECTION_CLIENT_ID', 'INTROSPECTION_CLIENT_SECRET', 'REDIS_URL', 'REDIS_KEY_PREFIX'];
   return {
+    ...Object.fromEntries([...keep, 'MONGODB_URI', 'LOG_LEVEL'].map((k) => [k, authEnv[k]!])),
     NODE_ENV: 'production',
-    BASE_URL: `http://127.0.0.1:${port}`,
+    BASE_URL: url,
     API_HOST: '127.0.0.1',
     API_PORT: String(port),
     TRUST_PROXY: 'false',
     AUTH_INTERNAL_URL: authUrl,
-    INTROSPECTION_CLIENT_ID: authEnv.INTROSPECTION_CLIENT_ID!,
-    INTROSPECTION_CLIENT_SECRET: authEnv.INTROSPECTION_CLIENT_SECRET!,
-    REDIS_URL: authEnv.REDIS_URL!,
-    REDIS_KEY_PREFIX: authEnv.REDIS_KEY_PREFIX!,
-    MONGODB_URI: authEnv.MONGODB_URI!,
-    LOG_LEVEL: authEnv.LOG_LEVEL!,
   };
 }

@@ -1,52 +1,55 @@
 /**
- * LG: login form submissions with the production argon2id parameters. Each needs its own interaction,
- * so before each run a batch is prepared as a browser gets there (authorization request, cookies, the
- * login page's CSRF token; not counted), then wrk submits each form once, 8 at a time. Also checks the
- * stored hash's parameters against OWASP's argon2id minimum.
+ * LG: login form submissions with the production argon2id parameters, each on an interaction prepared
+ * beforehand (not counted), 8 at a time; and the stored hash checked against OWASP's minimum.
  */
-import type { OAuthClient } from '#test-support/oauth-flow.js';
-import type { Bench, Measure } from '../lib/bench.js';
-import { formLine } from '../lib/bench.js';
-import { runLoad, type LoadSpec } from '../lib/load.js';
+import { formAction, inputValue, openSignInFrom } from '#test-support/form-browser.js';
+import { REDIRECT, type OAuthClient } from '#test-support/oauth-flow.js';
+import { formLine, type Bench, type Measure } from '../lib/bench.js';
+import { runLoad } from '../lib/load.js';
 import { sandwich } from '../lib/report.js';
-import { prepareLogin, register, SCOPE } from '../lib/seed.js';
-import { perCoreOutcome } from './common.js';
+import { register } from '../lib/seed.js';
+import { authSpec, perCoreOutcome } from './auth-load.js';
 
 const CONNECTIONS = 8;
 
 /** OWASP Password Storage Cheat Sheet, argon2id: equivalent (memory KiB, iterations) settings, p=1. */
 const OWASP_ARGON2ID = [
-  { m: 47104, t: 1 },
-  { m: 19456, t: 2 },
-  { m: 12288, t: 3 },
-  { m: 9216, t: 4 },
-  { m: 7168, t: 5 },
-];
+  [47104, 1],
+  [19456, 2],
+  [12288, 3],
+  [9216, 4],
+  [7168, 5],
+] as const;
 
 /** Checks a PHC string like `$argon2id$v=19$m=19456,p=1,t=2$…` against OWASP's minimum. */
 export function owaspCheck(phc: string): string {
   const m = /^\$(argon2(?:id|i|d))\$v=\d+\$([a-z]=\d+(?:,[a-z]=\d+)*)\$/.exec(phc);
   if (!m) return 'FAILED: the stored hash is not an argon2 PHC string';
-  const alg = m[1]!;
   const p = Object.fromEntries(m[2]!.split(',').map((kv) => [kv[0]!, Number(kv.slice(2))]));
   const [mem, t, par] = [p.m ?? 0, p.t ?? 0, p.p ?? 0];
-  const params = `${alg} m=${mem} KiB t=${t} p=${par}`;
-  const ok = alg === 'argon2id' && par >= 1 && OWASP_ARGON2ID.some((o) => mem >= o.m && t >= o.t);
+  const params = `${m[1]} m=${mem} KiB t=${t} p=${par}`;
+  const ok = m[1] === 'argon2id' && par >= 1 && OWASP_ARGON2ID.some(([m, it]) => mem >= m && t >= it);
   return ok ? `${params} ≥ OWASP` : `FAILED: ${params} is below OWASP's argon2id minimum`;
 }
 
+/** A fresh authorization (a new browser, no session) up to its login page: the form's submission line. */
+async function loginLine(bench: Bench, client: OAuthClient): Promise<string> {
+  const origin = bench.auth.url;
+  const opened = { clientId: client.clientId, redirectUri: REDIRECT };
+  const { browser, page } = await openSignInFrom(origin, opened, '127.0.0.1');
+  const path = formAction(page.body, '/login');
+  const csrf = inputValue(page.body, 'csrf');
+  if (!path || !csrf) throw new Error(`no login form: ${page.status} ${page.body.slice(0, 200)}`);
+  const { email, password } = bench.account;
+  const cookie = await browser.cookieHeader(path);
+  return formLine(path, { csrf, email, password }, [`Cookie: ${cookie}`, `Origin: ${origin}`]);
+}
+
+/** `n` prepared logins, four at a time, as a request file. */
 async function prepare(bench: Bench, client: OAuthClient, n: number): Promise<string> {
   const lines: string[] = [];
   const worker = async () => {
-    while (lines.length < n) {
-      const p = await prepareLogin(bench.auth.url, client, SCOPE);
-      lines.push(
-        formLine(p.path, { csrf: p.csrf, email: bench.account.email, password: bench.account.password }, [
-          `Cookie: ${p.cookie}`,
-          `Origin: ${bench.auth.url}`,
-        ]),
-      );
-    }
+    while (lines.length < n) lines.push(await loginLine(bench, client));
   };
   await Promise.all(Array.from({ length: 4 }, worker));
   return bench.requests(`logins-${Date.now()}`, lines.slice(0, n));
@@ -57,27 +60,20 @@ export const lg: Measure = {
   title: 'login form submissions (argon2id)',
   goal: '≥ 15/s per core, hash ≥ OWASP minimum',
   async run(bench) {
-    const db = bench.runtime.mongo.db;
-    const stored = await db?.collection('accounts').findOne({ email: bench.account.email });
-    const hashCheck = owaspCheck(String(stored?.passwordHash ?? ''));
-    const client = await register(bench.auth.url, 'bench login app', false);
-    const spec = (file: string): LoadSpec => ({
-      name: 'login',
-      url: bench.auth.url,
-      requestsFile: file,
-      once: true,
-      connections: CONNECTIONS,
-      processes: bench.authProcesses(),
-      shown: bench.authShown(),
-    });
-    // Warm up and size each run's batch of single-use interactions from the warm-up's rate (wrk
-    // runs for its full duration even when a batch is used up, so requests / duration is the rate
-    // unless the batch ran out, which only makes the next batches bigger).
+    const stored = await bench.runtime.mongo.db
+      ?.collection('accounts')
+      .findOne({ email: bench.account.email });
+    const checks = [owaspCheck(String(stored?.passwordHash ?? ''))];
+    const client = await register(bench.auth.url, 'bench login app');
+    const spec = (file: string) => authSpec(bench, 'login', file, { once: true, connections: CONNECTIONS });
+    const { warm, run } = bench.durations;
+    // Each run's batch is sized from the warm-up's rate (wrk runs its full duration even once a batch
+    // is used up, so requests / duration is the rate, doubled when the warm-up's batch ran out).
     bench.log('LG: warming up');
     const warmBatch = 150;
-    const warm = await runLoad(spec(await prepare(bench, client, warmBatch)), bench.durations.warm);
-    const rate = (warm.requests >= warmBatch - CONNECTIONS ? 2 : 1) * (warm.requests / bench.durations.warm);
-    const batch = Math.ceil(Math.max(rate, 5) * bench.durations.run * 2) + 30;
+    const w = await runLoad(spec(await prepare(bench, client, warmBatch)), warm);
+    const rate = (w.requests >= warmBatch - CONNECTIONS ? 2 : 1) * (w.requests / warm);
+    const batch = Math.ceil(Math.max(rate, 5) * run * 2) + 30;
     let exhausted = false;
     const s = await sandwich({
       durations: bench.durations,
@@ -86,13 +82,10 @@ export const lg: Measure = {
         bench.log(`LG: preparing ${batch} interactions`);
         return spec(await prepare(bench, client, batch));
       },
-      after: (r) => {
-        if (r.requests >= batch - CONNECTIONS) exhausted = true;
-      },
+      after: (r) => void (exhausted ||= r.requests >= batch - CONNECTIONS),
     });
-    const checks = [hashCheck];
     // CPU per submission stays exact (the server idles once the batch is used up); req/s does not.
     if (exhausted) checks.push('a batch ran out: req/s is a lower bound');
-    return perCoreOutcome(s.figures, 15, checks);
+    return perCoreOutcome(s, 15, checks);
   },
 };

@@ -1,48 +1,26 @@
 /**
- * Ory Hydra v2.3.0 as a peer: `hydra serve all --dev` on 127.0.0.1 with a dedicated PostgreSQL
- * (postgres.ts, its CPU counted with Hydra's), opaque access tokens, its default client-secret hasher
- * (PBKDF2, 25,000 iterations) and log level (info). Hydra has no login or consent pages, so each token
- * comes from a real code flow driven as the application would: the authorization request on its
- * public port, the login and consent challenges accepted on its admin API, the code exchanged with
- * PKCE by a `client_secret_post` client. Its introspection is the admin endpoint (no client
- * authentication). It rotates refresh tokens and revokes the grant's access tokens on rotation, so
- * every pool token has its own grant, and the 10 refresh tokens, presented again within its 5-minute
- * grace period, are minted afresh before each run.
+ * Ory Hydra v2.3.0 as a peer (`serve all --dev`, PostgreSQL, opaque tokens). It has no login or consent
+ * pages: each token comes from a code flow whose challenges the bench accepts on the admin API.
  */
-import { randomBytes } from 'node:crypto';
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import type { Bench } from '../lib/bench.js';
-import { formLine, jsonLine } from '../lib/bench.js';
-import { registration } from '../lib/seed.js';
-import { FormBrowser } from '#test-support/form-browser.js';
-import { pkce, REDIRECT } from '#test-support/oauth-flow.js';
+import { REDIRECT } from '#test-support/oauth-flow.js';
 import { freePort, httpAnswers, startProcess, waitUntil } from '#test-support/processes.js';
+import { formLine, jsonLine, type Bench } from '../lib/bench.js';
+import { registration } from '../lib/seed.js';
 import { startPostgres } from './postgres.js';
-import {
-  authorizeQuery,
-  callJson,
-  exchangeCode,
-  pooled,
-  retried,
-  type PeerClient,
-  type PeerTarget,
-} from './peer.js';
+import { callJson, codeFlow, introspectionLine, peerLoad, pooled, redirectParam, retried } from './peer.js';
+import type { PeerClient, PeerTarget } from './peer.js';
 
 const SCOPE = 'courses:read students:read';
-const SUBJECT = 'bench-user';
-
-type HydraClient = PeerClient;
 
 /** A running Hydra: its public and admin origins. */
-interface Hydra {
-  pub: string;
-  admin: string;
-}
+type Hydra = { pub: string; admin: string };
 
-async function createClient(h: Hydra, name: string): Promise<HydraClient> {
-  const { body } = await callJson<HydraClient>(`${h.admin}/admin/clients`, {
+function createClient(h: Hydra, name: string): Promise<PeerClient> {
+  return callJson<PeerClient>(`${h.admin}/admin/clients`, {
     json: {
       client_name: name,
       grant_types: ['authorization_code', 'refresh_token'],
@@ -52,36 +30,32 @@ async function createClient(h: Hydra, name: string): Promise<HydraClient> {
       token_endpoint_auth_method: 'client_secret_post',
     },
   });
-  return body;
 }
 
 /** Accepts a login or consent challenge on the admin API; Hydra's `redirect_to` back to itself. */
-async function accept(h: Hydra, kind: 'login' | 'consent', challenge: string, body: unknown) {
+async function accept(h: Hydra, kind: 'login' | 'consent', challenge: string, body: object) {
   const url = `${h.admin}/admin/oauth2/auth/requests/${kind}/accept?${kind}_challenge=${challenge}`;
-  return (await callJson<{ redirect_to: string }>(url, { method: 'PUT', json: body })).body.redirect_to;
+  return (await callJson<{ redirect_to: string }>(url, { method: 'PUT', json: body })).redirect_to;
 }
 
-/** One authorization-code flow for `client` with `scope`, its tokens from the code exchange. */
-async function codeFlow(
-  h: Hydra,
-  client: HydraClient,
-  scope: string,
-): Promise<{ access_token: string; refresh_token?: string }> {
-  const browser = new FormBrowser(h.pub);
-  const { verifier, challenge } = pkce();
-  const q = authorizeQuery(client, challenge, scope);
-  const toLogin = await browser.follow(`${h.pub}/oauth2/auth?${q}`);
-  const login = new URL(toLogin.location ?? 'x:').searchParams.get('login_challenge');
-  if (!login) throw new Error(`hydra: no login challenge: ${toLogin.status} ${toLogin.body.slice(0, 200)}`);
-  const toConsent = await browser.follow(await accept(h, 'login', login, { subject: SUBJECT }));
-  const consent = new URL(toConsent.location ?? 'x:').searchParams.get('consent_challenge');
-  if (!consent) throw new Error(`hydra: no consent challenge: ${toConsent.status} ${toConsent.location}`);
-  const back = await browser.follow(
-    await accept(h, 'consent', consent, { grant_scope: scope.split(' '), remember: false }),
+/** One code flow for `client` with `scope`: the login and consent challenges accepted on the admin API. */
+function hydraFlow(h: Hydra, client: PeerClient, scope: string) {
+  const urls = { authorize: `${h.pub}/oauth2/auth`, token: `${h.pub}/oauth2/token` };
+  return codeFlow<{ access_token: string; refresh_token?: string }>(
+    urls,
+    client,
+    scope,
+    async (browser, toLogin) => {
+      const login = redirectParam(toLogin, 'login_challenge');
+      if (!login)
+        throw new Error(`hydra: no login challenge: ${toLogin.status} ${toLogin.body.slice(0, 200)}`);
+      const toConsent = await browser.follow(await accept(h, 'login', login, { subject: 'bench-user' }));
+      const consent = redirectParam(toConsent, 'consent_challenge');
+      if (!consent) throw new Error(`hydra: no consent challenge: ${toConsent.status} ${toConsent.location}`);
+      const granted = { grant_scope: scope.split(' '), remember: false };
+      return browser.follow(await accept(h, 'consent', consent, granted));
+    },
   );
-  const code = new URL(back.location ?? 'x:').searchParams.get('code');
-  if (!code) throw new Error(`hydra: no code: ${back.status} ${back.location}`);
-  return exchangeCode(`${h.pub}/oauth2/token`, client, code, verifier);
 }
 
 /** Starts Hydra, creates its clients and tokens, and writes its request files. */
@@ -89,14 +63,13 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
   const [pubPort, adminPort] = [await freePort(), await freePort()];
   const h: Hydra = { pub: `http://127.0.0.1:${pubPort}`, admin: `http://127.0.0.1:${adminPort}` };
   const pg = await startPostgres(bench);
-  const dsn = pg.dsn;
   await promisify(execFile)(bin, ['migrate', 'sql', 'up', '-e', '--yes'], {
-    env: { ...process.env, DSN: dsn },
+    env: { ...process.env, DSN: pg.dsn },
   });
   const p = startProcess('hydra', bin, ['serve', 'all', '--dev'], {
     env: {
       ...process.env,
-      DSN: dsn,
+      DSN: pg.dsn,
       SERVE_PUBLIC_HOST: '127.0.0.1',
       SERVE_PUBLIC_PORT: String(pubPort),
       SERVE_ADMIN_HOST: '127.0.0.1',
@@ -117,25 +90,25 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
   bench.log(`hydra: ${tokens} code flows for the introspection pool, 10 for the refresh pool`);
   const introspector = await createClient(h, 'bench introspection pool');
   const pool = await pooled(Array.from({ length: tokens }), 4, () =>
-    retried(() => codeFlow(h, introspector, SCOPE)),
+    retried(() => hydraFlow(h, introspector, SCOPE)),
   );
-  const refreshClients = await pooled(
+  const clients = await pooled(
     Array.from({ length: 10 }, (_, i) => i),
     4,
     (i) => createClient(h, `bench service ${i}`),
   );
-  const refreshLines = async () =>
-    pooled(refreshClients, 1, async (c) => {
-      const t = await retried(() => codeFlow(h, c, `offline_access ${SCOPE}`));
+  const refreshFile = async () => {
+    const lines = await pooled(clients, 1, async (c) => {
+      const t = await retried(() => hydraFlow(h, c, `offline_access ${SCOPE}`));
       if (!t.refresh_token) throw new Error('hydra issued no refresh token');
-      return formLine('/oauth2/token', {
-        grant_type: 'refresh_token',
-        refresh_token: t.refresh_token,
-        client_id: c.client_id,
-        client_secret: c.client_secret,
-      });
+      const { client_id, client_secret } = c;
+      const form = { grant_type: 'refresh_token', refresh_token: t.refresh_token, client_id, client_secret };
+      return formLine('/oauth2/token', form);
     });
-  const refreshFile = bench.requests('hydra-refresh', await refreshLines());
+    return bench.requests('hydra-refresh', lines);
+  };
+  const introspect = (t: { access_token: string }) =>
+    introspectionLine('/admin/oauth2/introspect', t.access_token);
   return {
     name: 'hydra',
     label: 'Ory Hydra v2.3.0 (serve all --dev, PostgreSQL 15, opaque tokens)',
@@ -143,30 +116,12 @@ export async function startHydra(bench: Bench, bin: string, tokens: number): Pro
       await p.stop();
       process.kill(pg.pid, 'SIGTERM');
     },
-    processes: { hydra: p.pid },
-    tree: { name: 'postgres', ticks: pg.ticks },
-    introspection: {
-      url: h.admin,
-      requestsFile: bench.requests(
-        'hydra-introspection',
-        pool.map((t) =>
-          formLine('/admin/oauth2/introspect', { token: t.access_token, token_type_hint: 'access_token' }, [
-            'Accept: application/json',
-          ]),
-        ),
-      ),
-    },
-    refresh: {
-      url: h.pub,
-      requestsFile: refreshFile,
-      renew: async () => bench.requests('hydra-refresh', await refreshLines()),
-    },
-    registration: {
-      url: h.pub,
-      requestsFile: bench.requests('hydra-register', [
-        jsonLine('/oauth2/register', registration('bench agent', false)),
-      ]),
-    },
+    processes: { hydra: p.pid, postgres: pg.ticks },
+    introspection: peerLoad(bench, h.admin, 'hydra-introspection', pool.map(introspect)),
+    refresh: { url: h.pub, requestsFile: await refreshFile(), renew: refreshFile },
+    registration: peerLoad(bench, h.pub, 'hydra-register', [
+      jsonLine('/oauth2/register', registration('bench agent')),
+    ]),
     notes: {
       introspection: 'hydra: its admin endpoint, which takes no client authentication',
       refresh:

@@ -1,135 +1,74 @@
 /**
- * P1–P3: our CPU per request against Ory Hydra's and Keycloak's, same machine, same run, same load
- * generator (wrk, 1 thread, 50 keep-alive connections), same token count.
- *
- * The servers are warmed up together (WARM_S: the JVM's JIT needs more than our 3 s, and every server
- * gets the same), then loaded in turn, ours, Hydra, Keycloak, twice, RUN_S seconds each. Of each
- * server's two runs the worse figure is printed, and the ratio that decides the goal is the worse of
- * the two rounds' ratios (ours ÷ the peer's CPU per request, each round's runs side by side). The
- * goals are won by factors of 3 to 30, so two short rounds decide them.
+ * P1–P3: our CPU per request beside Ory Hydra's and Keycloak's, same run, same wrk: warmed up together,
+ * then ours, Hydra, Keycloak, twice; the goal's ratio is the worse of the two rounds'.
  */
 import type { Bench, Measure, Outcome } from '../lib/bench.js';
 import { runLoad, type RunResult } from '../lib/load.js';
-import { TICKS_PER_SECOND } from '../lib/proc.js';
-import { cpuText, int, ms } from '../lib/report.js';
+import { runText, worse } from '../lib/report.js';
 import { peerSet } from './peer-set.js';
-import type { PeerLoad, PeerTarget } from './peer.js';
-
-type Kind = 'introspection' | 'refresh' | 'registration';
+import type { Kind, PeerLoad, PeerTarget } from './peer.js';
 
 const WARM_S = 8;
 const RUN_S = 4;
-const INDENT = ' '.repeat(8);
 
-/** One run at `t`, its store's process tree (if any) counted with its processes. */
+/** One run at `t` of `load`, with fresh requests first if it needs them. */
 async function measured(t: PeerTarget, load: PeerLoad, seconds: number): Promise<RunResult> {
   const requestsFile = load.renew ? await load.renew() : load.requestsFile;
-  const before = t.tree?.ticks() ?? 0;
-  const spec = { name: t.name, url: load.url, requestsFile, processes: t.processes, shown: t.shown };
-  const r = await runLoad(spec, seconds);
-  if (!t.tree) return r;
-  const us = ((t.tree.ticks() - before) * 1e6) / TICKS_PER_SECOND / Math.max(r.requests, 1);
-  return { ...r, cpuUs: r.cpuUs + us, cpuParts: { ...r.cpuParts, [t.tree.name]: us } };
+  const { name, processes, shown } = t;
+  return runLoad({ name, url: load.url, requestsFile, processes, shown }, seconds);
 }
 
-/** The worse of a server's runs: lowest throughput, highest latency and CPU. */
-function worse(runs: RunResult[]): RunResult {
-  const cpu = runs.reduce((a, b) => (b.cpuUs > a.cpuUs ? b : a));
-  return {
-    ...cpu,
-    rps: Math.min(...runs.map((r) => r.rps)),
-    p50ms: Math.max(...runs.map((r) => r.p50ms)),
-    p99ms: Math.max(...runs.map((r) => r.p99ms)),
-    errors: runs.reduce((n, r) => n + r.errors, 0),
-  };
-}
-
-function serverLine(name: string, r: RunResult): string {
-  return [
-    `${name.padEnd(9)} ${int(r.rps)} req/s`,
-    `p50 ${ms(r.p50ms)} ms`,
-    `p99 ${ms(r.p99ms)} ms`,
-    cpuText(r),
-    `= ${int(1e6 / r.cpuUs)}/s per core`,
-    ...(r.errors ? [`| ${r.errors} ERRORS`] : []),
-  ].join('  ');
-}
-
-/** Loads every server that has `kind`, in turn, twice: one line each, the ratios, the verdict. */
-async function sideBySide(
-  bench: Bench,
-  kind: Kind,
-  goals: Record<string, number>,
-  last: boolean,
-): Promise<Outcome> {
-  const set = await peerSet(bench);
-  const skipped = [...set.skipped];
-  const loaded: [PeerTarget, PeerLoad][] = [];
-  for (const t of set.targets) {
-    const load = t[kind];
-    if ('url' in load) loaded.push([t, load]);
-    else skipped.push(`${t.name}: ${load.unsupported}`);
-  }
+/** Loads every server, in turn, twice on `kind`: one line each, the ratios, the verdict. */
+async function sideBySide(bench: Bench, kind: Kind, goals: Record<string, number>): Promise<Outcome> {
+  const { targets, skipped, stop } = await peerSet(bench);
   try {
-    if (loaded.length < 2) return { status: 'SKIP', text: `nothing to compare with: ${skipped.join('; ')}` };
-    await Promise.all(loaded.map(([t, load]) => measured(t, load, WARM_S)));
-    const runs = new Map<string, RunResult[]>(loaded.map(([t]) => [t.name, []]));
+    if (targets.length < 2) return { status: 'SKIP', text: `nothing to compare with: ${skipped.join('; ')}` };
+    await Promise.all(targets.map((t) => measured(t, t[kind], WARM_S)));
+    const runs = targets.map((): RunResult[] => []);
     for (let round = 0; round < 2; round++) {
-      for (const [t, load] of loaded) runs.get(t.name)!.push(await measured(t, load, RUN_S));
+      for (const [i, t] of targets.entries()) runs[i]!.push(await measured(t, t[kind], RUN_S));
     }
-    const ours = runs.get('ours')!;
-    let ok = [...runs.values()].every((rs) => rs.every((r) => r.errors === 0));
+    const [ours, ...peers] = runs as [RunResult[], ...RunResult[][]];
+    let ok = runs.flat().every((r) => r.errors === 0);
     const peerRatios: Record<string, number> = {};
-    const ratios: string[] = [];
-    for (const [t] of loaded.slice(1)) {
-      const theirs = runs.get(t.name)!;
+    const ratios = peers.map((theirs, p) => {
+      const name = targets[p + 1]!.name;
       const cpu = Math.max(...ours.map((r, i) => r.cpuUs / theirs[i]!.cpuUs));
       const rps = Math.min(...ours.map((r, i) => r.rps / theirs[i]!.rps));
-      peerRatios[t.name] = cpu;
-      ok &&= cpu <= goals[t.name]!;
-      ratios.push(
-        `ours ÷ ${t.name}: ${cpu.toFixed(2)}× cpu/req, ${rps.toFixed(2)}× req/s (goal ≤ ${goals[t.name]}×)`,
-      );
-    }
-    const tail = [
+      peerRatios[name] = cpu;
+      ok &&= cpu <= goals[name]!;
+      return `ours ÷ ${name}: ${cpu.toFixed(2)}× cpu/req, ${rps.toFixed(2)}× req/s (goal ≤ ${goals[name]}×)`;
+    });
+    const lines = [
+      ...targets.map((t, i) => `${t.name.padEnd(9)} ${runText(worse(runs[i]!))}`),
       ratios.join('  |  '),
       ...skipped.map((s) => `skipped: ${s}`),
-      ...(kind === 'introspection' ? loaded.map(([t]) => `${t.name}: ${t.label}`) : []),
-      ...loaded.map(([t]) => t.notes[kind] ?? ''),
-    ].filter(Boolean);
+      ...(kind === 'introspection' ? targets.map((t) => `${t.name}: ${t.label}`) : []),
+      ...targets.map((t) => t.notes[kind] ?? ''),
+    ];
     return {
       status: ok ? 'PASS' : 'FAIL',
-      text: [...loaded.map(([t]) => serverLine(t.name, worse(runs.get(t.name)!))), ...tail].join(
-        `\n${INDENT}`,
-      ),
-      rows: loaded.map(([t]) => ({ server: t.name, ...worse(runs.get(t.name)!) })),
+      text: lines.filter(Boolean).join(`\n${' '.repeat(8)}`),
+      rows: targets.map((t, i) => ({ server: t.name, ...worse(runs[i]!) })),
       judged: Object.entries(peerRatios)
         .map(([name, r]) => `ours ÷ ${name} ${r.toFixed(2)}× cpu/req`)
         .join(', '),
       peerRatios,
     };
   } finally {
-    if (last) await set.stop();
+    if (kind === 'registration') await stop(); // P3, the last
   }
 }
 
-export const p1: Measure = {
-  id: 'P1',
-  title: 'introspection CPU per request, side by side',
-  goal: "≤ Hydra's, ≤ ½ Keycloak's",
-  run: (bench) => sideBySide(bench, 'introspection', { hydra: 1, keycloak: 0.5 }, false),
-};
+const halfKeycloak = "≤ Hydra's, ≤ ½ Keycloak's";
+const eachPeer = "≤ each peer's with open registration";
+const peerMeasure = (id: string, title: string, kind: Kind, goal: string, keycloak: number): Measure => ({
+  id,
+  title: `${title} CPU per request, side by side`,
+  goal,
+  run: (bench) => sideBySide(bench, kind, { hydra: 1, keycloak }),
+});
 
-export const p2: Measure = {
-  id: 'P2',
-  title: 'refresh_token grant CPU per request, side by side',
-  goal: "≤ Hydra's, ≤ ½ Keycloak's",
-  run: (bench) => sideBySide(bench, 'refresh', { hydra: 1, keycloak: 0.5 }, false),
-};
-
-export const p3: Measure = {
-  id: 'P3',
-  title: 'registration CPU per request, side by side',
-  goal: "≤ each peer's with open registration",
-  run: (bench) => sideBySide(bench, 'registration', { hydra: 1, keycloak: 1 }, true),
-};
+export const p1 = peerMeasure('P1', 'introspection', 'introspection', halfKeycloak, 0.5);
+export const p2 = peerMeasure('P2', 'refresh_token grant', 'refresh', halfKeycloak, 0.5);
+export const p3 = peerMeasure('P3', 'registration', 'registration', eachPeer, 1);

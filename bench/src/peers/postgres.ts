@@ -1,13 +1,12 @@
 /**
- * A dedicated PostgreSQL 15 for Ory Hydra, on 127.0.0.1, fresh for each run (Debian's binaries; as
- * root it runs as the `postgres` user). `synchronous_commit=off`: the durability of our Redis's fsync
- * every second. Its CPU is a process tree (a backend per connection): `ticks()` reads the postmaster's
- * own and exited children's CPU plus every live child's.
+ * A dedicated PostgreSQL 15 for Hydra (`synchronous_commit=off`: our Redis's durability); its CPU is
+ * that of its process tree, a backend per connection.
  */
 import { execFileSync } from 'node:child_process';
 import { chownSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Bench } from '../lib/bench.js';
+import { childPids, cpuTicks, statFields } from '../lib/proc.js';
 import { freePort, portAccepts, startProcess, waitUntil } from '#test-support/processes.js';
 
 /** A running PostgreSQL: its DSN for Hydra, and the CPU of its process tree. */
@@ -18,19 +17,12 @@ export interface Postgres {
   ticks(): number;
 }
 
-function statFields(pid: number): string[] {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-}
-
 function treeTicks(pid: number): number {
   const f = statFields(pid);
-  // utime, stime, cutime, cstime are fields 14–17: indices 11–14 after the state field.
   let ticks = Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-  for (const child of readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean)) {
+  for (const child of childPids(pid)) {
     try {
-      const c = statFields(Number(child));
-      ticks += Number(c[11]) + Number(c[12]);
+      ticks += cpuTicks(child);
     } catch {
       // exited between the two reads: its CPU is in the postmaster's cutime by now
     }

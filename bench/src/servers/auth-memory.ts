@@ -1,9 +1,6 @@
 /**
- * AS2's reference: the auth server as `packages/auth-server/dist/main.js` runs it (same configuration,
- * Koa app, middleware, rate limits counted in Redis, accounts and audit log in MongoDB), except that
- * oidc-provider keeps its models in its in-memory adapter instead of our Redis adapter.
- *
- *   <auth-server environment> node bench/dist/servers/auth-memory.js
+ * AS2's reference: the auth server as main.js runs it (configuration, Koa app, middleware, rate limits,
+ * audit log), with oidc-provider's memory adapter instead of ours; started with the auth server's env.
  */
 import { createServer } from 'node:http';
 import { createApp } from '@school/auth-server/dist/app.js';
@@ -19,26 +16,23 @@ const logger = createLogger(config.LOG_LEVEL);
 const runtime = await bootstrap(config, logger);
 const keys = await loadOrCreateKeys(config.KEYS_FILE);
 // The same provider as the real one (configuration, middleware, audited events), on the memory adapter.
-const provider = buildProvider(
-  { config, adapter: 'memory', accounts: runtime.accounts, keys },
-  runtime.audit,
-  logger,
-);
+const { accounts, redis, audit, passkeys } = runtime;
+const provider = buildProvider({ config, adapter: 'memory', accounts, keys }, audit, logger);
+const readiness = async () => ({ redis: 'ok', mongodb: 'ok' });
+// Introspections counted by the same script as the real server's, minus its token read: the two
+// servers then differ in where tokens are stored, and nothing else.
+const prefix = config.REDIS_KEY_PREFIX;
+const countIntrospection = createIntrospectionCount(redis, { prefix, countOnly: true });
 const app = createApp({
   config,
   provider,
-  accounts: runtime.accounts,
+  accounts,
   logger,
-  redis: runtime.redis,
-  audit: runtime.audit,
-  passkeys: runtime.passkeys,
-  readiness: async () => ({ redis: 'ok', mongodb: 'ok' }),
-  // Introspections counted by the same script as the real server's, minus its token read: the
-  // two servers then differ in where tokens are stored, and nothing else.
-  countIntrospection: createIntrospectionCount(runtime.redis, {
-    prefix: config.REDIS_KEY_PREFIX,
-    countOnly: true,
-  }),
+  redis,
+  audit,
+  passkeys,
+  readiness,
+  countIntrospection,
 });
 const handle = app.callback();
 const server = createServer((req, res) => void handle(req, res));

@@ -1,20 +1,13 @@
 /**
- * The reference server: bare `node:http` answering a small JSON body (an introspection-sized
- * answer) to any request. The ceiling of any Node HTTP service on this machine; every "ratio" of
- * scripts/bench divides by what this server does in the same run.
- *
- *   node bench/dist/servers/bare.js PORT
+ * The machine's reference: bare `node:http` answering a small JSON body (an introspection-sized
+ * answer) to any request, the ceiling of any Node HTTP service here. PORT=… node bench/dist/servers/bare.js
  */
 import { createServer } from 'node:http';
 
 const body = JSON.stringify({ active: true, sub: 'user-123', scope: 'read write', client_id: 'api' });
-const length = String(Buffer.byteLength(body));
-const port = Number(process.argv[2]);
+const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
 
 createServer((req, res) => {
   req.resume();
-  req.on('end', () => {
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': length });
-    res.end(body);
-  });
-}).listen(port, '127.0.0.1');
+  req.on('end', () => res.writeHead(200, headers).end(body));
+}).listen(Number(process.env.PORT), '127.0.0.1');

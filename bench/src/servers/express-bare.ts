@@ -1,9 +1,6 @@
 /**
- * RS1's reference: bare Express 5 answering the route by the resource API's own operation (same
- * handler, same database, its query defaults, `res.json`) with nothing around it: no token check,
- * security headers, request id, log line or validation.
- *
- *   <the resource API's environment> ROUTE=/api/v1/courses node bench/dist/servers/express-bare.js PORT
+ * RS1's reference: bare Express 5 answering `GET /api/v1/courses` by the API's own operation, with
+ * nothing around it. Started with the resource API's environment and PORT.
  */
 import express from 'express';
 import mongoose from 'mongoose';
@@ -12,27 +9,26 @@ import { REGISTRY } from '@school/resource-api/dist/areas/index.js';
 import { loadConfig } from '@school/resource-api/dist/config.js';
 import { createLogger } from '@school/resource-api/dist/logger.js';
 
-const port = Number(process.argv[2]);
-const route = process.env.ROUTE ?? '/api/v1/courses';
+const route = '/api/v1/courses';
 const op = REGISTRY.flatMap((a) => a.operations).find((o) => o.method === 'get' && o.path === route);
 if (!op) throw new Error(`no GET operation at ${route}`);
 
 const config = loadConfig();
-const logger = createLogger('warn', 'express-bare');
 const connection = await mongoose
   .createConnection(config.MONGODB_URI, { serverSelectionTimeoutMS: 5000, autoIndex: false })
   .asPromise();
-const services = { config, connection, logger };
+const services = { config, connection, logger: createLogger('warn', 'express-bare') };
 const query = op.query?.parse({}) ?? {};
 
 const app = express();
 app.set('etag', false);
 app.disable('x-powered-by');
 app.get(route, async (req, res) => {
+  const params = {};
   const result = await op.handle({
     req,
     res,
-    params: {},
+    params,
     query,
     body: {},
     principal: ANONYMOUS,
@@ -41,4 +37,4 @@ app.get(route, async (req, res) => {
   });
   res.json(result.body);
 });
-app.listen(port, '127.0.0.1');
+app.listen(Number(process.env.PORT), '127.0.0.1');
