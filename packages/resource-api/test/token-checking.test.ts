@@ -199,7 +199,7 @@ describe('an auth server that refuses or fails', () => {
     return {
       failing,
       lines,
-      async close() {
+      close: async () => {
         await failing.stop();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       },
