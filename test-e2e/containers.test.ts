@@ -109,7 +109,7 @@ async function browserFlow(
       code_challenge_method: 'S256',
       resource: origin,
       prompt: 'consent',
-    })}`,
+    }).toString()}`,
   );
   const loginShown = (await page.title()) === 'Sign in';
   if (loginShown) {

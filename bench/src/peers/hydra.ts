@@ -70,7 +70,7 @@ async function codeFlow(
   const browser = new FormBrowser(h.pub);
   const { verifier, challenge } = pkce();
   const q = authorizeQuery(client, challenge, scope);
-  const toLogin = await browser.follow(`${h.pub}/oauth2/auth?${q}`);
+  const toLogin = await browser.follow(`${h.pub}/oauth2/auth?${q.toString()}`);
   const login = new URL(toLogin.location ?? 'x:').searchParams.get('login_challenge');
   if (!login) throw new Error(`hydra: no login challenge: ${toLogin.status} ${toLogin.body.slice(0, 200)}`);
   const toConsent = await browser.follow(await accept(h, 'login', login, { subject: SUBJECT }));

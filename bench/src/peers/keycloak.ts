@@ -43,7 +43,7 @@ async function codeFlow(
   const browser = new FormBrowser(origin);
   const { verifier, challenge } = pkce();
   const q = authorizeQuery(client, challenge);
-  const page = await browser.follow(`${origin}/realms/${REALM}/protocol/openid-connect/auth?${q}`);
+  const page = await browser.follow(`${origin}/realms/${REALM}/protocol/openid-connect/auth?${q.toString()}`);
   const action = /<form[^>]*id="kc-form-login"[^>]*action="([^"]+)"/.exec(page.body)?.[1];
   if (!action) throw new Error(`keycloak: no login form: ${page.status} ${page.body.slice(0, 200)}`);
   const back = await browser.follow(unescape(action), {
