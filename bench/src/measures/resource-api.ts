@@ -105,7 +105,10 @@ export async function hitSpec(
   return {
     name: 'cache hit',
     url: api.url,
-    requestsFile: await bench.memo(file, async () => bench.requests(file, [apiLine(token, route)])),
+    requestsFile: await bench.memo(
+      file,
+      () => new Promise<string>((resolve) => resolve(bench.requests(file, [apiLine(token, route)]))),
+    ),
     connections,
     processes,
     shown: bench.authShown(),
