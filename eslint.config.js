@@ -7,26 +7,17 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    // Type-aware rules, over every source, test and bench file (tsconfig.test.json, bench/tsconfig.json): a
-    // promise nobody awaits or handles, a promise where a callback's result is ignored, and a value
-    // of type `any` flowing on unchecked.
+    // Type-aware rules (typescript-eslint's recommendedTypeChecked), over every source, test and
+    // bench file (tsconfig.test.json, bench/tsconfig.json): among them a promise nobody awaits or
+    // handles, a promise where a callback's result is ignored, and a value of type `any` flowing
+    // on unchecked.
     files: ['**/*.ts'],
+    extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: {
         project: ['./tsconfig.test.json', './bench/tsconfig.json'],
         tsconfigRootDir: import.meta.dirname,
       },
-    },
-    rules: {
-      '@typescript-eslint/await-thenable': 'error',
-      '@typescript-eslint/no-floating-promises': 'error',
-      '@typescript-eslint/no-misused-promises': 'error',
-      '@typescript-eslint/no-unnecessary-type-assertion': 'error',
-      '@typescript-eslint/no-unsafe-argument': 'error',
-      '@typescript-eslint/no-unsafe-assignment': 'error',
-      '@typescript-eslint/no-unsafe-call': 'error',
-      '@typescript-eslint/no-unsafe-member-access': 'error',
-      '@typescript-eslint/no-unsafe-return': 'error',
     },
   },
   {

@@ -36,7 +36,7 @@ function authorization(clientId: string, redirectUri: string): { url: string; ve
     state: randomBytes(8).toString('hex'),
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
-  })}`;
+  }).toString()}`;
   return { url, verifier };
 }
 

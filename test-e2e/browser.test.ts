@@ -43,7 +43,7 @@ function authorizationUrl(clientId: string, listener: LoopbackListener, state: s
     state,
     code_challenge: createHash('sha256').update(verifier).digest('base64url'),
     code_challenge_method: 'S256',
-  })}`;
+  }).toString()}`;
 }
 
 describe('the admin in a browser', () => {

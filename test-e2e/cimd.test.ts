@@ -98,7 +98,7 @@ describe('a metadata-document client in Chromium, through the edge', () => {
       });
       const { consent, callback } = await approveInBrowser(
         browser,
-        `${stack.baseUrl}/oauth/authorize?${params}`,
+        `${stack.baseUrl}/oauth/authorize?${params.toString()}`,
         listener,
       );
       expect(consent).toContain('e2e CIMD CLI');
@@ -243,7 +243,7 @@ describe("a metadata document shaped like ChatGPT's, through the edge", () => {
     // The form browser stops at the redirect to the app: nothing here connects to the callback's host.
     const back = await authorizeInBrowser(
       new FormBrowser(stack.baseUrl),
-      `${stack.baseUrl}/oauth/authorize?${params}`,
+      `${stack.baseUrl}/oauth/authorize?${params.toString()}`,
       E2E_ADMIN,
     );
     expect(`${back.origin}${back.pathname}`).toBe(callback);

@@ -64,7 +64,7 @@ async function startFlow(context: BrowserContext, name: string, scope: string): 
       resource: stack.baseUrl,
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
-    })}`,
+    }).toString()}`,
   );
   if (await page.locator('input[name=password]').count()) {
     await page.fill('input[name=email]', E2E_ADMIN.email);

@@ -203,8 +203,8 @@ describe.each([
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
-    child.stdout.on('data', (d: Buffer) => (output += d));
-    child.stderr.on('data', (d: Buffer) => (output += d));
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
     try {
       let status = 0;
       for (let i = 0; i < 100 && status !== 200; i++) {

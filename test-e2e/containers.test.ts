@@ -109,7 +109,7 @@ async function browserFlow(
       code_challenge_method: 'S256',
       resource: origin,
       prompt: 'consent',
-    })}`,
+    }).toString()}`,
   );
   const loginShown = (await page.title()) === 'Sign in';
   if (loginShown) {
@@ -539,7 +539,7 @@ describe('backup and restore', () => {
 describe('the figures', () => {
   it(
     'prints the image sizes (goal: each service image under 250 MB) and a build from nothing',
-    async () => {
+    () => {
       const sizes: Record<string, number> = {};
       for (const s of ['auth-server', 'resource-api']) {
         const image = `${ENGINE === 'podman' ? 'localhost/' : ''}school-api/${s}:latest`;

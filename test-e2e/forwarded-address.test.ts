@@ -80,7 +80,7 @@ const endpoints: Record<string, () => [string, string, Record<string, string>]> 
       code_challenge: createHash('sha256').update(randomBytes(32)).digest('base64url'),
       code_challenge_method: 'S256',
     });
-    return ['GET', `/oauth/authorize?${q}`, {}];
+    return ['GET', `/oauth/authorize?${q.toString()}`, {}];
   },
   registration: () => [
     'POST',

@@ -84,7 +84,7 @@ describe.each(Object.entries(HOSTILE))('a request claiming another origin with %
       code_challenge: createHash('sha256').update(randomBytes(32)).digest('base64url'),
       code_challenge_method: 'S256',
     });
-    const res = await get(stack.edgeUrl, `/oauth/authorize?${q}`, headers);
+    const res = await get(stack.edgeUrl, `/oauth/authorize?${q.toString()}`, headers);
     expect(res.status).toBe(303);
     const location = new URL(String(res.headers.location), stack.baseUrl);
     expect(location.origin).toBe(stack.baseUrl);

@@ -62,7 +62,7 @@ describe('behind a TLS-terminating proxy', () => {
       code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
       code_challenge_method: 'S256',
     });
-    const res = await viaProxy(`/oauth/authorize?${q}`);
+    const res = await viaProxy(`/oauth/authorize?${q.toString()}`);
     expect(res.status).toBe(303);
     // A relative Location resolves against the https origin the browser is on.
     expect(new URL(res.headers.get('location')!, stack.baseUrl).href).toMatch(

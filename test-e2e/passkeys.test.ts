@@ -186,7 +186,7 @@ function authorizationUrl(clientId: string, listener: LoopbackListener): string 
     state: randomBytes(8).toString('hex'),
     code_challenge: createHash('sha256').update(randomBytes(32)).digest('base64url'),
     code_challenge_method: 'S256',
-  })}`;
+  }).toString()}`;
 }
 
 /** What a login page offers a script-less client: the passkey form's action, CSRF token and options. */

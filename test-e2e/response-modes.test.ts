@@ -88,7 +88,7 @@ describe('every advertised response mode, in Chromium', () => {
             state,
             code_challenge: createHash('sha256').update(verifier).digest('base64url'),
             code_challenge_method: 'S256',
-          })}`,
+          }).toString()}`,
         );
         await page.fill('input[name=email]', E2E_ADMIN.email);
         await page.fill('input[name=password]', E2E_ADMIN.password);

@@ -99,7 +99,7 @@ describe('seed-admin outside production', () => {
     expect(await accounts.idOf('dev-published@school.test')).toBeUndefined();
   });
 
-  it('seeds with the example environment file as it is, generating the password', async () => {
+  it('seeds with the example environment file as it is, generating the password', () => {
     const example = readFileSync(resolve(ROOT, 'config/auth-server.env.example'), 'utf8');
     const seedLines = example.split('\n').filter((l) => l.startsWith('SEED_ADMIN_'));
     const fromExample = Object.fromEntries(
@@ -140,7 +140,7 @@ describe('seed-admin outside production without a password', () => {
     expect(await accounts.authenticate('dev-admin@school.test', shown.password)).toBeDefined();
   });
 
-  it('generates a different password for each new admin', async () => {
+  it('generates a different password for each new admin', () => {
     const shown = (email: string) =>
       JSON.parse(seed({ NODE_ENV: 'development', SEED_ADMIN_EMAIL: email }).stdout) as { password: string };
     expect(shown('a@school.test').password).not.toBe(shown('b@school.test').password);

@@ -184,7 +184,7 @@ export async function openSignInFrom(
     code_challenge: createHash('sha256').update(randomBytes(32).toString('base64url')).digest('base64url'),
     code_challenge_method: 'S256',
   });
-  return { browser, page: await browser.follow(`${issuer}/oauth/authorize?${q}`) };
+  return { browser, page: await browser.follow(`${issuer}/oauth/authorize?${q.toString()}`) };
 }
 
 /**

@@ -54,7 +54,7 @@ export interface Started {
   /** Its last lines of output (from memory or from its log file). */
   tail(): string;
   /** Ends it with `signal` (default SIGTERM; SIGKILL 10 s later if it still runs); resolves once it has exited. */
-  stop(signal?: NodeJS.Signals): Promise<void>;
+  stop: (signal?: NodeJS.Signals) => Promise<void>;
 }
 
 /**

@@ -2,11 +2,12 @@
  * scripts/bench's driver: starts the stack, runs the measures (BENCH_ONLY: some), prints a line each and
  * a summary, writes results.json and the chart after a full run, exits 1 when a goal is missed.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { bootstrap } from '@school/auth-server/dist/bootstrap.js';
 import { loadConfig } from '@school/auth-server/dist/config.js';
 import { createLogger } from '@school/auth-server/dist/logger.js';
@@ -93,13 +94,11 @@ async function main(): Promise<number> {
     const [port, inspectPort] = [await freePort(), await freePort()];
     const env = { ...apiEnvironment(authEnv, authUrl, port, `http://127.0.0.1:${port}`), ...extra };
     // The demo school (`npm run seed` of the resource API), so its lists answer real JSON.
-    await memo('seeded', async () => {
-      const seed = join(root, 'packages/resource-api/dist/seed.js');
-      execFileSync(process.execPath, [seed], {
+    await memo('seeded', () =>
+      promisify(execFile)(process.execPath, [join(root, 'packages/resource-api/dist/seed.js')], {
         env: { ...process.env, ...env },
-        stdio: ['ignore', 'ignore', 2],
-      });
-    });
+      }).then(({ stderr }) => process.stderr.write(stderr)),
+    );
     const script = join(root, 'packages/resource-api/dist/main.js');
     const flags = [inspectPortFlag(inspectPort)];
     const server = await startNode(dir, name, script, { port, env: () => env, flags });

@@ -52,8 +52,8 @@ export function runScript(
     });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d));
-    child.stderr.on('data', (d: Buffer) => (stderr += d));
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
     child.on('exit', (code) => {
       const seconds = (Date.now() - started) / 1000;
       if (code === 0) resolvePromise({ stdout, stderr, seconds });

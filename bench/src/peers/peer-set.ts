@@ -36,7 +36,7 @@ async function ourTarget(bench: Bench): Promise<PeerTarget> {
   };
 }
 
-type PeerSet = { targets: PeerTarget[]; skipped: string[]; stop(): Promise<void> };
+type PeerSet = { targets: PeerTarget[]; skipped: string[]; stop: () => Promise<void> };
 
 /** Ours first, then the built peers; `stop` ends the peers (ours runs on). Started once (`bench.memo`). */
 export function peerSet(bench: Bench): Promise<PeerSet> {

@@ -129,7 +129,7 @@ export async function codeFlow<T>(
     code_challenge: challenge,
     code_challenge_method: 'S256',
   });
-  const back = await signIn(browser, await browser.follow(`${urls.authorize}?${query}`));
+  const back = await signIn(browser, await browser.follow(`${urls.authorize}?${query.toString()}`));
   const code = redirectParam(back, 'code');
   if (!code) throw new Error(`no code: ${back.status} ${back.location ?? back.body.slice(0, 200)}`);
   const { client_id, client_secret } = client;

@@ -14,7 +14,7 @@ export interface Postgres {
   dsn: string;
   pid: number;
   /** CPU ticks (USER_HZ) of the postmaster, its exited children and its live children. */
-  ticks(): number;
+  ticks: () => number;
 }
 
 function treeTicks(pid: number): number {

@@ -186,7 +186,7 @@ export function createApp({
   app.use(wrongMethodOf(accountPages));
   app.use(mount(provider));
 
-  app.use(async (ctx) => {
+  app.use((ctx) => {
     throw new NotFoundError(`no endpoint at ${ctx.method} ${ctx.path}`);
   });
   return app;

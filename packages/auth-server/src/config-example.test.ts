@@ -23,14 +23,17 @@ function exampleValues(): Array<[string, string]> {
 /** The required secrets, which have no default outside tests. */
 const REQUIRED = { COOKIE_SECRETS: 'c'.repeat(64), INTROSPECTION_CLIENT_SECRET: 'i'.repeat(64) };
 
+/** A parsed setting: the schemas give scalars and lists of strings. */
+type Setting = string | number | boolean | string[] | undefined;
+
 /** What the schemas give each variable when only the required secrets are set (as the example reads). */
-function defaults(): Record<string, unknown> {
-  const server = loadConfig({ NODE_ENV: 'development', ...REQUIRED }) as unknown as Record<string, unknown>;
-  const seed = loadSeedConfig({ NODE_ENV: 'development' }) as unknown as Record<string, unknown>;
+function defaults(): Record<string, Setting> {
+  const server = loadConfig({ NODE_ENV: 'development', ...REQUIRED }) as unknown as Record<string, Setting>;
+  const seed = loadSeedConfig({ NODE_ENV: 'development' }) as unknown as Record<string, Setting>;
   return { ...server, ...seed, COOKIE_SECRETS: undefined, INTROSPECTION_CLIENT_SECRET: undefined };
 }
 
-const shown = (value: unknown) =>
+const shown = (value: Setting) =>
   Array.isArray(value) ? value.join(',') : value === undefined ? '' : String(value);
 
 describe('config/auth-server.env.example', () => {

@@ -154,7 +154,7 @@ describe('login brute force', () => {
       code_challenge: createHash('sha256').update(verifier).digest('base64url'),
       code_challenge_method: 'S256',
     });
-    const page = await browser.follow(`${auth.issuer}/oauth/authorize?${q}`);
+    const page = await browser.follow(`${auth.issuer}/oauth/authorize?${q.toString()}`);
     const started = performance.now();
     const answer = await browser.request(formAction(page.body, '/login')!, {
       form: { csrf: inputValue(page.body, 'csrf')!, email, password },

@@ -100,7 +100,7 @@ describe('Connected apps', () => {
     await openApps(browser);
     // Revoke access… opens a confirmation page; its form ends the access.
     const confirm = await browser.request(
-      `/oauth/account/apps/revoke?${new URLSearchParams({ client_id: planner.clientId })}`,
+      `/oauth/account/apps/revoke?${new URLSearchParams({ client_id: planner.clientId }).toString()}`,
     );
     expect(confirm.status).toBe(200);
     expect(confirm.body).toContain('Revoke this app’s access?');

@@ -77,7 +77,7 @@ describe('school-auth accounts', () => {
     expect(again.stderr).toContain('exists already');
   });
 
-  it('list shows every account with its role and lock state', async () => {
+  it('list shows every account with its role and lock state', () => {
     const list = accounts(['list']) as unknown as Array<Record<string, unknown>>;
     expect(list.find((a) => a.email === ADMIN.email)).toMatchObject({
       role: 'admin',
@@ -118,7 +118,7 @@ describe('school-auth accounts', () => {
     expect(event?.details).toEqual({ actor: 'operator', sessionsEnded: 1 });
   });
 
-  it('says so, exiting 1, for an email without an account, and prints the usage for a missing argument', async () => {
+  it('says so, exiting 1, for an email without an account, and prints the usage for a missing argument', () => {
     const none = run(['unlock', 'nobody@school.test']);
     expect(none.status).toBe(1);
     expect(none.stderr).toContain('There is no account with the email nobody@school.test.');

@@ -230,7 +230,7 @@ describe('school-auth clients list', () => {
       encoding: 'utf8',
     });
 
-  it('lists the stored clients as JSON lines, with the page’s filters', async () => {
+  it('lists the stored clients as JSON lines, with the page’s filters', () => {
     const all = schoolAuth('clients', 'list', '--json');
     expect(all.status).toBe(0);
     const listed = all.stdout

@@ -38,7 +38,7 @@ function authorizeFrom(localAddress: string): Promise<Answer> {
     code_challenge: createHash('sha256').update(randomBytes(32)).digest('base64url'),
     code_challenge_method: 'S256',
   });
-  const url = new URL(`${auth.issuer}/oauth/authorize?${q}`);
+  const url = new URL(`${auth.issuer}/oauth/authorize?${q.toString()}`);
   return new Promise((resolve, reject) => {
     const req = request(
       { host: url.hostname, port: url.port, path: `${url.pathname}${url.search}`, localAddress },

@@ -170,7 +170,7 @@ describe('the reuse window for a DPoP-bound grant', () => {
 
   it.each([
     ['another key', async () => (await DpopKey.create()).proof('POST', tokenEndpoint(auth))],
-    ['no proof', async () => undefined],
+    ['no proof', () => Promise.resolve(undefined)],
   ])('ends the grant when a rotated token comes with %s', async (_name, proof) => {
     const key = await DpopKey.create();
     const a = issued(await signInWithDpop(auth, publicClient, key, { scope: 'openid' }));

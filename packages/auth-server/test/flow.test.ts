@@ -20,7 +20,7 @@ const REDIRECT = 'http://127.0.0.1:53682/callback';
 let auth: TestAuthServer;
 let issuer: URL;
 
-authServerForFile(async (started) => {
+authServerForFile((started) => {
   auth = started;
   issuer = new URL(auth.issuer);
 });

@@ -57,13 +57,17 @@ describe('operator-created clients', () => {
     });
     const browser = new FormBrowser(auth.issuer);
     const consent = await browser.submit(
-      await browser.follow(`${auth.issuer}/oauth/authorize?${q}`),
+      await browser.follow(`${auth.issuer}/oauth/authorize?${q.toString()}`),
       '/login',
       ADMIN,
     );
     expect(consent.body).toContain('Partner CRM');
     expect(consent.body).not.toContain('self-declared');
-    const callback = await authorizeInBrowser(browser, `${auth.issuer}/oauth/authorize?${q}`, ADMIN);
+    const callback = await authorizeInBrowser(
+      browser,
+      `${auth.issuer}/oauth/authorize?${q.toString()}`,
+      ADMIN,
+    );
     expect(`${callback.origin}${callback.pathname}`).toBe(CALLBACK);
 
     const res = await fetch(

@@ -40,7 +40,7 @@ function authorizeUrl(client: string, state: string, scope = 'openid courses:rea
     code_challenge: challenge,
     code_challenge_method: 'S256',
   });
-  return `${auth.issuer}/oauth/authorize?${q}`;
+  return `${auth.issuer}/oauth/authorize?${q.toString()}`;
 }
 
 async function loginPage(browser: FormBrowser, state = 'st-1', client = clientId): Promise<Page> {

@@ -37,7 +37,7 @@ authServerForFile(async (started) => {
     code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGMSFw2PRJ5CYM',
     code_challenge_method: 'S256',
   });
-  const page = await browser.follow(`${auth.issuer}/oauth/authorize?${q}`);
+  const page = await browser.follow(`${auth.issuer}/oauth/authorize?${q.toString()}`);
   interaction = formAction(page.body, '/login')!.replace(/\/login$/, '');
 });
 

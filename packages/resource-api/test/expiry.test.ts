@@ -17,7 +17,7 @@ let api: TestResourceApi;
 let tokens: TokenSource;
 
 authAndApiForFile(
-  async (startedAuth, startedApi) => {
+  (startedAuth, startedApi) => {
     auth = startedAuth;
     api = startedApi;
     tokens = new TokenSource(auth);

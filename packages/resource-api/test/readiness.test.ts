@@ -16,7 +16,7 @@ import {
 let auth: TestAuthServer;
 let api: TestResourceApi;
 
-authAndApiForFile(async (startedAuth, startedApi) => {
+authAndApiForFile((startedAuth, startedApi) => {
   auth = startedAuth;
   api = startedApi;
 });

@@ -30,7 +30,7 @@ let counter: ReturnType<typeof introspectionCounter>;
 let prm: string;
 
 authAndApiForFile(
-  async (startedAuth, startedApi) => {
+  (startedAuth, startedApi) => {
     auth = startedAuth;
     api = startedApi;
     tokens = new TokenSource(auth);
@@ -136,10 +136,10 @@ describe('tokens of every shape', () => {
       async () => (await tokens.fresh(['openid', 'students:read'])).id_token!,
     ],
     ['a JWT of another issuer', () => jwt('https://other-issuer.example')],
-    ['an unsigned JWT (alg none)', async () => 'eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.'],
-    ['a huge token (12,000 characters)', async () => 'A'.repeat(12_000)],
-    ['a token of every b64token character', async () => 'abc-._~+/XYZ019=='],
-    ['a token padded with spaces', async () => '  spaced-token-0123456789  '],
+    ['an unsigned JWT (alg none)', () => Promise.resolve('eyJhbGciOiJub25lIn0.eyJzdWIiOiJ4In0.')],
+    ['a huge token (12,000 characters)', () => Promise.resolve('A'.repeat(12_000))],
+    ['a token of every b64token character', () => Promise.resolve('abc-._~+/XYZ019==')],
+    ['a token padded with spaces', () => Promise.resolve('  spaced-token-0123456789  ')],
     ['a refresh token', async () => (await tokens.fresh(['students:read'])).refresh_token!],
   ];
 
@@ -199,7 +199,7 @@ describe('an auth server that refuses or fails', () => {
     return {
       failing,
       lines,
-      async close() {
+      close: async () => {
         await failing.stop();
         await new Promise<void>((resolve) => server.close(() => resolve()));
       },

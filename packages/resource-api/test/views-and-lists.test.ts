@@ -31,7 +31,7 @@ describe('anonymous public views', () => {
   });
 
   it('answers 404 for a draft course anonymously, 200 with a token', async () => {
-    const draft = items(await s.as('courses:read', '/api/v1/courses?status=draft'))[0]!;
+    const draft = items<{ id: string }>(await s.as('courses:read', '/api/v1/courses?status=draft'))[0]!;
     expect((await s.anon(`/api/v1/courses/${draft.id}`)).status).toBe(404);
     expect((await s.as('courses:read', `/api/v1/courses/${draft.id}`)).status).toBe(200);
   });

@@ -82,7 +82,9 @@ export function allClientsSteps(store: ClientStore & { audit: AuditLog }): {
       const { account, form, requestId } = ctx.state;
       await removeClient(store, form.client_id, 'admin', { requestId, ip: ctx.ip, accountId: account._id });
       ctx.status = 303;
-      ctx.redirect(`${accountPath('clients')}?${new URLSearchParams({ deleted: form.client_id })}`);
+      ctx.redirect(
+        `${accountPath('clients')}?${new URLSearchParams({ deleted: form.client_id }).toString()}`,
+      );
     },
   };
 }

@@ -145,7 +145,9 @@ export function connectedAppsSteps(
       });
       ctx.status = 303;
       const done = proofs.issue(revokedProof(ctx.state.sessionUid, form.client_id));
-      ctx.redirect(`${accountPath('apps')}?${new URLSearchParams({ revoked: form.client_id, done })}`);
+      ctx.redirect(
+        `${accountPath('apps')}?${new URLSearchParams({ revoked: form.client_id, done }).toString()}`,
+      );
     },
   };
 }

@@ -72,7 +72,7 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
 
   const router = new Router<AccountState>({ prefix: ACCOUNT_PATH });
   router.use(noStore);
-  const home = async (ctx: { status: number; redirect(url: string): void }) => {
+  const home = (ctx: { status: number; redirect(url: string): void }) => {
     ctx.status = 303;
     ctx.redirect(accountPath('apps'));
   };

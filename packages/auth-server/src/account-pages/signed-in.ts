@@ -51,7 +51,7 @@ export function signInUrl(baseUrl: string): string {
     state: randomBytes(12).toString('base64url'),
     code_challenge: challenge,
     code_challenge_method: 'S256',
-  })}`;
+  }).toString()}`;
 }
 
 /** Loads the signed-in person, or sends a page request to sign in first (a form: {@link FormRejected}). */

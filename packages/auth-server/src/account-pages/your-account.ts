@@ -133,8 +133,9 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
   });
 
   return {
-    confirmSignOutEverywhere: async function confirmSignOutEverywhere(ctx) {
+    confirmSignOutEverywhere: function confirmSignOutEverywhere(ctx) {
       sendPage(ctx, 200, signOutEverywhereConfirmPage(ctx.state));
+      return Promise.resolve();
     },
     confirmNewRecoveryCodes: async function confirmNewRecoveryCodes(ctx) {
       const left = await passkeys.recoveryCodes.unused(ctx.state.account._id);

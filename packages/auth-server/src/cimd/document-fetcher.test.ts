@@ -158,7 +158,7 @@ describe('the document fetcher', () => {
       )) as unknown as LookupFunction;
     // Someone (a validator, a browser) resolves the name first and sees a public address…
     const first = await new Promise<string>((resolve) =>
-      rebinding('rebind.test', {}, (_e, a) => resolve(String(a))),
+      rebinding('rebind.test', {}, (_e, a) => resolve(a as string)),
     );
     expect(first).toBe('93.184.215.14');
     // …and when the fetch connects, the name now points at loopback.

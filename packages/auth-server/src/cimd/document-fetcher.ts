@@ -169,9 +169,9 @@ export function createDocumentFetcher(
       throw new DocumentFetchError('unreachable', `fetch failed: ${(err as Error).message}`);
     }
     const { statusCode, headers, body } = res;
-    const refuse = async (kind: DocumentFetchError['kind'], message: string): Promise<never> => {
+    const refuse = (kind: DocumentFetchError['kind'], message: string): Promise<never> => {
       body.on('error', () => undefined).destroy(); // aborting the body is the point: not an error
-      throw new DocumentFetchError(kind, message);
+      return Promise.reject(new DocumentFetchError(kind, message));
     };
     if (statusCode >= 300 && statusCode < 400)
       await refuse('refused', `answered ${statusCode}: redirects are not followed`);

@@ -57,7 +57,7 @@ export function routeOf(ctx: Context): string {
 /** The shared service metrics, and what only the auth server counts outside events. */
 export type AuthMetrics = ServiceMetrics & {
   /** One introspection answered by http/direct-introspection.ts. */
-  directIntrospection(): void;
+  directIntrospection: () => void;
 };
 
 /** Creates the auth server's metrics and subscribes them to the provider's and the audit log's events. */

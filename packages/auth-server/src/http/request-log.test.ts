@@ -19,7 +19,7 @@ function serve(handler: Koa.Middleware) {
       done();
     },
   });
-  const metrics = createServiceMetrics('test', async () => ({}));
+  const metrics = createServiceMetrics('test', () => Promise.resolve({}));
   const app = new Koa();
   app.silent = true;
   app.use(requestLog(createLogger('info', 'test', sink), metrics));
@@ -44,7 +44,7 @@ const logged = (s: { requests: () => unknown[] }) =>
 
 describe('requestLog', () => {
   it('logs each request once, with its path (never its query), its status and the id it echoes', async () => {
-    const s = serve(async (ctx) => {
+    const s = serve((ctx) => {
       ctx.status = 201;
       ctx.body = { ok: true };
     });
@@ -65,7 +65,7 @@ describe('requestLog', () => {
   });
 
   it('logs the status the client got when a later step threw (Koa answers it after the steps)', async () => {
-    const s = serve(async () => {
+    const s = serve(() => {
       throw Object.assign(new Error('nope'), { status: 418, expose: true });
     });
     await s.listening;

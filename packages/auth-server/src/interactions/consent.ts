@@ -195,7 +195,7 @@ export function consentSteps({
       await session?.destroy();
       void audit.record('signed_out', { ...actor(ctx), accountId: details.session?.accountId });
       ctx.status = 303;
-      ctx.redirect(`${OAUTH_ROUTES.authorization}?${authorizationQuery(details.params)}`);
+      ctx.redirect(`${OAUTH_ROUTES.authorization}?${authorizationQuery(details.params).toString()}`);
     },
   };
 }

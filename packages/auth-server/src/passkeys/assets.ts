@@ -29,7 +29,7 @@ export function assetsRouter(): Router {
   };
   const router = new Router();
   for (const [path, body] of Object.entries(scripts)) {
-    router.get(path, async function serveScript(ctx) {
+    router.get(path, function serveScript(ctx) {
       ctx.type = 'text/javascript; charset=utf-8';
       ctx.set('Cache-Control', 'public, max-age=3600');
       ctx.body = body;

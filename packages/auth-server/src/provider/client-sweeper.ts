@@ -22,7 +22,7 @@ export function startClientSweeper(
   intervalSeconds: number,
   logger: Logger,
 ): ClientSweeper {
-  if (intervalSeconds <= 0) return { stop: async () => undefined };
+  if (intervalSeconds <= 0) return { stop: () => Promise.resolve() };
   let running: Promise<void> = Promise.resolve();
   let busy = false;
   let timer: NodeJS.Timeout;

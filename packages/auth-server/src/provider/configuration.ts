@@ -190,9 +190,9 @@ export function buildConfiguration({
     allowOmittingSingleRegisteredRedirectUri: false,
     extraParams: { scope: requireKnownScope },
     extraClientMetadata: { properties: [CLIENT_ROLE], validator: validateClientMetadata },
-    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
+    issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken,
-    expiresWithSession: async () => false,
+    expiresWithSession: () => false,
     ttl: {
       AccessToken: (ctx) => withinGrant(ctx, config.ACCESS_TOKEN_TTL),
       AuthorizationCode: config.AUTHORIZATION_CODE_TTL,
@@ -234,7 +234,7 @@ export function buildConfiguration({
         // A client revokes only its own tokens. Another client's token gets exactly the answer an
         // unknown token gets (the empty 200 of RFC 7009 §2.2) and stays valid: any other answer
         // would tell a client that a token it holds is live and whose it is (an oracle).
-        allowedPolicy: async (_ctx: KoaContextWithOIDC, client: Client, token) =>
+        allowedPolicy: (_ctx: KoaContextWithOIDC, client: Client, token) =>
           token.clientId === client.clientId,
       },
       registration: {
@@ -246,15 +246,15 @@ export function buildConfiguration({
       introspection: {
         enabled: true,
         // Introspecting services see every token; any other client only its own (docs/decisions.md).
-        allowedPolicy: async (_ctx: KoaContextWithOIDC, client: Client, token) =>
+        allowedPolicy: (_ctx: KoaContextWithOIDC, client: Client, token) =>
           mayIntrospectEveryToken(client, config.INTROSPECTION_CLIENT_ID) ||
           (token.clientId !== undefined && token.clientId === client.clientId),
       },
       resourceIndicators: {
         enabled: true,
-        defaultResource: async () => undefined,
-        useGrantedResource: async () => false,
-        getResourceServerInfo: async (_ctx, indicator) => {
+        defaultResource: () => undefined,
+        useGrantedResource: () => false,
+        getResourceServerInfo: (_ctx, indicator) => {
           if (!isApiResource(config, indicator)) {
             throw new errors.InvalidTarget(`resource must be ${config.BASE_URL}`);
           }

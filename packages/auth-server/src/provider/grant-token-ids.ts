@@ -11,7 +11,7 @@
 import type { Provider } from 'oidc-provider';
 import { grantTag } from '../storage/redis-keys.js';
 
-type Minting = { prototype: { generateTokenId(this: { grantId?: string }): string } };
+type Minting = { prototype: { generateTokenId: (this: { grantId?: string }) => string } };
 
 /** Makes `provider`'s grant-bound token ids start with their grant's tag. */
 export function mintTokenIdsByGrant(provider: Provider): void {

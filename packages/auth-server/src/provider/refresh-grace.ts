@@ -202,7 +202,7 @@ export function allowRefreshReuse({
   };
 
   handlers.set('refresh_token', async function refreshWithReuseWindow(ctx: KoaContextWithOIDC) {
-    const presented = String(ctx.oidc.params?.refresh_token ?? '');
+    const presented = (ctx.oidc.params?.refresh_token as string | undefined) ?? '';
     const address = addressKey(ctx.ip);
     watchRotation(ctx, presented);
     try {

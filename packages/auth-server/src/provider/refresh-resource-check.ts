@@ -28,7 +28,7 @@ export function checkRefreshResourceFirst(
       if (typeof resource !== 'string')
         throw new errors.InvalidTarget('only a single resource indicator may be requested');
       if (!isApiResource(resource)) throw new errors.InvalidTarget(`resource must be ${ctx.oidc.issuer}`);
-      const value = String(ctx.oidc.params?.refresh_token ?? '');
+      const value = (ctx.oidc.params?.refresh_token as string | undefined) ?? '';
       const token = value ? await provider.RefreshToken.find(value, { ignoreExpiration: true }) : undefined;
       if (token && token.clientId === ctx.oidc.client?.clientId && !token.resourceIndicators.has(resource))
         throw new errors.InvalidTarget('the resource was not granted to this refresh token');

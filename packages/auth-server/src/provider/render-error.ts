@@ -10,7 +10,7 @@ import type { KoaContextWithOIDC, ErrorOut } from 'oidc-provider';
 import { isBrowserRoute, renderProviderErrorPage } from '../pages/error-page.js';
 
 /** `renderError`: JSON in the RFC 6749 shape for API routes, a plain page for browser routes. */
-export async function renderError(ctx: KoaContextWithOIDC, out: ErrorOut): Promise<void> {
+export function renderError(ctx: KoaContextWithOIDC, out: ErrorOut): void {
   ctx.set('Cache-Control', 'no-store');
   if (isBrowserRoute(ctx.oidc?.route)) return renderProviderErrorPage(ctx, out);
   ctx.type = 'application/json';

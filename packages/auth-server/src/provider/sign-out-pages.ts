@@ -36,7 +36,7 @@ export function signOutSources(accounts: AccountStore) {
         target ? [target] : [],
       );
     },
-    async postLogoutSuccessSource(ctx: KoaContextWithOIDC): Promise<void> {
+    postLogoutSuccessSource(ctx: KoaContextWithOIDC): void {
       asPage(ctx, signedOutPage());
     },
   };

@@ -298,8 +298,8 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       return id ? this.find(id) : undefined;
     }
 
-    async findByUserCode(): Promise<AdapterPayload | undefined> {
-      return undefined; // the device flow is not enabled
+    findByUserCode(): Promise<AdapterPayload | undefined> {
+      return Promise.resolve(undefined); // the device flow is not enabled
     }
 
     async consume(id: string): Promise<void> {

@@ -158,9 +158,9 @@ interface PassportStrategy {
 
 /** What a Passport strategy calls when it has decided (passport-strategy's contract). */
 interface StrategyOutcomes {
-  success(user: unknown): void;
-  fail(): void;
-  error(err: unknown): void;
+  success: (user: unknown) => void;
+  fail: () => void;
+  error: (err: unknown) => void;
 }
 
 /**

@@ -80,7 +80,7 @@ export interface CollectionArea extends AreaModule {
   collection: string;
   model(connection: Connection): LooseModel;
   /** A whole wire document → its stored form. */
-  toStored(wire: Record<string, unknown>): Record<string, unknown>;
+  toStored: (wire: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** Builds the operations of a collection area. */

@@ -26,9 +26,9 @@ export interface Field {
   /** In the anonymous (public) view. */
   readonly isPublic: boolean;
   /** Stored value → wire value (`doc`: the whole stored document, for computed fields). */
-  toApi(value: unknown, doc: Doc): unknown;
+  toApi: (value: unknown, doc: Doc) => unknown;
   /** Wire value (validated, not null) → stored value. */
-  toStore(value: unknown): unknown;
+  toStore: (value: unknown) => unknown;
 
   /** Clients may write it, validated by `schema` (create) and `schema.optional()` (update). */
   input(schema: z.ZodType): Field;
@@ -53,8 +53,8 @@ interface Parts {
   in?: z.ZodType;
   store?: Record<string, unknown>;
   isPublic?: boolean;
-  toApi(value: unknown, doc: Doc): unknown;
-  toStore?(value: unknown): unknown;
+  toApi: (value: unknown, doc: Doc) => unknown;
+  toStore?: (value: unknown) => unknown;
 }
 
 function field(p: Parts): Field {

@@ -47,7 +47,7 @@ export function publishedContent<const S extends readonly [string, ...string[]]>
       unique: ['slug'],
     },
     /** For areas with `published_at`: stamps it when a write publishes. */
-    stampPublishedAt(stored: Record<string, unknown>, input: Record<string, unknown>) {
+    stampPublishedAt: (stored: Record<string, unknown>, input: Record<string, unknown>) => {
       if (input.status === 'published') stored.publishedAt = new Date();
     },
   };

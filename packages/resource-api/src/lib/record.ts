@@ -30,14 +30,14 @@ export interface DerivedRecord {
   output: z.ZodObject;
   /** The anonymous view; undefined when no field is public. */
   publicOutput?: z.ZodObject;
-  toApi(doc: Doc): Doc;
-  toPublic(doc: Doc): Doc;
+  toApi: (doc: Doc) => Doc;
+  toPublic: (doc: Doc) => Doc;
   /** The create input (strict); the update input is its partial. */
   input: z.ZodObject;
   /** Validated wire input → stored fields; keys absent stay absent and null clears. */
-  toStore(input: Doc): Doc;
+  toStore: (input: Doc) => Doc;
   /** A whole wire document → stored fields (every stored field, writable or not): the seed's path. */
-  toStored(wire: Doc): Doc;
+  toStored: (wire: Doc) => Doc;
 }
 
 /** Derives an area's record from its fields. */

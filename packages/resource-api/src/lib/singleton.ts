@@ -27,7 +27,7 @@ export interface SingletonSpec {
 export interface SingletonArea extends AreaModule {
   collection: string;
   /** A whole wire document → its stored form. */
-  toStored(wire: Record<string, unknown>): Record<string, unknown>;
+  toStored: (wire: Record<string, unknown>) => Record<string, unknown>;
 }
 
 /** Builds the GET and PATCH operations of a single-document area. */
