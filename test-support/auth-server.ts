@@ -134,12 +134,13 @@ export async function startTestAuthServer(env: Record<string, string> = {}): Pro
     issuer: config.BASE_URL,
     config,
     running: await startAuthServer(config, logger),
-    async restart() {
-      await handle.running.close();
-      handle.running = await startAuthServer(config, logger);
+    // `this`, not `handle`: authServerForFile hands out a copy of this object.
+    async restart(this: TestAuthServer) {
+      await this.running.close();
+      this.running = await startAuthServer(config, logger);
     },
-    async stop() {
-      await handle.running.close();
+    async stop(this: TestAuthServer) {
+      await this.running.close();
       await dropAuthStorage(config).catch(() => undefined);
     },
   };
@@ -153,18 +154,15 @@ export async function startSecondInstance(auth: TestAuthServer): Promise<Running
 }
 
 /**
- * The jest hooks of a file whose tests share one auth server: {@link startTestAuthServer} with `env`
- * before the file's tests, then `use` with it (to keep it, and to set up what the tests share), and
- * the server stopped after the tests.
+ * The auth server a file's tests share: {@link startTestAuthServer} with `env` before the file's tests
+ * (a `beforeAll` declared after this call sees it started), stopped after them. The object returned
+ * is filled in when the server has started.
  */
-export function authServerForFile(
-  use: (auth: TestAuthServer) => void | Promise<void>,
-  env: Record<string, string> = {},
-): void {
-  let auth: TestAuthServer | undefined;
+export function authServerForFile(env: Record<string, string> = {}): TestAuthServer {
+  const auth = {} as TestAuthServer;
   beforeAll(async () => {
-    auth = await startTestAuthServer(env);
-    await use(auth);
+    Object.assign(auth, await startTestAuthServer(env));
   });
-  afterAll(() => auth?.stop());
+  afterAll(() => auth.stop?.());
+  return auth;
 }

@@ -6,20 +6,11 @@
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  ADMIN,
-  authServerForFile,
-  operatorCommandEnv,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
+import { ADMIN, authServerForFile, operatorCommandEnv } from '../../../test-support/auth-server.js';
 import { FormBrowser, inputValue, openAccountPage, type Page } from '../../../test-support/form-browser.js';
 import { isActive, registerClient, signIn, tokenRequest, type TestClient } from './oauth-http.js';
 
-let auth: TestAuthServer;
-
-authServerForFile((started) => {
-  auth = started;
-});
+const auth = authServerForFile();
 
 /** Opens `/oauth/account/apps` in `browser`, signing in on the way when asked. */
 async function openApps(browser: FormBrowser): Promise<Page> {

@@ -6,13 +6,8 @@
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { describe, expect, it } from '@jest/globals';
-import {
-  ADMIN,
-  authServerForFile,
-  operatorCommandEnv,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile, operatorCommandEnv } from '../../../test-support/auth-server.js';
 import {
   FormBrowser,
   formAction,
@@ -32,15 +27,14 @@ const STAFF = {
   name: 'Tess Teacher',
 };
 
-let auth: TestAuthServer;
 let planner: TestClient;
 let unused: TestClient;
 let plannerToken: string;
 let integrationId: string;
 let serviceId: string;
 
-authServerForFile(async (started) => {
-  auth = started;
+const auth = authServerForFile();
+beforeAll(async () => {
   await auth.running.accounts.upsert({ ...STAFF, role: 'staff' });
   planner = await registerClient(auth, { client_name: 'Lesson Planner <b>official</b>' });
   unused = await registerClient(auth, { client_name: 'Never Finished' });

@@ -3,8 +3,8 @@
  * is a redirect to its registered redirect URI carrying `error`, `state` and `iss` (RFC 9207); an
  * error about the client or the redirect URI itself is an HTML page, never a redirect.
  */
-import { describe, expect, it } from '@jest/globals';
-import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, formAction, FormBrowser } from '../../../test-support/form-browser.js';
 import {
   authorizationUrl,
@@ -22,12 +22,11 @@ import {
   type TestClient,
 } from './oauth-http.js';
 
-let auth: TestAuthServer;
 let client: TestClient;
 let confidential: TestClient;
 
-authServerForFile(async (started) => {
-  auth = started;
+const auth = authServerForFile();
+beforeAll(async () => {
   [client, confidential] = await registerPublicAndConfidential(auth);
 });
 

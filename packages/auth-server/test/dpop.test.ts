@@ -6,12 +6,8 @@
  * And the refresh-token reuse window for a bound grant: the same key is the same installation,
  * whatever its address; another key (or none) is theft.
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
-import {
-  authServerForFile,
-  startSecondInstance,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { authServerForFile, startSecondInstance } from '../../../test-support/auth-server.js';
 import { DpopKey, signInWithDpop, tokenEndpoint } from '../../../test-support/dpop.js';
 import { postFormFrom } from '../../../test-support/from-address.js';
 import type { RunningAuthServer } from '../src/server.js';
@@ -28,14 +24,13 @@ import {
   type TestClient,
 } from './oauth-http.js';
 
-let auth: TestAuthServer;
 let second: RunningAuthServer;
 let publicClient: TestClient;
 let confidential: TestClient;
 
 afterAll(() => second?.close()); // runs before the hooks below stop the first instance
-authServerForFile(async (started) => {
-  auth = started;
+const auth = authServerForFile();
+beforeAll(async () => {
   second = await startSecondInstance(auth);
   [publicClient, confidential] = await registerPublicAndConfidential(auth);
 });

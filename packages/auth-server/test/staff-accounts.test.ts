@@ -6,8 +6,8 @@
  * is audited with the acting admin's id.
  */
 import { randomBytes } from 'node:crypto';
-import { describe, expect, it } from '@jest/globals';
-import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import { signIn as flowSignIn } from '../../../test-support/oauth-flow.js';
 import { isActive, registerClient, tokenRequest } from './oauth-http.js';
 import {
@@ -19,16 +19,12 @@ import {
 } from '../../../test-support/form-browser.js';
 
 const STAFF_PAGE = '/oauth/account/staff';
-let auth: TestAuthServer;
 let adminId: string;
 
-authServerForFile(
-  async (started) => {
-    auth = started;
-    adminId = (await auth.running.accounts.idOf(ADMIN.email))!;
-  },
-  { LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '3' },
-);
+const auth = authServerForFile({ LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '3' });
+beforeAll(async () => {
+  adminId = (await auth.running.accounts.idOf(ADMIN.email))!;
+});
 
 const newEmail = () => `staff-${randomBytes(4).toString('hex')}@school.test`;
 

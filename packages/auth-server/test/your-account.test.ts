@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
-import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { authServerForFile } from '../../../test-support/auth-server.js';
 import {
   FormBrowser,
   formAction,
@@ -18,15 +18,9 @@ import { signIn as flowSignIn } from '../../../test-support/oauth-flow.js';
 import { isActive, registerClient } from './oauth-http.js';
 
 const PAGE = '/oauth/account/account';
-let auth: TestAuthServer;
 
 // Three wrong passwords of one account from one address lock that pair (the sign-in page's rule).
-authServerForFile(
-  (started) => {
-    auth = started;
-  },
-  { LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '3' },
-);
+const auth = authServerForFile({ LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '3' });
 
 /** A new staff account of its own for each test. */
 async function newPerson(): Promise<{ id: string; email: string; password: string }> {
