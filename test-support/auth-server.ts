@@ -9,11 +9,11 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { closeRedis, createRedisClient, scanKeys, type RedisSettings } from '@school/shared';
-import { afterAll, beforeAll } from '@jest/globals';
 import mongoose from 'mongoose';
 import { loadConfig, type AuthConfig } from '../packages/auth-server/src/config.js';
 import { createLogger } from '../packages/auth-server/src/logger.js';
 import { startAuthServer, type RunningAuthServer } from '../packages/auth-server/src/server.js';
+import { sharedForFile } from './for-file.js';
 import { freePort } from './processes.js';
 
 /** The services `scripts/services` runs (overridable through the environment). */
@@ -134,7 +134,7 @@ export async function startTestAuthServer(env: Record<string, string> = {}): Pro
     issuer: config.BASE_URL,
     config,
     running: await startAuthServer(config, logger),
-    // `this`, not `handle`: authServerForFile hands out a copy of this object.
+    // `this`, not `handle`: sharedForFile hands out a copy of this object.
     async restart(this: TestAuthServer) {
       await this.running.close();
       this.running = await startAuthServer(config, logger);
@@ -148,21 +148,21 @@ export async function startTestAuthServer(env: Record<string, string> = {}): Pro
   return handle;
 }
 
-/** A second instance of `auth`'s deployment on a free port: the same issuer, Redis prefix, database and keys. */
-export async function startSecondInstance(auth: TestAuthServer): Promise<RunningAuthServer> {
-  return startAuthServer({ ...auth.config, port: await freePort() }, createLogger('silent'));
+/**
+ * A second instance of `auth`'s deployment on a free port: the same issuer, Redis prefix, database and
+ * keys; `settings` it runs with otherwise (e.g. a feature switched off). Close it before `auth` stops.
+ */
+export async function startSecondInstance(
+  auth: TestAuthServer,
+  settings: Partial<AuthConfig> = {},
+): Promise<RunningAuthServer> {
+  return startAuthServer({ ...auth.config, ...settings, port: await freePort() }, createLogger('silent'));
 }
 
 /**
  * The auth server a file's tests share: {@link startTestAuthServer} with `env` before the file's tests
- * (a `beforeAll` declared after this call sees it started), stopped after them. The object returned
- * is filled in when the server has started.
+ * (a `beforeAll` declared after this call sees it started), stopped after them ({@link sharedForFile}).
  */
 export function authServerForFile(env: Record<string, string> = {}): TestAuthServer {
-  const auth = {} as TestAuthServer;
-  beforeAll(async () => {
-    Object.assign(auth, await startTestAuthServer(env));
-  });
-  afterAll(() => auth.stop?.());
-  return auth;
+  return sharedForFile(() => startTestAuthServer(env));
 }
