@@ -234,3 +234,21 @@ export async function openAccountPage(
   // Refused (wrong password, throttled): that answer. Signed in: go on to `path`.
   return formAction(after.body, '/login') ? after : browser.follow(path);
 }
+
+/**
+ * The statuses of two forged posts of `form` to `action` in `browser`: one without the CSRF token,
+ * one with the page's token `csrf` but from another origin. A protected form answers 403 to both.
+ */
+export async function forgedPostStatuses(
+  browser: FormBrowser,
+  action: string,
+  form: FormFields,
+  csrf: string,
+): Promise<[number, number]> {
+  const noToken = await browser.request(action, { form });
+  const elsewhere = await browser.request(action, {
+    form: { ...form, csrf },
+    headers: { origin: 'http://evil.example' },
+  });
+  return [noToken.status, elsewhere.status];
+}
