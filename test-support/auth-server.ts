@@ -9,6 +9,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { closeRedis, createRedisClient, scanKeys, type RedisSettings } from '@school/shared';
+import { afterAll, beforeAll } from '@jest/globals';
 import mongoose from 'mongoose';
 import { loadConfig, type AuthConfig } from '../packages/auth-server/src/config.js';
 import { createLogger } from '../packages/auth-server/src/logger.js';
@@ -165,4 +166,22 @@ export async function startSecondInstance(
  */
 export function authServerForFile(env: Record<string, string> = {}): TestAuthServer {
   return sharedForFile(() => startTestAuthServer(env));
+}
+
+/**
+ * Two instances of one deployment a file's tests share: `auth` ({@link authServerForFile} with `env`)
+ * and `second` ({@link startSecondInstance} with `settings`), which is closed before `auth` stops.
+ * Both objects are filled in when the instances have started.
+ */
+export function twoInstancesForFile(
+  env: Record<string, string> = {},
+  settings: Partial<AuthConfig> = {},
+): { auth: TestAuthServer; second: RunningAuthServer } {
+  const second = {} as RunningAuthServer;
+  afterAll(() => second.close?.()); // declared first: runs before the hook that stops `auth`
+  const auth = authServerForFile(env);
+  beforeAll(async () => {
+    Object.assign(second, await startSecondInstance(auth, settings));
+  });
+  return { auth, second };
 }

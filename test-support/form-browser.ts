@@ -8,6 +8,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { CookieJar } from 'tough-cookie';
 import { Agent, fetch as undiciFetch } from 'undici';
 
+/** The first piece of `html` cut at each `separator` (what comes before the first left out) that contains `text`. */
+export function pieceContaining(html: string, separator: string, text: string): string | undefined {
+  return html
+    .split(separator)
+    .slice(1)
+    .find((piece) => piece.includes(text));
+}
+
 /** One HTTP response as the browser saw it. */
 export interface Page {
   status: number;

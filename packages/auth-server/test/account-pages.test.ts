@@ -12,6 +12,7 @@ import {
   FormBrowser,
   inputValue,
   openAccountPage,
+  pieceContaining,
   type Page,
 } from '../../../test-support/form-browser.js';
 import { isActive, registerClient, signIn, tokenRequest, type TestClient } from './oauth-http.js';
@@ -27,10 +28,7 @@ async function openApps(browser: FormBrowser): Promise<Page> {
 
 /** The card of the app named `name` on a Connected apps page. */
 function card(page: Page, name: string): string | undefined {
-  return page.body
-    .split('<section class="card"')
-    .slice(1)
-    .find((c) => c.includes(`<bdi>${name}</bdi>`));
+  return pieceContaining(page.body, '<section class="card"', `<bdi>${name}</bdi>`);
 }
 
 describe('signing in to the account pages', () => {

@@ -15,6 +15,7 @@ import {
   inputValue,
   linkHref,
   openAccountPage,
+  pieceContaining,
   type Page,
 } from '../../../test-support/form-browser.js';
 import * as flow from '../../../test-support/oauth-flow.js';
@@ -53,10 +54,7 @@ const openClients = (browser: FormBrowser, query = '') =>
 
 /** The table row of the client `clientId` on a page. */
 function row(page: Page, clientId: string): string | undefined {
-  return page.body
-    .split('<tr>')
-    .slice(1)
-    .find((r) => r.includes(`<bdi>${clientId}</bdi>`));
+  return pieceContaining(page.body, '<tr>', `<bdi>${clientId}</bdi>`);
 }
 
 describe('All clients', () => {

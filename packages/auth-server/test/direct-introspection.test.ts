@@ -9,24 +9,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { authServerForFile, INTROSPECTOR, startSecondInstance } from '../../../test-support/auth-server.js';
+import { INTROSPECTOR, twoInstancesForFile } from '../../../test-support/auth-server.js';
 import { scrape, total } from '../../../test-support/metrics-scrape.js';
 import { DpopKey, signInWithDpop } from '../../../test-support/dpop.js';
 import { TokenSource } from '../../../test-support/tokens.js';
-import type { RunningAuthServer } from '../src/server.js';
 import { modelKey } from '../src/storage/redis-keys.js';
 
-let provider: RunningAuthServer;
 let redis: Redis;
 let source: TokenSource;
 
-afterAll(async () => {
-  redis?.disconnect();
-  await provider?.close(); // before the hook below stops the other server, whose storage this is
-});
-const direct = authServerForFile();
+afterAll(() => redis?.disconnect());
+const { auth: direct, second: provider } = twoInstancesForFile({}, { DIRECT_INTROSPECTION: false });
 beforeAll(async () => {
-  provider = await startSecondInstance(direct, { DIRECT_INTROSPECTION: false });
   redis = new Redis(direct.config.REDIS_URL);
   source = new TokenSource(direct);
 });

@@ -6,11 +6,10 @@
  * And the refresh-token reuse window for a bound grant: the same key is the same installation,
  * whatever its address; another key (or none) is theft.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { authServerForFile, startSecondInstance } from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { twoInstancesForFile } from '../../../test-support/auth-server.js';
 import { DpopKey, signInWithDpop, tokenEndpoint } from '../../../test-support/dpop.js';
 import { postFormFrom } from '../../../test-support/from-address.js';
-import type { RunningAuthServer } from '../src/server.js';
 import {
   credentials,
   expectOAuthError,
@@ -24,14 +23,11 @@ import {
   type TestClient,
 } from './oauth-http.js';
 
-let second: RunningAuthServer;
 let publicClient: TestClient;
 let confidential: TestClient;
 
-afterAll(() => second?.close()); // runs before the hooks below stop the first instance
-const auth = authServerForFile();
+const { auth, second } = twoInstancesForFile();
 beforeAll(async () => {
-  second = await startSecondInstance(auth);
   [publicClient, confidential] = await registerPublicAndConfidential(auth);
 });
 
