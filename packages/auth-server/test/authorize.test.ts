@@ -3,7 +3,7 @@
  * is a redirect to its registered redirect URI carrying `error`, `state` and `iss` (RFC 9207); an
  * error about the client or the redirect URI itself is an HTML page, never a redirect.
  */
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, formAction, FormBrowser } from '../../../test-support/form-browser.js';
 import {
@@ -16,19 +16,13 @@ import {
   obtainCode,
   pkce,
   REDIRECT,
-  registerPublicAndConfidential,
+  publicAndConfidentialForFile,
   tokenRequest,
   type HttpResult,
-  type TestClient,
 } from './oauth-http.js';
 
-let client: TestClient;
-let confidential: TestClient;
-
 const auth = authServerForFile();
-beforeAll(async () => {
-  [client, confidential] = await registerPublicAndConfidential(auth);
-});
+const [client, confidential] = publicAndConfidentialForFile(auth);
 
 /** The parameters of a valid authorization request for `client`, with `state`. */
 function validParams(

@@ -12,19 +12,16 @@ import {
   expectOAuthError,
   isActive,
   postForm,
-  registerPublicAndConfidential,
+  publicAndConfidentialForFile,
   signIn,
-  type TestClient,
   type Tokens,
 } from './oauth-http.js';
 
-let publicClient: TestClient;
-let confidential: TestClient;
 let tokens: Tokens;
 
 const auth = authServerForFile();
+const [publicClient, confidential] = publicAndConfidentialForFile(auth);
 beforeAll(async () => {
-  [publicClient, confidential] = await registerPublicAndConfidential(auth);
   tokens = await signIn(auth, confidential, { scope: 'openid courses:read' });
 });
 

@@ -13,21 +13,18 @@ import {
   isActive,
   postForm,
   registerClient,
-  registerPublicAndConfidential,
+  publicAndConfidentialForFile,
   revoke,
   signIn,
-  type TestClient,
   type Tokens,
 } from './oauth-http.js';
 
-let publicClient: TestClient;
-let confidential: TestClient;
 /** Tokens of `publicClient`, not bound to a resource. */
 let tokens: Tokens;
 
 const auth = authServerForFile();
+const [publicClient, confidential] = publicAndConfidentialForFile(auth);
 beforeAll(async () => {
-  [publicClient, confidential] = await registerPublicAndConfidential(auth);
   tokens = await signIn(auth, publicClient, { scope: 'openid courses:read' });
 });
 

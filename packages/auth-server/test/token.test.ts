@@ -4,7 +4,7 @@
  * every grant type but authorization_code and refresh_token, client authentication, resource
  * indicators, refresh-token reuse, and the RFC 6749 §5.2 shape with `Cache-Control: no-store`.
  */
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { authServerForFile } from '../../../test-support/auth-server.js';
 import {
   codeExchange,
@@ -16,21 +16,16 @@ import {
   pkce,
   postJson,
   registerClient,
-  registerPublicAndConfidential,
+  publicAndConfidentialForFile,
   signIn,
   tokenRequest,
   type TestClient,
 } from './oauth-http.js';
 
-let client: TestClient;
-let confidential: TestClient;
-
 // No grace period: a rotated refresh token presented again is a replay at once (the grace period
 // for concurrent clients has its own suite, refresh-grace.test.ts).
 const auth = authServerForFile({ REFRESH_REUSE_GRACE: '0' });
-beforeAll(async () => {
-  [client, confidential] = await registerPublicAndConfidential(auth);
-});
+const [client, confidential] = publicAndConfidentialForFile(auth);
 
 describe('POST /api/oauth/token refuses an authorization code that is not acceptable', () => {
   it('refuses a replayed code with 400 invalid_grant and revokes the tokens of the first exchange', async () => {
