@@ -7,23 +7,23 @@
  * violation (support/browser.ts `inspectPage`).
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { inspectPage, launchBrowser } from './support/browser.js';
-import { E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
+import { inspectPage } from './support/browser.js';
+import { createStaff, E2E_ADMIN, type Stack } from './support/stack.js';
+import { stackAndBrowserForFile } from './support/suite.js';
 
 let stack: Stack;
 let browser: Browser;
 
-beforeAll(async () => {
-  // Two wrong passwords of one account from one address lock that pair, so a lock is quick to make.
-  const limits = { LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '2' };
-  [stack, browser] = await Promise.all([startStack(limits), launchBrowser()]);
-}, 90_000);
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-});
+// Two wrong passwords of one account from one address lock that pair, so a lock is quick to make.
+stackAndBrowserForFile(
+  (started, launched) => {
+    stack = started;
+    browser = launched;
+  },
+  { LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '2' },
+);
 
 /** Opens the account page `path` in `page`, signing in as `who` on the way. */
 async function openAccountPage(
@@ -42,15 +42,7 @@ async function openAccountPage(
 describe('Staff accounts and Your account, in a browser', () => {
   it('unlocks a locked account, adds a staff account who signs in, changes their password and signs out everywhere', async () => {
     // Lee, made with the command, mistypes their password until the sign-in page refuses them.
-    const other = schoolAuth(stack, [
-      'accounts',
-      'create-staff',
-      '--email',
-      `lee-${randomBytes(3).toString('hex')}@e2e.test`,
-      '--name',
-      'Lee Other',
-    ]);
-    const lee = { email: other.email!, password: other.password! };
+    const lee = createStaff(stack, 'Lee Other');
     const leePage = await (await browser.newContext()).newPage();
     await leePage.goto(`${stack.baseUrl}/oauth/account/apps`);
     for (let i = 0; i < 3; i++) {
@@ -109,15 +101,7 @@ describe('Staff accounts and Your account, in a browser', () => {
   });
 
   it('keeps a refused Add form, asks before Reset password, Disable and Remove, and acts on each', async () => {
-    const made = schoolAuth(stack, [
-      'accounts',
-      'create-staff',
-      '--email',
-      `kim-${randomBytes(3).toString('hex')}@e2e.test`,
-      '--name',
-      'Kim Staff',
-    ]);
-    const kim = { email: made.email!, password: made.password! };
+    const kim = createStaff(stack, 'Kim Staff');
     const kimPage = await (await browser.newContext()).newPage();
     await openAccountPage(kimPage, 'account', kim);
     await kimPage.waitForSelector('h1:has-text("Your account")');

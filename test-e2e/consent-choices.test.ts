@@ -16,25 +16,24 @@ import { modelKey } from '../packages/auth-server/src/storage/redis-keys.js';
 import {
   expectNoAxeViolations,
   inspectPage,
-  launchBrowser,
   loopbackListener,
   type LoopbackListener,
 } from './support/browser.js';
-import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
+import { E2E_ADMIN, type Stack } from './support/stack.js';
+import { stackAndBrowserForFile } from './support/suite.js';
 
 let stack: Stack;
 let browser: Browser;
 let redis: Redis;
 
-beforeAll(async () => {
-  [stack, browser] = await Promise.all([startStack({ SCHOOL_TERM_ENDS: '2099-07-16' }), launchBrowser()]);
-  redis = new Redis(stack.env.REDIS_URL!);
-}, 90_000);
-afterAll(async () => {
-  redis?.disconnect();
-  await browser?.close();
-  await stack?.stop();
-});
+afterAll(() => redis?.disconnect());
+stackAndBrowserForFile(
+  (started, launched) => {
+    [stack, browser] = [started, launched];
+    redis = new Redis(stack.env.REDIS_URL!);
+  },
+  { SCHOOL_TERM_ENDS: '2099-07-16' },
+);
 
 interface Flow {
   listener: LoopbackListener;

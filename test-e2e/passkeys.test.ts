@@ -23,7 +23,7 @@ import {
   tickEveryScope,
   type LoopbackListener,
 } from './support/browser.js';
-import { E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
+import { createStaff, E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -81,15 +81,7 @@ beforeAll(async () => {
     startStack({ PASSKEY_FOR_WRITE_CONSENT: 'true' }, 'http', {}, 'localhost'),
     launchBrowser(),
   ]);
-  const made = schoolAuth(stack, [
-    'accounts',
-    'create-staff',
-    '--email',
-    `kim-${randomBytes(3).toString('hex')}@e2e.test`,
-    '--name',
-    'Kim Keys',
-  ]);
-  staff = { email: made.email!, password: made.password! };
+  staff = createStaff(stack, 'Kim Keys');
   // Another site on loopback, for an assertion made on the wrong origin.
   evilSite = createServer((_req, res) => {
     res

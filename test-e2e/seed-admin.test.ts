@@ -51,6 +51,14 @@ async function everythingStored(): Promise<string> {
   return JSON.stringify(docs);
 }
 
+/** seed-admin in `nodeEnv` with the published `password` for `email`: refused, saying so, creating nobody. */
+async function expectPublishedPasswordRefused(nodeEnv: string, email: string, password: string) {
+  const run = seed({ NODE_ENV: nodeEnv, SEED_ADMIN_EMAIL: email, SEED_ADMIN_PASSWORD: password });
+  expect(run.status).toBe(1);
+  expect(run.stderr).toMatch(/SEED_ADMIN_PASSWORD: is a password published in the source code/);
+  expect(await accounts.idOf(email)).toBeUndefined();
+}
+
 describe('seed-admin in production', () => {
   it('refuses to run without SEED_ADMIN_PASSWORD, saying so, and creates nobody', async () => {
     const run = seed({ NODE_ENV: 'production', SEED_ADMIN_EMAIL: 'prod-admin@school.test' });
@@ -60,14 +68,7 @@ describe('seed-admin in production', () => {
   });
 
   it.each([...PUBLISHED_ADMIN_PASSWORDS])('refuses the published password %j', async (password) => {
-    const run = seed({
-      NODE_ENV: 'production',
-      SEED_ADMIN_EMAIL: 'prod-admin@school.test',
-      SEED_ADMIN_PASSWORD: password,
-    });
-    expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/SEED_ADMIN_PASSWORD: is a password published in the source code/);
-    expect(await accounts.idOf('prod-admin@school.test')).toBeUndefined();
+    await expectPublishedPasswordRefused('production', 'prod-admin@school.test', password);
   });
 
   it('creates the admin with a password of the operator’s own', async () => {
@@ -89,14 +90,7 @@ describe('seed-admin outside production', () => {
       ['test', p],
     ]),
   )('refuses in %s the published password %j, creating nobody', async (NODE_ENV, password) => {
-    const run = seed({
-      NODE_ENV,
-      SEED_ADMIN_EMAIL: 'dev-published@school.test',
-      SEED_ADMIN_PASSWORD: password,
-    });
-    expect(run.status).toBe(1);
-    expect(run.stderr).toMatch(/SEED_ADMIN_PASSWORD: is a password published in the source code/);
-    expect(await accounts.idOf('dev-published@school.test')).toBeUndefined();
+    await expectPublishedPasswordRefused(NODE_ENV, 'dev-published@school.test', password);
   });
 
   it('seeds with the example environment file as it is, generating the password', () => {

@@ -14,6 +14,7 @@ import mongoose from 'mongoose';
 import { loadConfig, type AuthConfig } from '../packages/auth-server/src/config.js';
 import { createLogger } from '../packages/auth-server/src/logger.js';
 import { startAuthServer, type RunningAuthServer } from '../packages/auth-server/src/server.js';
+import { sharedForFile } from './for-file.js';
 import { freePort } from './processes.js';
 
 /** The services `scripts/services` runs (overridable through the environment). */
@@ -134,12 +135,13 @@ export async function startTestAuthServer(env: Record<string, string> = {}): Pro
     issuer: config.BASE_URL,
     config,
     running: await startAuthServer(config, logger),
-    async restart() {
-      await handle.running.close();
-      handle.running = await startAuthServer(config, logger);
+    // `this`, not `handle`: sharedForFile hands out a copy of this object.
+    async restart(this: TestAuthServer) {
+      await this.running.close();
+      this.running = await startAuthServer(config, logger);
     },
-    async stop() {
-      await handle.running.close();
+    async stop(this: TestAuthServer) {
+      await this.running.close();
       await dropAuthStorage(config).catch(() => undefined);
     },
   };
@@ -147,24 +149,39 @@ export async function startTestAuthServer(env: Record<string, string> = {}): Pro
   return handle;
 }
 
-/** A second instance of `auth`'s deployment on a free port: the same issuer, Redis prefix, database and keys. */
-export async function startSecondInstance(auth: TestAuthServer): Promise<RunningAuthServer> {
-  return startAuthServer({ ...auth.config, port: await freePort() }, createLogger('silent'));
+/**
+ * A second instance of `auth`'s deployment on a free port: the same issuer, Redis prefix, database and
+ * keys; `settings` it runs with otherwise (e.g. a feature switched off). Close it before `auth` stops.
+ */
+export async function startSecondInstance(
+  auth: TestAuthServer,
+  settings: Partial<AuthConfig> = {},
+): Promise<RunningAuthServer> {
+  return startAuthServer({ ...auth.config, ...settings, port: await freePort() }, createLogger('silent'));
 }
 
 /**
- * The jest hooks of a file whose tests share one auth server: {@link startTestAuthServer} with `env`
- * before the file's tests, then `use` with it (to keep it, and to set up what the tests share), and
- * the server stopped after the tests.
+ * The auth server a file's tests share: {@link startTestAuthServer} with `env` before the file's tests
+ * (a `beforeAll` declared after this call sees it started), stopped after them ({@link sharedForFile}).
  */
-export function authServerForFile(
-  use: (auth: TestAuthServer) => void | Promise<void>,
+export function authServerForFile(env: Record<string, string> = {}): TestAuthServer {
+  return sharedForFile(() => startTestAuthServer(env));
+}
+
+/**
+ * Two instances of one deployment a file's tests share: `auth` ({@link authServerForFile} with `env`)
+ * and `second` ({@link startSecondInstance} with `settings`), which is closed before `auth` stops.
+ * Both objects are filled in when the instances have started.
+ */
+export function twoInstancesForFile(
   env: Record<string, string> = {},
-): void {
-  let auth: TestAuthServer | undefined;
+  settings: Partial<AuthConfig> = {},
+): { auth: TestAuthServer; second: RunningAuthServer } {
+  const second = {} as RunningAuthServer;
+  afterAll(() => second.close?.()); // declared first: runs before the hook that stops `auth`
+  const auth = authServerForFile(env);
   beforeAll(async () => {
-    auth = await startTestAuthServer(env);
-    await use(auth);
+    Object.assign(second, await startSecondInstance(auth, settings));
   });
-  afterAll(() => auth?.stop());
+  return { auth, second };
 }

@@ -8,6 +8,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import { CookieJar } from 'tough-cookie';
 import { Agent, fetch as undiciFetch } from 'undici';
 
+/** The first piece of `html` cut at each `separator` (what comes before the first left out) that contains `text`. */
+export function pieceContaining(html: string, separator: string, text: string): string | undefined {
+  return html
+    .split(separator)
+    .slice(1)
+    .find((piece) => piece.includes(text));
+}
+
 /** One HTTP response as the browser saw it. */
 export interface Page {
   status: number;
@@ -233,4 +241,22 @@ export async function openAccountPage(
   const after = await browser.submit(page, '/login', { email: account.email, password: account.password });
   // Refused (wrong password, throttled): that answer. Signed in: go on to `path`.
   return formAction(after.body, '/login') ? after : browser.follow(path);
+}
+
+/**
+ * The statuses of two forged posts of `form` to `action` in `browser`: one without the CSRF token,
+ * one with the page's token `csrf` but from another origin. A protected form answers 403 to both.
+ */
+export async function forgedPostStatuses(
+  browser: FormBrowser,
+  action: string,
+  form: FormFields,
+  csrf: string,
+): Promise<[number, number]> {
+  const noToken = await browser.request(action, { form });
+  const elsewhere = await browser.request(action, {
+    form: { ...form, csrf },
+    headers: { origin: 'http://evil.example' },
+  });
+  return [noToken.status, elsewhere.status];
 }

@@ -52,27 +52,40 @@ export async function startTestResourceApi(
   return { url: running.url, config, running, stop: () => running.close() };
 }
 
+/** A resource API for `auth` started with `env` for the duration of `use`, then stopped. */
+export async function withResourceApi(
+  auth: Pick<TestAuthServer, 'issuer' | 'config'>,
+  env: Record<string, string>,
+  use: (api: TestResourceApi) => Promise<void>,
+): Promise<void> {
+  const api = await startTestResourceApi(auth, env);
+  try {
+    await use(api);
+  } finally {
+    await api.stop();
+  }
+}
+
 /**
- * The jest hooks of a file whose tests share one auth server (started with `env.auth`) and one
- * resource API in front of it (with `env.api`): both started before the file's tests, then `use` with
- * them (to keep them, and to set up what the tests share); after the tests the API is stopped, then
- * the auth server.
+ * The auth server (started with `env.auth`) and the resource API in front of it (with `env.api`) a
+ * file's tests share: both started before the file's tests (a `beforeAll` declared after this call
+ * sees them started); after the tests the API is stopped, then the auth server. The objects returned
+ * are filled in when they have started.
  */
 export function authAndApiForFile(
-  use: (auth: TestAuthServer, api: TestResourceApi) => void | Promise<void>,
   env: { auth?: Record<string, string>; api?: Record<string, string> } = {},
-): void {
-  let auth: TestAuthServer | undefined;
-  let api: TestResourceApi | undefined;
+): { auth: TestAuthServer; api: TestResourceApi } {
+  const auth = {} as TestAuthServer;
+  const api = {} as TestResourceApi;
   beforeAll(async () => {
-    auth = await startTestAuthServer(env.auth);
-    api = await startTestResourceApi(auth, env.api);
-    await use(auth, api);
+    Object.assign(auth, await startTestAuthServer(env.auth));
+    Object.assign(api, await startTestResourceApi(auth, env.api));
   });
   afterAll(async () => {
-    await api?.stop();
-    await auth?.stop();
+    await api.stop?.();
+    await auth.stop?.();
   });
+  return { auth, api };
 }
 
 /**

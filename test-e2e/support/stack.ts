@@ -212,3 +212,13 @@ export function schoolAuth(stack: Stack, args: string[], input?: string): Record
   if (run.status !== 0) throw new Error(`school-auth ${args.join(' ')} failed:\n${run.stderr}`);
   return JSON.parse(run.stdout) as Record<string, string>;
 }
+
+/**
+ * A staff account named `name` made with `school-auth accounts create-staff` on `stack`, with an email
+ * of its own (the first name and random characters): its email and the password the command made.
+ */
+export function createStaff(stack: Stack, name: string): { email: string; password: string } {
+  const email = `${name.split(' ')[0]!.toLowerCase()}-${randomBytes(3).toString('hex')}@e2e.test`;
+  const made = schoolAuth(stack, ['accounts', 'create-staff', '--email', email, '--name', name]);
+  return { email: made.email!, password: made.password! };
+}

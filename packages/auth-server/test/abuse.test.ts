@@ -4,14 +4,13 @@
  * a client's budget from elsewhere), and login brute force is slowed
  * and then stopped per account without revealing whether the account exists.
  */
-import { describe, expect, it } from '@jest/globals';
-import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import { FormBrowser, formAction, inputValue, type Page } from '../../../test-support/form-browser.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { postFormFrom } from '../../../test-support/from-address.js';
 
 const REDIRECT = 'http://127.0.0.1:40404/cb';
-let auth: TestAuthServer;
 let clientId: string;
 /** Registered clients for the token limits: two from this address, one flooded from another. */
 let noisy: string;
@@ -27,23 +26,20 @@ async function registered(): Promise<string> {
   return ((await res.json()) as { client_id: string }).client_id;
 }
 
-authServerForFile(
-  async (started) => {
-    auth = started;
-    [clientId, noisy, quiet, victim] = [
-      await registered(),
-      await registered(),
-      await registered(),
-      await registered(),
-    ];
-  },
-  {
-    RATE_LIMIT_REGISTRATION: '7',
-    RATE_LIMIT_TOKEN: '2',
-    RATE_LIMIT_PER_ADDRESS: '2',
-    LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '4',
-  },
-);
+const auth = authServerForFile({
+  RATE_LIMIT_REGISTRATION: '7',
+  RATE_LIMIT_TOKEN: '2',
+  RATE_LIMIT_PER_ADDRESS: '2',
+  LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '4',
+});
+beforeAll(async () => {
+  [clientId, noisy, quiet, victim] = [
+    await registered(),
+    await registered(),
+    await registered(),
+    await registered(),
+  ];
+});
 
 const post = (path: string, body: string, type = 'application/x-www-form-urlencoded') =>
   fetch(`${auth.issuer}${path}`, { method: 'POST', headers: { 'content-type': type }, body });

@@ -4,8 +4,8 @@
  * Time is moved by writing the grant's `exp` in Redis, never by waiting. Real server, real Redis, the
  * real pages through the form browser.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { authServerForFile } from '../../../test-support/auth-server.js';
 import { FormBrowser } from '../../../test-support/form-browser.js';
 import { accountGrants } from '../src/storage/account-grants.js';
 import { modelKey } from '../src/storage/redis-keys.js';
@@ -21,17 +21,13 @@ import {
   type TestClient,
 } from './oauth-http.js';
 
-let auth: TestAuthServer;
 const ACCESS_TOKEN_TTL = 7200; // longer than "one hour", so the cap to the grant's end shows
 
-beforeAll(async () => {
-  auth = await startTestAuthServer({
-    ACCESS_TOKEN_TTL: String(ACCESS_TOKEN_TTL),
-    SCHOOL_TERM_ENDS: '2099-07-16',
-    SCHOOL_TIMEZONE: 'Europe/Berlin',
-  });
+const auth = authServerForFile({
+  ACCESS_TOKEN_TTL: String(ACCESS_TOKEN_TTL),
+  SCHOOL_TERM_ENDS: '2099-07-16',
+  SCHOOL_TIMEZONE: 'Europe/Berlin',
 });
-afterAll(() => auth.stop());
 
 interface Issued {
   access_token: string;

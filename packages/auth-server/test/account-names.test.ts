@@ -5,13 +5,8 @@
  * words). Nothing is created when the name is refused; names in any script are accepted.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  ADMIN,
-  runSchoolAuth,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile, runSchoolAuth } from '../../../test-support/auth-server.js';
 import { FormBrowser, openAccountPage } from '../../../test-support/form-browser.js';
 
 /**
@@ -35,11 +30,7 @@ const REFUSED: Array<[string, string]> = [
 ];
 const ACCEPTED = 'Zoë Ngô Việt हिन्दी Cafe\u0301';
 
-let auth: TestAuthServer;
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-});
-afterAll(() => auth.stop());
+const auth = authServerForFile();
 
 const newEmail = () => `named-${randomBytes(4).toString('hex')}@school.test`;
 

@@ -6,24 +6,13 @@
  * person signs in, the unlocked one too, the reset one's session ends).
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  ADMIN,
-  runSchoolAuth,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile, runSchoolAuth } from '../../../test-support/auth-server.js';
 import { FormBrowser, openAccountPage } from '../../../test-support/form-browser.js';
 
 /** Three wrong passwords of one account from one address lock that pair (the server and the command). */
 const LIMITS = { LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: '3' };
-let auth: TestAuthServer;
-
-beforeAll(async () => {
-  auth = await startTestAuthServer(LIMITS);
-});
-
-afterAll(() => auth.stop());
+const auth = authServerForFile(LIMITS);
 
 /** Runs `school-auth accounts …` with the server's limits. */
 const run = (args: string[], input?: string) =>

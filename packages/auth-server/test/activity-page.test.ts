@@ -6,22 +6,16 @@
  */
 import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
-import { describe, expect, it } from '@jest/globals';
-import {
-  ADMIN,
-  authServerForFile,
-  operatorCommandEnv,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile, operatorCommandEnv } from '../../../test-support/auth-server.js';
 import { FormBrowser, linkHref, openAccountPage, type Page } from '../../../test-support/form-browser.js';
 import { registerClient, signIn, type TestClient } from './oauth-http.js';
 
-let auth: TestAuthServer;
 let planner: TestClient;
 let adminId: string;
 
-authServerForFile(async (started) => {
-  auth = started;
+const auth = authServerForFile();
+beforeAll(async () => {
   adminId = (await auth.running.accounts.idOf(ADMIN.email))!;
   planner = await registerClient(auth, { client_name: 'Planner \u05e9\u05dc\u05d5\u05dd <i>x</i>' });
   await signIn(auth, planner, { scope: 'openid courses:read' });

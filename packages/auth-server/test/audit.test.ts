@@ -4,21 +4,15 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
-import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, FormBrowser } from '../../../test-support/form-browser.js';
 import type { AuditEvent } from '../src/audit/audit-log.js';
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
 const REDIRECT = 'http://127.0.0.1:50505/cb';
-let auth: TestAuthServer;
 
 // No refresh grace period, so the reuse below is a replay at once (refresh-grace.test.ts covers the window).
-authServerForFile(
-  (started) => {
-    auth = started;
-  },
-  { RATE_LIMIT_REGISTRATION: '5', REFRESH_REUSE_GRACE: '0' },
-);
+const auth = authServerForFile({ RATE_LIMIT_REGISTRATION: '5', REFRESH_REUSE_GRACE: '0' });
 
 async function eventually(check: () => Promise<AuditEvent[]>, count: number): Promise<AuditEvent[]> {
   for (let i = 0; i < 50; i++) {

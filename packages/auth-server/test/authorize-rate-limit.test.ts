@@ -4,28 +4,24 @@
  * per address (one address's flood leaves others alone), answers the browser with an error page
  * (it is a browser route), and counts only the request that starts a flow.
  */
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { createHash, randomBytes } from 'node:crypto';
 import { request } from 'node:http';
-import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { authServerForFile } from '../../../test-support/auth-server.js';
 import { readAnswer, type TextAnswer as Answer } from '../../../test-support/raw-http.js';
 
 const REDIRECT = 'http://127.0.0.1:40405/cb';
-let auth: TestAuthServer;
 let clientId: string;
 
-authServerForFile(
-  async (started) => {
-    auth = started;
-    const res = await fetch(`${auth.issuer}/api/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [REDIRECT] }),
-    });
-    clientId = ((await res.json()) as { client_id: string }).client_id;
-  },
-  { RATE_LIMIT_AUTHORIZATION: '3' },
-);
+const auth = authServerForFile({ RATE_LIMIT_AUTHORIZATION: '3' });
+beforeAll(async () => {
+  const res = await fetch(`${auth.issuer}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT] }),
+  });
+  clientId = ((await res.json()) as { client_id: string }).client_id;
+});
 
 /** GET /oauth/authorize for a fresh flow, sent from `localAddress` (all of 127.0.0.0/8 reaches lo). */
 function authorizeFrom(localAddress: string): Promise<Answer> {

@@ -4,7 +4,7 @@
  * error about the client or the redirect URI itself is an HTML page, never a redirect.
  */
 import { describe, expect, it } from '@jest/globals';
-import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, formAction, FormBrowser } from '../../../test-support/form-browser.js';
 import {
   authorizationUrl,
@@ -16,20 +16,13 @@ import {
   obtainCode,
   pkce,
   REDIRECT,
-  registerPublicAndConfidential,
+  publicAndConfidentialForFile,
   tokenRequest,
   type HttpResult,
-  type TestClient,
 } from './oauth-http.js';
 
-let auth: TestAuthServer;
-let client: TestClient;
-let confidential: TestClient;
-
-authServerForFile(async (started) => {
-  auth = started;
-  [client, confidential] = await registerPublicAndConfidential(auth);
-});
+const auth = authServerForFile();
+const [client, confidential] = publicAndConfidentialForFile(auth);
 
 /** The parameters of a valid authorization request for `client`, with `state`. */
 function validParams(

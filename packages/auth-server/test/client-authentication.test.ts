@@ -5,27 +5,23 @@
  * `client_secret_post` alone, so a public client cannot introspect with its client id. Real server,
  * real Redis.
  */
-import { describe, expect, it } from '@jest/globals';
-import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { authServerForFile } from '../../../test-support/auth-server.js';
 import {
   credentials,
   expectOAuthError,
   isActive,
   postForm,
-  registerPublicAndConfidential,
+  publicAndConfidentialForFile,
   signIn,
-  type TestClient,
   type Tokens,
 } from './oauth-http.js';
 
-let auth: TestAuthServer;
-let publicClient: TestClient;
-let confidential: TestClient;
 let tokens: Tokens;
 
-authServerForFile(async (started) => {
-  auth = started;
-  [publicClient, confidential] = await registerPublicAndConfidential(auth);
+const auth = authServerForFile();
+const [publicClient, confidential] = publicAndConfidentialForFile(auth);
+beforeAll(async () => {
   tokens = await signIn(auth, confidential, { scope: 'openid courses:read' });
 });
 

@@ -5,9 +5,9 @@
  * refused scope asked for again is asked of the admin again. Real server, real Redis, the real pages
  * through the form browser.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { API_SCOPE_NAMES } from '@school/shared';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { authServerForFile } from '../../../test-support/auth-server.js';
 import {
   checkboxValues,
   formFields,
@@ -25,12 +25,7 @@ import {
   type TestClient,
 } from './oauth-http.js';
 
-let auth: TestAuthServer;
-
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-});
-afterAll(() => auth.stop());
+const auth = authServerForFile();
 
 /** Opens the consent page for `scope` (signing in when asked); returns it and what the exchange needs. */
 const consentPage = (browser: FormBrowser, client: TestClient, scope: string, resource?: string) =>

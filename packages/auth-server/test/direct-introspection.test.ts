@@ -9,38 +9,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
-import { INTROSPECTOR, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { INTROSPECTOR, twoInstancesForFile } from '../../../test-support/auth-server.js';
 import { scrape, total } from '../../../test-support/metrics-scrape.js';
-import { freePort } from '../../../test-support/processes.js';
 import { DpopKey, signInWithDpop } from '../../../test-support/dpop.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 import { modelKey } from '../src/storage/redis-keys.js';
 
-let direct: TestAuthServer;
-let provider: TestAuthServer;
-let providerUrl: string;
 let redis: Redis;
 let source: TokenSource;
 
-beforeAll(async () => {
-  direct = await startTestAuthServer();
-  const port = await freePort();
-  provider = await startTestAuthServer({
-    BASE_URL: direct.issuer,
-    AUTH_PORT: String(port),
-    REDIS_KEY_PREFIX: direct.config.REDIS_KEY_PREFIX,
-    MONGODB_URI: direct.config.MONGODB_URI,
-    KEYS_FILE: direct.config.KEYS_FILE,
-    DIRECT_INTROSPECTION: 'false',
-  });
-  providerUrl = `http://127.0.0.1:${port}`;
+afterAll(() => redis?.disconnect());
+const { auth: direct, second: provider } = twoInstancesForFile({}, { DIRECT_INTROSPECTION: false });
+beforeAll(() => {
   redis = new Redis(direct.config.REDIS_URL);
   source = new TokenSource(direct);
-}, 30_000);
-afterAll(async () => {
-  redis?.disconnect();
-  await provider?.running.close(); // the storage is the other server's: dropped once, by it
-  await direct?.stop();
 });
 
 const prefix = () => direct.config.REDIS_KEY_PREFIX;
@@ -80,7 +62,7 @@ async function both(body: string, init: Sent = {}) {
   const before = await directAnswers();
   const ours = await send(direct.issuer, body, init);
   const taken = (await directAnswers()) - before;
-  const theirs = await send(providerUrl, body, init);
+  const theirs = await send(provider.url, body, init);
   expect(ours).toEqual(theirs);
   return { answer: ours, taken, json: JSON.parse(ours.body) as Record<string, unknown> };
 }

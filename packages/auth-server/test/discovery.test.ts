@@ -3,8 +3,8 @@
  * same document at both paths, advertising exactly what docs/contract.md lists, and nothing the
  * server does not do (no PAR, DPoP, logout, device flow, CIBA, agent_auth or identity endpoints).
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { authServerForFile } from '../../../test-support/auth-server.js';
 import { get } from './oauth-http.js';
 
 /** The contract's scope table, written out again here so the test does not trust the code's own list. */
@@ -49,12 +49,11 @@ const SPEC_SCOPES = [
   'account:write',
 ];
 
-let auth: TestAuthServer;
 let oidc: Record<string, unknown>;
 let rfc8414: Record<string, unknown>;
 
+const auth = authServerForFile();
 beforeAll(async () => {
-  auth = await startTestAuthServer();
   const [a, b] = await Promise.all([
     get(`${auth.issuer}/.well-known/openid-configuration`),
     get(`${auth.issuer}/.well-known/oauth-authorization-server`),
@@ -63,7 +62,6 @@ beforeAll(async () => {
   oidc = a.body!;
   rfc8414 = b.body!;
 });
-afterAll(() => auth.stop());
 
 describe('the discovery documents', () => {
   it('serves the same document at both well-known paths', () => {

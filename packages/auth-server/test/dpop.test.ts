@@ -6,15 +6,10 @@
  * And the refresh-token reuse window for a bound grant: the same key is the same installation,
  * whatever its address; another key (or none) is theft.
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
-import {
-  authServerForFile,
-  startSecondInstance,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { twoInstancesForFile } from '../../../test-support/auth-server.js';
 import { DpopKey, signInWithDpop, tokenEndpoint } from '../../../test-support/dpop.js';
 import { postFormFrom } from '../../../test-support/from-address.js';
-import type { RunningAuthServer } from '../src/server.js';
 import {
   credentials,
   expectOAuthError,
@@ -28,15 +23,11 @@ import {
   type TestClient,
 } from './oauth-http.js';
 
-let auth: TestAuthServer;
-let second: RunningAuthServer;
 let publicClient: TestClient;
 let confidential: TestClient;
 
-afterAll(() => second?.close()); // runs before the hooks below stop the first instance
-authServerForFile(async (started) => {
-  auth = started;
-  second = await startSecondInstance(auth);
+const { auth, second } = twoInstancesForFile();
+beforeAll(async () => {
   [publicClient, confidential] = await registerPublicAndConfidential(auth);
 });
 

@@ -4,24 +4,18 @@
  * (public and confidential), authorization with PKCE through the real login and consent forms, code
  * exchange with `iss` checked, userinfo, refresh, revocation, and introspection before and after.
  */
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
-import {
-  ADMIN,
-  authServerForFile,
-  INTROSPECTOR,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
+import { ADMIN, authServerForFile, INTROSPECTOR } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, FormBrowser } from '../../../test-support/form-browser.js';
 
 const insecure = { execute: [oidc.allowInsecureRequests] };
 const REDIRECT = 'http://127.0.0.1:53682/callback';
 
-let auth: TestAuthServer;
 let issuer: URL;
 
-authServerForFile((started) => {
-  auth = started;
+const auth = authServerForFile();
+beforeAll(() => {
   issuer = new URL(auth.issuer);
 });
 

@@ -3,15 +3,11 @@
  * types, invalid UTF-8, duplicated form parameters and huge scope strings each get a clear 4xx in the
  * RFC 6749 shape (or an error page on the browser route) — never a 5xx, never a hang.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { authServerForFile } from '../../../test-support/auth-server.js';
 import { rawRequest } from '../../../test-support/raw-http.js';
 
-let auth: TestAuthServer;
-beforeAll(async () => {
-  auth = await startTestAuthServer({ RATE_LIMIT_REGISTRATION: '1000' });
-});
-afterAll(() => auth.stop());
+const auth = authServerForFile({ RATE_LIMIT_REGISTRATION: '1000' });
 
 async function send(
   path: string,

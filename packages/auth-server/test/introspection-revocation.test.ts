@@ -4,8 +4,8 @@
  * 401 `invalid_client`, and a client can revoke its own tokens but not another client's (whose
  * tokens get the unknown token's answer, so revocation is no oracle).
  */
-import { describe, expect, it } from '@jest/globals';
-import { authServerForFile, INTROSPECTOR, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { authServerForFile, INTROSPECTOR } from '../../../test-support/auth-server.js';
 import {
   credentials,
   expectOAuthError,
@@ -13,22 +13,18 @@ import {
   isActive,
   postForm,
   registerClient,
-  registerPublicAndConfidential,
+  publicAndConfidentialForFile,
   revoke,
   signIn,
-  type TestClient,
   type Tokens,
 } from './oauth-http.js';
 
-let auth: TestAuthServer;
-let publicClient: TestClient;
-let confidential: TestClient;
 /** Tokens of `publicClient`, not bound to a resource. */
 let tokens: Tokens;
 
-authServerForFile(async (started) => {
-  auth = started;
-  [publicClient, confidential] = await registerPublicAndConfidential(auth);
+const auth = authServerForFile();
+const [publicClient, confidential] = publicAndConfidentialForFile(auth);
+beforeAll(async () => {
   tokens = await signIn(auth, publicClient, { scope: 'openid courses:read' });
 });
 

@@ -5,8 +5,8 @@
  * account itself only ever gets a small bounded delay, the owner signing in from another address with
  * the right password gets in within seconds, and the audit log names the attack and its addresses.
  */
-import { describe, expect, it } from '@jest/globals';
-import { ADMIN, authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import {
   formAction,
   FormBrowser,
@@ -21,26 +21,22 @@ const PER_PAIR = 5;
 const PER_ADDRESS = 12;
 const ACCOUNT_DELAY_AFTER = 6;
 const ACCOUNT_DELAY_MS = 1000;
-let auth: TestAuthServer;
 let clientId: string;
 
-authServerForFile(
-  async (started) => {
-    auth = started;
-    const res = await fetch(`${auth.issuer}/api/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
-    });
-    clientId = ((await res.json()) as { client_id: string }).client_id;
-  },
-  {
-    LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: String(PER_PAIR),
-    LOGIN_MAX_FAILURES_PER_ADDRESS: String(PER_ADDRESS),
-    LOGIN_ACCOUNT_DELAY_AFTER: String(ACCOUNT_DELAY_AFTER),
-    LOGIN_ACCOUNT_DELAY_MS: String(ACCOUNT_DELAY_MS),
-  },
-);
+const auth = authServerForFile({
+  LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: String(PER_PAIR),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: String(PER_ADDRESS),
+  LOGIN_ACCOUNT_DELAY_AFTER: String(ACCOUNT_DELAY_AFTER),
+  LOGIN_ACCOUNT_DELAY_MS: String(ACCOUNT_DELAY_MS),
+});
+beforeAll(async () => {
+  const res = await fetch(`${auth.issuer}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
+  });
+  clientId = ((await res.json()) as { client_id: string }).client_id;
+});
 
 /** A fresh browser at `from` on the sign-in page of a new flow. */
 const openSignIn = (from: string) => openSignInFrom(auth.issuer, { clientId, redirectUri: REDIRECT }, from);

@@ -4,7 +4,7 @@
  * auth servers' seeded admin, and one assertion, {@link expectOAuthError}, that pins every JSON error
  * to RFC 6749 §5.2's shape.
  */
-import { expect } from '@jest/globals';
+import { beforeAll, expect } from '@jest/globals';
 import { ADMIN, INTROSPECTOR } from '../../../test-support/auth-server.js';
 import { formAction, type FormBrowser, type Page } from '../../../test-support/form-browser.js';
 import * as flow from '../../../test-support/oauth-flow.js';
@@ -129,4 +129,17 @@ export async function isActive(auth: Issuer, token: string): Promise<boolean> {
 /** POSTs to the revocation endpoint. */
 export function revoke(auth: Issuer, form: Record<string, string>): Promise<HttpResult> {
   return flow.postForm(`${auth.issuer}/api/oauth/revoke`, form);
+}
+
+/**
+ * A public and a confidential client registered on the file's `auth` before its tests (after the
+ * hooks declared before this call); both objects are filled in when registered.
+ */
+export function publicAndConfidentialForFile(auth: Issuer): [TestClient, TestClient] {
+  const clients: [TestClient, TestClient] = [{} as TestClient, {} as TestClient];
+  beforeAll(async () => {
+    const registered = await flow.registerPublicAndConfidential(auth);
+    clients.forEach((client, i) => Object.assign(client, registered[i]));
+  });
+  return clients;
 }

@@ -3,23 +3,19 @@
  * open registration) and an introspecting service; listing and deleting them.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import {
   createIntegration,
   createIntrospector,
   deleteClient,
   listOperatorClients,
 } from '../src/provider/operator-clients.js';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, FormBrowser } from '../../../test-support/form-browser.js';
 
 const CALLBACK = 'https://partner.example/oauth/callback';
-let auth: TestAuthServer;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-});
-afterAll(() => auth.stop());
+const auth = authServerForFile();
 
 const form = (body: Record<string, string>) => ({
   method: 'POST',

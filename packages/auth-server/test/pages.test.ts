@@ -3,8 +3,8 @@
  * JavaScript uses them: headers, CSRF, escaping, the generic login error, deny, replays and expiry.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import {
   FormBrowser,
   formAction,
@@ -15,7 +15,6 @@ import {
 
 const PORT = 49152;
 const REDIRECT = `http://127.0.0.1:${PORT}/cb`;
-let auth: TestAuthServer;
 let clientId: string;
 
 async function register(body: Record<string, unknown>): Promise<string> {
@@ -82,11 +81,10 @@ function expectPageHeaders(page: Page): void {
   expect(page.headers.get('content-security-policy')).toContain(`style-src 'sha256-${hash}'`);
 }
 
+const auth = authServerForFile();
 beforeAll(async () => {
-  auth = await startTestAuthServer();
   clientId = await register({ client_name: 'Lesson Planner CLI' });
 });
-afterAll(() => auth.stop());
 
 describe('the login page', () => {
   it('is a plain HTML form with a CSRF token, not cacheable and not frameable', async () => {

@@ -9,18 +9,12 @@
  */
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from '@jest/globals';
-import {
-  authServerForFile,
-  isolatedAuthEnv,
-  startSecondInstance,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { twoInstancesForFile, isolatedAuthEnv } from '../../../test-support/auth-server.js';
 import { postFormFrom } from '../../../test-support/from-address.js';
 import { connectedApps } from '../src/account-pages/connected-apps.js';
 import type { AuditEventType } from '../src/audit/audit-log.js';
 import { loadConfig } from '../src/config.js';
-import type { RunningAuthServer } from '../src/server.js';
 import {
   credentials,
   expectOAuthError,
@@ -34,20 +28,13 @@ import {
   type TestClient,
 } from './oauth-http.js';
 
-let auth: TestAuthServer;
-let second: RunningAuthServer;
 let client: TestClient;
 const WINDOW_SECONDS = 3;
 
-afterAll(() => second?.close()); // runs before the hooks below stop the first instance
-authServerForFile(
-  async (started) => {
-    auth = started;
-    second = await startSecondInstance(auth);
-    client = await registerClient(auth);
-  },
-  { REFRESH_REUSE_GRACE: String(WINDOW_SECONDS) },
-);
+const { auth, second } = twoInstancesForFile({ REFRESH_REUSE_GRACE: String(WINDOW_SECONDS) });
+beforeAll(async () => {
+  client = await registerClient(auth);
+});
 
 interface Refreshed {
   access_token: string;

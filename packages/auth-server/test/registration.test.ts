@@ -3,18 +3,16 @@
  * refuses (docs/decisions.md: only loopback redirect URIs; only `none` and `client_secret_post`; only the
  * code flow) and what it accepts and echoes.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { authServerForFile } from '../../../test-support/auth-server.js';
 import { expectOAuthError, postJson, REDIRECT, register } from './oauth-http.js';
 
-let auth: TestAuthServer;
 let endpoint: string;
 
-beforeAll(async () => {
-  auth = await startTestAuthServer({ RATE_LIMIT_REGISTRATION: '1000' });
+const auth = authServerForFile({ RATE_LIMIT_REGISTRATION: '1000' });
+beforeAll(() => {
   endpoint = `${auth.issuer}/api/oauth/register`;
 });
-afterAll(() => auth.stop());
 
 describe('POST /api/oauth/register refuses redirect URIs that are not loopback', () => {
   it.each([

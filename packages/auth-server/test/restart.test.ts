@@ -5,14 +5,11 @@
 import { describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
 import { insecure, signInAsAdmin } from '../../../test-support/openid-client.js';
-import { authServerForFile, INTROSPECTOR, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { authServerForFile, INTROSPECTOR } from '../../../test-support/auth-server.js';
 
 const REDIRECT = 'http://127.0.0.1:61000/cb';
-let auth: TestAuthServer;
 
-authServerForFile((started) => {
-  auth = started;
-});
+const auth = authServerForFile();
 
 async function jwks(): Promise<unknown> {
   return (await fetch(`${auth.issuer}/api/oauth/jwks`)).json();

@@ -15,18 +15,13 @@ import {
   authServerForFile,
   operatorCommandEnv,
   runSchoolAuth,
-  type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { signIn as flowSignIn } from '../../../test-support/oauth-flow.js';
 import { buildProgram } from '../src/cli/program.js';
 import { loadOrCreateKeys } from '../src/provider/keys.js';
 import { registerClient } from './oauth-http.js';
 
-let auth: TestAuthServer;
-
-authServerForFile((started) => {
-  auth = started;
-});
+const auth = authServerForFile();
 
 const run = (...args: string[]) => runSchoolAuth(auth.config, args);
 

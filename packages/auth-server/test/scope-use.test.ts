@@ -5,23 +5,13 @@
  * dropped scopes and keeps the refresh token working with what is left. Real server, real Redis, real
  * HTTP; the API's report is the introspection request the resource API sends.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  ADMIN,
-  INTROSPECTOR,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
+import { describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile, INTROSPECTOR } from '../../../test-support/auth-server.js';
 import { FormBrowser, openAccountPage, type Page } from '../../../test-support/form-browser.js';
 import * as flow from '../../../test-support/oauth-flow.js';
 import { introspect, isActive, registerClient, signIn, tokenRequest, type TestClient } from './oauth-http.js';
 
-let auth: TestAuthServer;
-
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-});
-afterAll(() => auth.stop());
+const auth = authServerForFile();
 
 const SCOPES = 'openid courses:read coupons:write school:read';
 

@@ -7,7 +7,7 @@
  * Redis, the real pages through the form browser.
  */
 import { describe, expect, it } from '@jest/globals';
-import { authServerForFile, INTROSPECTOR, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { authServerForFile, INTROSPECTOR } from '../../../test-support/auth-server.js';
 import { checkboxValues, FormBrowser, type Page } from '../../../test-support/form-browser.js';
 import { accountGrants } from '../src/storage/account-grants.js';
 import {
@@ -22,11 +22,7 @@ import {
   type TestClient,
 } from './oauth-http.js';
 
-let auth: TestAuthServer;
-
-authServerForFile((started) => {
-  auth = started;
-});
+const auth = authServerForFile();
 
 /** What the consent page says: the heading over the scopes, and the scope names it lists (in `<code>`). */
 function consentShown(page: Page): { heading: string; listed: string[] } {

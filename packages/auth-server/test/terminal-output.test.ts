@@ -7,13 +7,8 @@
  * `activity`, `activity --json`, `audit`, and its error messages.
  */
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import {
-  ADMIN,
-  runSchoolAuth,
-  startTestAuthServer,
-  type TestAuthServer,
-} from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, authServerForFile, runSchoolAuth } from '../../../test-support/auth-server.js';
 import { FormBrowser, inputValue, openAccountPage } from '../../../test-support/form-browser.js';
 import { registerClient, signIn } from './oauth-http.js';
 
@@ -29,11 +24,7 @@ const HOSTILE = [
 /** Characters a terminal acts on or hides, other than the tab and newline that separate output. */
 const UNPRINTABLE = /(?![\t\n])[\p{Cc}\p{Cf}\p{Co}\p{Cs}\u2028\u2029]/u;
 
-let auth: TestAuthServer;
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-});
-afterAll(() => auth.stop());
+const auth = authServerForFile();
 
 describe('the Connected apps Revoke form', () => {
   it('refuses a client id with control characters, and an app the person never allowed, without an audit event', async () => {

@@ -5,7 +5,7 @@
  * indicators, refresh-token reuse, and the RFC 6749 §5.2 shape with `Cache-Control: no-store`.
  */
 import { describe, expect, it } from '@jest/globals';
-import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { authServerForFile } from '../../../test-support/auth-server.js';
 import {
   codeExchange,
   credentials,
@@ -16,25 +16,16 @@ import {
   pkce,
   postJson,
   registerClient,
-  registerPublicAndConfidential,
+  publicAndConfidentialForFile,
   signIn,
   tokenRequest,
   type TestClient,
 } from './oauth-http.js';
 
-let auth: TestAuthServer;
-let client: TestClient;
-let confidential: TestClient;
-
 // No grace period: a rotated refresh token presented again is a replay at once (the grace period
 // for concurrent clients has its own suite, refresh-grace.test.ts).
-authServerForFile(
-  async (started) => {
-    auth = started;
-    [client, confidential] = await registerPublicAndConfidential(auth);
-  },
-  { REFRESH_REUSE_GRACE: '0' },
-);
+const auth = authServerForFile({ REFRESH_REUSE_GRACE: '0' });
+const [client, confidential] = publicAndConfidentialForFile(auth);
 
 describe('POST /api/oauth/token refuses an authorization code that is not acceptable', () => {
   it('refuses a replayed code with 400 invalid_grant and revokes the tokens of the first exchange', async () => {

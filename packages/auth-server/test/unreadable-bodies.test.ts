@@ -6,19 +6,18 @@
  * shape (the HTML error page under /oauth/, the RFC 6749 §5.2 JSON body elsewhere), never a 500, never
  * a stack trace.
  */
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { request } from 'node:http';
 import { gzipSync } from 'node:zlib';
-import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { authServerForFile } from '../../../test-support/auth-server.js';
 import { FormBrowser, formAction } from '../../../test-support/form-browser.js';
 import { readAnswer, type TextAnswer as Answer } from '../../../test-support/raw-http.js';
 
-let auth: TestAuthServer;
 let browser: FormBrowser;
 let interaction: string;
 
-authServerForFile(async (started) => {
-  auth = started;
+const auth = authServerForFile();
+beforeAll(async () => {
   const registered = await fetch(`${auth.issuer}/api/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

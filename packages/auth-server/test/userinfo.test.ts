@@ -3,8 +3,8 @@
  * resource-bound access token, or one without `openid`, is refused with a Bearer challenge
  * (RFC 6750 §3) and an RFC 6749-shaped JSON body.
  */
-import { describe, expect, it } from '@jest/globals';
-import { authServerForFile, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { authServerForFile } from '../../../test-support/auth-server.js';
 import {
   credentials,
   expectOAuthError,
@@ -16,11 +16,10 @@ import {
   type TestClient,
 } from './oauth-http.js';
 
-let auth: TestAuthServer;
 let client: TestClient;
 
-authServerForFile(async (started) => {
-  auth = started;
+const auth = authServerForFile();
+beforeAll(async () => {
   client = await registerClient(auth);
 });
 

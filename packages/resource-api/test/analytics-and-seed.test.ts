@@ -2,16 +2,12 @@
  * Analytics computed from stored data, checked against a month of hand-made orders and enrollments
  * whose figures are known; and the seed's idempotency.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
 import { seedSchool } from '../src/seed/seed-school.js';
-import { problemPaths, startSchool, type School } from './helpers.js';
+import { problemPaths, schoolForFile } from './helpers.js';
 
-let s: School;
-beforeAll(async () => {
-  s = await startSchool();
-});
-afterAll(() => s?.stop());
+const s = schoolForFile();
 
 const d = (iso: string) => new Date(iso);
 

@@ -9,28 +9,19 @@
  * Operations of an area run in life-cycle order (list, create, get, update, ..., delete), so writes
  * act on what the test created and never on seeded data other tests read.
  */
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { AREAS } from '@school/shared';
 import { REGISTRY } from '../src/areas/index.js';
 import { scopeOf, type Operation } from '../src/lib/operation.js';
 import { seedSchool } from '../src/seed/seed-school.js';
-import type { TestAuthServer } from '../../../test-support/auth-server.js';
-import {
-  authAndApiForFile,
-  call,
-  type Answer,
-  type TestResourceApi,
-} from '../../../test-support/resource-api.js';
+import { authAndApiForFile, call, type Answer } from '../../../test-support/resource-api.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 
-let auth: TestAuthServer;
-let api: TestResourceApi;
 let tokens: TokenSource;
 let prm: string;
 
-authAndApiForFile(async (startedAuth, startedApi) => {
-  auth = startedAuth;
-  api = startedApi;
+const { auth, api } = authAndApiForFile();
+beforeAll(async () => {
   await seedSchool(api.running.connection);
   tokens = new TokenSource(auth);
   prm = `${auth.issuer}/.well-known/oauth-protected-resource`;

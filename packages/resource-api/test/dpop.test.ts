@@ -5,8 +5,7 @@
  * one for another URL, method or token, another key's, an old one, a missing one, or the bound token
  * sent as Bearer are each 401 with the RFC 9449 challenge; bearer tokens work exactly as before.
  */
-import { afterAll, describe, expect, it } from '@jest/globals';
-import type { TestAuthServer } from '../../../test-support/auth-server.js';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DpopKey, signInWithDpop } from '../../../test-support/dpop.js';
 import { registerClient } from '../../../test-support/oauth-flow.js';
 import {
@@ -18,8 +17,6 @@ import {
 } from '../../../test-support/resource-api.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 
-let auth: TestAuthServer;
-let api: TestResourceApi;
 let other: TestResourceApi;
 let key: DpopKey;
 let bound: string;
@@ -28,9 +25,8 @@ let base: string;
 const PATH = '/api/v1/students';
 
 afterAll(() => other?.stop()); // runs before the hooks below stop the API and the auth server
-authAndApiForFile(async (startedAuth, startedApi) => {
-  auth = startedAuth;
-  api = startedApi;
+const { auth, api } = authAndApiForFile();
+beforeAll(async () => {
   other = await startTestResourceApi(auth);
   base = auth.issuer; // BASE_URL: the URL clients call (the edge in a deployment)
   key = await DpopKey.create();

@@ -2,28 +2,19 @@
  * Token lifetime against the cache: with 2-second access tokens, a token that was cached while valid
  * is refused once its `exp` has passed, although the cache bound (60 s) has not.
  */
-import { expect, it } from '@jest/globals';
-import type { TestAuthServer } from '../../../test-support/auth-server.js';
-import {
-  authAndApiForFile,
-  call,
-  introspectionCounter,
-  type TestResourceApi,
-} from '../../../test-support/resource-api.js';
+import { beforeAll, expect, it } from '@jest/globals';
+import { authAndApiForFile, call, introspectionCounter } from '../../../test-support/resource-api.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 
-let auth: TestAuthServer;
-let api: TestResourceApi;
 let tokens: TokenSource;
 
-authAndApiForFile(
-  (startedAuth, startedApi) => {
-    auth = startedAuth;
-    api = startedApi;
-    tokens = new TokenSource(auth);
-  },
-  { auth: { ACCESS_TOKEN_TTL: '2' }, api: { INTROSPECTION_CACHE_TTL: '60' } },
-);
+const { auth, api } = authAndApiForFile({
+  auth: { ACCESS_TOKEN_TTL: '2' },
+  api: { INTROSPECTION_CACHE_TTL: '60' },
+});
+beforeAll(() => {
+  tokens = new TokenSource(auth);
+});
 
 it('refuses a cached token after its exp with 401 invalid_token', async () => {
   const counter = introspectionCounter(auth);

@@ -9,29 +9,27 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import mongoose, { Types } from 'mongoose';
 import { sweepOrphanChunks } from '../src/areas/storage.area.js';
 import { seedSchool } from '../src/seed/seed-school.js';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { authServerForFile } from '../../../test-support/auth-server.js';
 import { privateMongo, type ServerProcess } from '../../../test-support/private-servers.js';
 import { rawRequest } from '../../../test-support/raw-http.js';
 import { call, startTestResourceApi, type TestResourceApi } from '../../../test-support/resource-api.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 
-let auth: TestAuthServer;
 let mongo: ServerProcess;
 let api: TestResourceApi;
 let tokens: TokenSource;
 
+afterAll(async () => {
+  await api?.stop();
+  await mongo?.stop();
+}); // runs before the hook below stops the auth server
+const auth = authServerForFile();
 beforeAll(async () => {
-  auth = await startTestAuthServer();
   mongo = await privateMongo();
   api = await startTestResourceApi(auth, { MONGODB_URI: mongo.url });
   await seedSchool(api.running.connection);
   tokens = new TokenSource(auth);
 }, 60_000);
-afterAll(async () => {
-  await api?.stop();
-  await mongo?.stop();
-  await auth?.stop();
-});
 
 const SCOPES = ['students:read', 'courses:read', 'courses:write', 'curriculum:write', 'posts:write'];
 const SCOPES_STORAGE = ['storage:write', 'digital_products:write', 'digital_products:read'];

@@ -1,6 +1,7 @@
 /**
  * The set-up most resource-API test files share: a test auth server, the API in front of it with the
- * demo school seeded, and a token source. Not a test file itself.
+ * demo school seeded, and a token source, for the whole file ({@link schoolForFile}). Not a test file
+ * itself.
  */
 import { seedSchool } from '../src/seed/seed-school.js';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
@@ -10,6 +11,7 @@ import {
   type Answer,
   type TestResourceApi,
 } from '../../../test-support/resource-api.js';
+import { sharedForFile } from '../../../test-support/for-file.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 
 /** A running auth server + seeded API + tokens. */
@@ -44,6 +46,14 @@ export async function startSchool(env: Record<string, string> = {}): Promise<Sch
       await auth.stop();
     },
   };
+}
+
+/**
+ * The School a file's tests share: started with `env` before the file's tests (a `beforeAll` declared
+ * after this call sees it started), stopped after them ({@link sharedForFile}).
+ */
+export function schoolForFile(env: Record<string, string> = {}): School {
+  return sharedForFile(() => startSchool(env));
 }
 
 /** The `data` of a list answer. */

@@ -5,28 +5,26 @@
  * Each gets a clear 4xx in the RFC 6749 shape (JSON `{error, error_description}`), quickly: never a
  * 5xx, never a hang, never a write, never a call to the auth server for a token that cannot be one.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { z } from 'zod';
 import { REGISTRY } from '../src/areas/index.js';
 import { MAX_DEPTH } from '../src/http/body.js';
 import { call, introspectionCounter, type Answer } from '../../../test-support/resource-api.js';
 import { rawRequest, type RawAnswer } from '../../../test-support/raw-http.js';
-import { problemPaths, startSchool, type School } from './helpers.js';
+import { problemPaths, schoolForFile } from './helpers.js';
 
-let s: School;
 let token: string;
 let counter: ReturnType<typeof introspectionCounter>;
 const REQUEST_TIMEOUT_MS = 1500;
 
+const s = schoolForFile({ REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) });
 beforeAll(async () => {
-  s = await startSchool({ REQUEST_TIMEOUT_MS: String(REQUEST_TIMEOUT_MS) });
   token = await s.tokens.token(['courses:read', 'courses:write', 'students:read'], {
     resource: s.auth.issuer,
   });
   counter = introspectionCounter(s.auth);
 });
-afterAll(() => s?.stop());
 
 const RFC6749 = /^[\x20\x21\x23-\x5b\x5d-\x7e]+$/;
 

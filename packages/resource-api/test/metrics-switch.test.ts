@@ -3,27 +3,15 @@
  * collects nothing and `/metrics` is a 404 in the service's error shape, while it keeps serving. With
  * the default, both serve the exposition, so the switch is what changes the answer.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
-import { call, startTestResourceApi, type TestResourceApi } from '../../../test-support/resource-api.js';
+import { describe, expect, it } from '@jest/globals';
+import { startTestAuthServer } from '../../../test-support/auth-server.js';
+import { authAndApiForFile, call, startTestResourceApi } from '../../../test-support/resource-api.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 
-let auth: TestAuthServer;
-let authOff: TestAuthServer;
-let api: TestResourceApi;
-let apiOff: TestResourceApi;
-
-beforeAll(async () => {
-  auth = await startTestAuthServer();
-  authOff = await startTestAuthServer({ METRICS: 'false' });
-  api = await startTestResourceApi(auth);
-  apiOff = await startTestResourceApi(auth, { METRICS: 'false' });
-});
-afterAll(async () => {
-  await apiOff?.stop();
-  await api?.stop();
-  await authOff?.stop();
-  await auth?.stop();
+const { auth, api } = authAndApiForFile();
+const { auth: authOff, api: apiOff } = authAndApiForFile({
+  auth: { METRICS: 'false' },
+  api: { METRICS: 'false' },
 });
 
 describe('the METRICS switch', () => {
@@ -43,7 +31,7 @@ describe('the METRICS switch', () => {
       expect((await fetch(`${url}/healthz`)).status).toBe(200);
     }
     // The token path (introspection, the verifier's counts) still works with nothing to count into.
-    const token = await new TokenSource(auth).token(['students:read']);
+    const token = await new TokenSource(authOff).token(['students:read']);
     expect((await call(apiOff.url, '/api/v1/students', { token: 'not-a-token' })).status).toBe(401);
     expect((await call(apiOff.url, '/api/v1/students', { token })).status).toBe(200);
   });

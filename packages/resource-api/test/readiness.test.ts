@@ -3,33 +3,15 @@
  * liveness stays cheap, against the real auth server.
  */
 import { describe, expect, it } from '@jest/globals';
-import type { TestAuthServer } from '../../../test-support/auth-server.js';
 import { freePort } from '../../../test-support/processes.js';
 import {
   authAndApiForFile,
   call,
   introspectionCounter,
-  startTestResourceApi,
-  type TestResourceApi,
+  withResourceApi,
 } from '../../../test-support/resource-api.js';
 
-let auth: TestAuthServer;
-let api: TestResourceApi;
-
-authAndApiForFile((startedAuth, startedApi) => {
-  auth = startedAuth;
-  api = startedApi;
-});
-
-/** A resource API started with `env` for the duration of `use`. */
-async function withApi(env: Record<string, string>, use: (api: TestResourceApi) => Promise<void>) {
-  const other = await startTestResourceApi(auth, env);
-  try {
-    await use(other);
-  } finally {
-    await other.stop();
-  }
-}
+const { auth, api } = authAndApiForFile();
 
 describe('/readyz', () => {
   it('answers 200 when MongoDB, Redis and introspection with the API’s credentials all work', async () => {
@@ -42,18 +24,22 @@ describe('/readyz', () => {
   });
 
   it('answers 503 naming the credentials when the introspection secret is wrong', async () => {
-    await withApi({ INTROSPECTION_CLIENT_SECRET: 'not-the-secret-'.padEnd(40, 'x') }, async (wrong) => {
-      const ready = await call(wrong.url, '/readyz');
-      expect(ready.status).toBe(503);
-      const checks = (ready.body as { checks: Record<string, string> }).checks;
-      expect(checks).toMatchObject({ mongodb: 'ok', redis: 'ok' });
-      expect(checks.introspection).toMatch(/credentials refused.*INTROSPECTION_CLIENT_SECRET/);
-    });
+    await withResourceApi(
+      auth,
+      { INTROSPECTION_CLIENT_SECRET: 'not-the-secret-'.padEnd(40, 'x') },
+      async (wrong) => {
+        const ready = await call(wrong.url, '/readyz');
+        expect(ready.status).toBe(503);
+        const checks = (ready.body as { checks: Record<string, string> }).checks;
+        expect(checks).toMatchObject({ mongodb: 'ok', redis: 'ok' });
+        expect(checks.introspection).toMatch(/credentials refused.*INTROSPECTION_CLIENT_SECRET/);
+      },
+    );
   });
 
   it('answers 503 when the auth server cannot be reached', async () => {
     const nobody = await freePort();
-    await withApi({ AUTH_INTERNAL_URL: `http://127.0.0.1:${nobody}` }, async (cut) => {
+    await withResourceApi(auth, { AUTH_INTERNAL_URL: `http://127.0.0.1:${nobody}` }, async (cut) => {
       const ready = await call(cut.url, '/readyz');
       expect(ready.status).toBe(503);
       expect((ready.body as { checks: Record<string, string> }).checks.introspection).toMatch(
@@ -65,7 +51,7 @@ describe('/readyz', () => {
   });
 
   it('introspects at most once per few seconds however often it is asked, and liveness never does', async () => {
-    await withApi({}, async (fresh) => {
+    await withResourceApi(auth, {}, async (fresh) => {
       const counter = introspectionCounter(auth);
       const answers = await Promise.all(Array.from({ length: 20 }, () => call(fresh.url, '/readyz')));
       for (let i = 0; i < 20; i++) answers.push(await call(fresh.url, '/readyz'));

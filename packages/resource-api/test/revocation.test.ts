@@ -4,10 +4,9 @@
  * auth server's /api/oauth/revoke, and both refuse it on the very next request. Deleting a client
  * ends its tokens the same way, and a token whose client vanished is refused (401), not a 503.
  */
-import { afterAll, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import { deleteClient } from '../../auth-server/src/provider/operator-clients.js';
-import type { TestAuthServer } from '../../../test-support/auth-server.js';
 import {
   authAndApiForFile,
   call,
@@ -17,15 +16,12 @@ import {
 } from '../../../test-support/resource-api.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 
-let auth: TestAuthServer;
-let one: TestResourceApi;
 let two: TestResourceApi;
 let tokens: TokenSource;
 
 afterAll(() => two?.stop()); // runs before the hooks below stop the first instance and the auth server
-authAndApiForFile(async (startedAuth, startedApi) => {
-  auth = startedAuth;
-  one = startedApi;
+const { auth, api: one } = authAndApiForFile();
+beforeAll(async () => {
   two = await startTestResourceApi(auth);
   tokens = new TokenSource(auth);
 });

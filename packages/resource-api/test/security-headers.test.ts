@@ -12,17 +12,13 @@ import {
   type TestResourceApi,
 } from '../../../test-support/resource-api.js';
 import { rawRequest } from '../../../test-support/raw-http.js';
-import { startSchool, type School } from './helpers.js';
+import { schoolForFile } from './helpers.js';
 
-let s: School;
 let https: TestResourceApi;
+afterAll(() => https?.stop()); // runs before the hooks below stop the school's API and auth server
+const s = schoolForFile({ BODY_LIMIT: '1kb' });
 beforeAll(async () => {
-  s = await startSchool({ BODY_LIMIT: '1kb' });
   https = await startTestResourceApi(s.auth, { BASE_URL: 'https://school.example' });
-});
-afterAll(async () => {
-  await https?.stop();
-  await s?.stop();
 });
 
 function expectSecurityHeaders(res: Pick<Answer, 'headers' | 'status'>, hsts = false) {

@@ -12,7 +12,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger } from '../../auth-server/src/logger.js';
 import { createLogger as createApiLogger } from '../src/logger.js';
 import { startAuthServer } from '../../auth-server/src/server.js';
-import type { TestAuthServer } from '../../../test-support/auth-server.js';
 import { freePort } from '../../../test-support/processes.js';
 import {
   authAndApiForFile,
@@ -20,25 +19,20 @@ import {
   introspectionCounter,
   startTestResourceApi,
   type TestResourceApi,
+  withResourceApi,
 } from '../../../test-support/resource-api.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 
-let auth: TestAuthServer;
-let api: TestResourceApi;
 let tokens: TokenSource;
 let counter: ReturnType<typeof introspectionCounter>;
 let prm: string;
 
-authAndApiForFile(
-  (startedAuth, startedApi) => {
-    auth = startedAuth;
-    api = startedApi;
-    tokens = new TokenSource(auth);
-    counter = introspectionCounter(auth);
-    prm = `${auth.issuer}/.well-known/oauth-protected-resource`;
-  },
-  { api: { NEGATIVE_CACHE_SIZE: '5' } },
-);
+const { auth, api } = authAndApiForFile({ api: { NEGATIVE_CACHE_SIZE: '5' } });
+beforeAll(() => {
+  tokens = new TokenSource(auth);
+  counter = introspectionCounter(auth);
+  prm = `${auth.issuer}/.well-known/oauth-protected-resource`;
+});
 
 const fresh = async (scope = 'students:read', resource?: string) =>
   (await tokens.fresh([scope], resource ? { resource } : {})).access_token;
@@ -102,8 +96,7 @@ describe('answers', () => {
   });
 
   it('refuses a token bound to another resource with 401, and accepts an unbound one there', async () => {
-    const other = await startTestResourceApi(auth, { BASE_URL: `http://127.0.0.1:${await freePort()}` });
-    try {
+    await withResourceApi(auth, { BASE_URL: `http://127.0.0.1:${await freePort()}` }, async (other) => {
       const bound = await fresh('students:read', auth.issuer);
       const res = await call(other.url, '/api/v1/students', { token: bound });
       expect(res.status).toBe(401);
@@ -114,9 +107,7 @@ describe('answers', () => {
       expect(
         (await call(other.url, '/api/v1/students', { token: await fresh('students:read') })).status,
       ).toBe(200);
-    } finally {
-      await other.stop();
-    }
+    });
   });
 });
 
@@ -238,13 +229,10 @@ describe('an auth server that refuses or fails', () => {
   });
 
   it('answers 503 with a real auth server when the API’s introspection secret is wrong', async () => {
-    const wrong = await startTestResourceApi(auth, { INTROSPECTION_CLIENT_SECRET: 'w'.repeat(40) });
-    try {
+    await withResourceApi(auth, { INTROSPECTION_CLIENT_SECRET: 'w'.repeat(40) }, async (wrong) => {
       const res = await call(wrong.url, '/api/v1/students', { token: 'some-token-0123456789abcdef' });
       expect(res.status).toBe(503);
-    } finally {
-      await wrong.stop();
-    }
+    });
   });
 });
 

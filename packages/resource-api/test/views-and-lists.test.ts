@@ -3,15 +3,11 @@
  * cursor pagination walking whole lists without gaps or repeats (also across equal sort values), the
  * limit bounds, and the filters and search a school admin expects.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { Types } from 'mongoose';
-import { items, problemPaths, startSchool, type School } from './helpers.js';
+import { items, problemPaths, schoolForFile } from './helpers.js';
 
-let s: School;
-beforeAll(async () => {
-  s = await startSchool();
-});
-afterAll(() => s?.stop());
+const s = schoolForFile();
 
 describe('anonymous public views', () => {
   it('lists only published courses, without status or timestamps', async () => {

@@ -4,18 +4,14 @@
  * uploads into GridFS, and the account area (the caller's own account, name fields only).
  */
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import mongoose from 'mongoose';
 import { z } from 'zod';
 import { call } from '../../../test-support/resource-api.js';
 import { ADMIN } from '../../../test-support/auth-server.js';
-import { items, problemPaths, startSchool, type School } from './helpers.js';
+import { items, problemPaths, schoolForFile } from './helpers.js';
 
-let s: School;
-beforeAll(async () => {
-  s = await startSchool({ UPLOAD_LIMIT: '64kb', BODY_LIMIT: '16kb' });
-});
-afterAll(() => s?.stop());
+const s = schoolForFile({ UPLOAD_LIMIT: '64kb', BODY_LIMIT: '16kb' });
 
 const post = (scope: string, path: string, json: unknown) => s.as(scope, path, { method: 'POST', json });
 const patch = (scope: string, path: string, json: unknown) => s.as(scope, path, { method: 'PATCH', json });

@@ -6,6 +6,7 @@
 import { ACCOUNT_PATH } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { html, type SafeHtml } from '../pages/html.js';
+import { confirmForm } from './confirm-form.js';
 import { appLabel, destinationText, type AppIdentity } from '../pages/page-parts.js';
 import type { ClientPage, ListedClient } from '../storage/client-listing.js';
 import type { clientsQuery } from './clients-query.js';
@@ -140,11 +141,12 @@ export function deleteClientPage(p: {
         ${who} It can no longer sign anyone in: it would have to register again, and everyone would have to
         allow it again.
       </p>
-      <form method="post" action="${ACCOUNT_PATH}/clients/delete">
-        <input type="hidden" name="csrf" value="${p.csrf}" />
-        <input type="hidden" name="client_id" value="${p.app.clientId}" />
-        <button type="submit" class="danger">Delete this app</button>
-      </form>
-      <p><a href="${ACCOUNT_PATH}/clients">Cancel: keep this app</a></p>`,
+      ${confirmForm({
+        action: `${ACCOUNT_PATH}/clients/delete`,
+        csrf: p.csrf,
+        target: { name: 'client_id', value: p.app.clientId },
+        button: 'Delete this app',
+        cancel: { href: `${ACCOUNT_PATH}/clients`, text: 'Cancel: keep this app' },
+      })}`,
   );
 }

@@ -10,6 +10,7 @@ import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import type { AccountLockState } from '../accounts/login-guard.js';
 import { html, type SafeHtml } from '../pages/html.js';
+import { confirmForm } from './confirm-form.js';
 import { formField } from '../pages/form-field.js';
 import { accountPage, formNotice, newPasswordField, when } from './views.js';
 
@@ -210,11 +211,12 @@ export function staffConfirmPage(p: {
         </p>
       </section>
       <p>${words.what}</p>
-      <form method="post" action="${ACCOUNT_PATH}/staff/${p.action}">
-        <input type="hidden" name="csrf" value="${p.csrf}" />
-        <input type="hidden" name="account_id" value="${p.target._id}" />
-        <button type="submit" class="danger">${words.button}</button>
-      </form>
-      <p><a href="${ACCOUNT_PATH}/staff">Cancel: back to Staff accounts</a></p>`,
+      ${confirmForm({
+        action: `${ACCOUNT_PATH}/staff/${p.action}`,
+        csrf: p.csrf,
+        target: { name: 'account_id', value: p.target._id },
+        button: words.button,
+        cancel: { href: `${ACCOUNT_PATH}/staff`, text: 'Cancel: back to Staff accounts' },
+      })}`,
   );
 }

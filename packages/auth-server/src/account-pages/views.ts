@@ -6,6 +6,7 @@ import { ACCOUNT_PATH, API_SCOPE_NAMES, OAUTH_ROUTES, findScope } from '@school/
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import { html, layout, type SafeHtml } from '../pages/html.js';
+import { confirmForm } from './confirm-form.js';
 import { formField } from '../pages/form-field.js';
 import { appLabel, destinationText, type AppIdentity } from '../pages/page-parts.js';
 import type { GrantReuse } from '../storage/refresh-lineage.js';
@@ -205,12 +206,13 @@ export function revokeConfirmPage(p: { account: AccountProfile; csrf: string; ap
         Every access it has to your account ends at once: it can no longer read or change anything for you. It
         would have to ask you again, and you would have to allow it again.
       </p>
-      <form method="post" action="${ACCOUNT_PATH}/apps/revoke">
-        <input type="hidden" name="csrf" value="${p.csrf}" />
-        <input type="hidden" name="client_id" value="${p.app.clientId}" />
-        <button type="submit" class="danger">Revoke access</button>
-      </form>
-      <p><a href="${ACCOUNT_PATH}/apps">Cancel: keep its access</a></p>`,
+      ${confirmForm({
+        action: `${ACCOUNT_PATH}/apps/revoke`,
+        csrf: p.csrf,
+        target: { name: 'client_id', value: p.app.clientId },
+        button: 'Revoke access',
+        cancel: { href: `${ACCOUNT_PATH}/apps`, text: 'Cancel: keep its access' },
+      })}`,
   );
 }
 

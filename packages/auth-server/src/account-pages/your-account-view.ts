@@ -6,6 +6,7 @@ import { ACCOUNT_PATH } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import { html, layout } from '../pages/html.js';
+import { confirmForm } from './confirm-form.js';
 import { formField } from '../pages/form-field.js';
 import { passkeySections, type PasskeySections } from './passkeys-view.js';
 import { accountPage, formNotice, newPasswordField } from './views.js';
@@ -70,11 +71,12 @@ export function signOutEverywhereConfirmPage(p: { account: AccountProfile; csrf:
         signed in. Apps you allowed keep their access; take it back on
         <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
       </p>
-      <form method="post" action="${ACCOUNT_PATH}/account/sign-out-everywhere">
-        <input type="hidden" name="csrf" value="${p.csrf}" />
-        <button type="submit" class="danger">Sign out everywhere</button>
-      </form>
-      <p><a href="${ACCOUNT_PATH}/account">Cancel: stay signed in</a></p>`,
+      ${confirmForm({
+        action: `${ACCOUNT_PATH}/account/sign-out-everywhere`,
+        csrf: p.csrf,
+        button: 'Sign out everywhere',
+        cancel: { href: `${ACCOUNT_PATH}/account`, text: 'Cancel: stay signed in' },
+      })}`,
   );
 }
 
@@ -92,12 +94,13 @@ export function removePasskeyConfirmPage(p: {
         The passkey <strong><bdi>${p.passkey.name}</bdi></strong> will no longer sign you in. Sign in with
         another passkey, a recovery code or your password instead.
       </p>
-      <form method="post" action="${ACCOUNT_PATH}/account/passkeys/remove">
-        <input type="hidden" name="csrf" value="${p.csrf}" />
-        <input type="hidden" name="passkey_id" value="${p.passkey.id}" />
-        <button type="submit" class="danger">Remove the passkey</button>
-      </form>
-      <p><a href="${ACCOUNT_PATH}/account">Cancel: keep it</a></p>`,
+      ${confirmForm({
+        action: `${ACCOUNT_PATH}/account/passkeys/remove`,
+        csrf: p.csrf,
+        target: { name: 'passkey_id', value: p.passkey.id },
+        button: 'Remove the passkey',
+        cancel: { href: `${ACCOUNT_PATH}/account`, text: 'Cancel: keep it' },
+      })}`,
   );
 }
 
@@ -115,11 +118,12 @@ export function newRecoveryCodesConfirmPage(p: {
         ${p.left === 1 ? 'Your unused recovery code stops' : `Your ${p.left} unused recovery codes stop`}
         working at once. Ten new codes are shown once, on the next page: have a pen or a printer ready.
       </p>
-      <form method="post" action="${ACCOUNT_PATH}/account/recovery-codes">
-        <input type="hidden" name="csrf" value="${p.csrf}" />
-        <button type="submit" class="danger">Make new recovery codes</button>
-      </form>
-      <p><a href="${ACCOUNT_PATH}/account">Cancel: keep the codes I have</a></p>`,
+      ${confirmForm({
+        action: `${ACCOUNT_PATH}/account/recovery-codes`,
+        csrf: p.csrf,
+        button: 'Make new recovery codes',
+        cancel: { href: `${ACCOUNT_PATH}/account`, text: 'Cancel: keep the codes I have' },
+      })}`,
   );
 }
 

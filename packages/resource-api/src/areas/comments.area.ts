@@ -2,7 +2,7 @@
  * Comments on posts, written by students and visitors and moderated (approved, pending, spam).
  * Read-only through the API (`comments:read` only).
  */
-import { defineCollectionArea } from '../lib/crud.js';
+import { defineCollectionArea, NEWEST_FIRST } from '../lib/crud.js';
 import { choice, ref, text } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter, idFilter } from '../lib/filters.js';
 
@@ -21,8 +21,7 @@ export default defineCollectionArea({
     status: choice(STATUS).default('pending'),
   },
   list: {
-    sort: { field: 'createdAt', order: -1, kind: 'date' },
-    order: 'newest first',
+    ...NEWEST_FIRST,
     search: { fields: ['body', 'authorName'], what: 'comment text and author name (case-insensitive)' },
     filters: [
       idFilter('post_id', 'postId', 'comments on the post'),

@@ -5,10 +5,10 @@
  * right now.
  */
 import { z } from 'zod';
-import { defineCollectionArea } from '../lib/crud.js';
+import { defineCollectionArea, NEWEST_FIRST } from '../lib/crud.js';
 import type { Problem } from '../lib/errors.js';
 import { choice, computed, flag, instant, integer, number, refs, text } from '../lib/fields.js';
-import { enumFilter } from '../lib/filters.js';
+import { enumFilter, flagFilter } from '../lib/filters.js';
 import { objectIdSchema } from '../lib/ids.js';
 import { currency, instant as instantSchema } from '../lib/wire.js';
 
@@ -110,19 +110,11 @@ export default defineCollectionArea({
   createMeta: DISCOUNT_RULE,
   check,
   list: {
-    sort: { field: 'createdAt', order: -1, kind: 'date' },
-    order: 'newest first',
+    ...NEWEST_FIRST,
     search: { fields: ['code', 'description'], what: 'code and description (case-insensitive)' },
     filters: [
       enumFilter('discount_type', 'discountType', TYPE, 'coupons'),
-      {
-        param: 'active',
-        schema: z
-          .enum(['true', 'false'])
-          .optional()
-          .describe('Only active (true) or inactive (false) coupons'),
-        toFilter: (v) => ({ active: v === 'true' }),
-      },
+      flagFilter('active', 'active', 'Only active (true) or inactive (false) coupons'),
     ],
   },
   unique: ['code'],

@@ -4,8 +4,8 @@
  * curriculum area. Anonymous visitors see published courses without internal fields.
  */
 import { z } from 'zod';
-import { defineCollectionArea } from '../lib/crud.js';
-import { choice, integer, refs, text } from '../lib/fields.js';
+import { defineCollectionArea, NEWEST_FIRST } from '../lib/crud.js';
+import { choice, integer, refs, text, requiredText } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter, idFilter } from '../lib/filters.js';
 import { objectIdSchema } from '../lib/ids.js';
 import { publishedContent } from '../lib/published-content.js';
@@ -13,7 +13,6 @@ import { cents, currency, httpUrl } from '../lib/wire.js';
 
 const LEVEL = ['beginner', 'intermediate', 'advanced'] as const;
 const content = publishedContent({
-  statuses: ['draft', 'published', 'archived'],
   plural: 'courses',
   from: 'title',
   slugNote: 'URL slug; derived from the title when absent',
@@ -25,7 +24,7 @@ export default defineCollectionArea({
   schemaName: 'Course',
   description: 'The courses the school teaches and sells: title, slug, status, level, price and lecturers.',
   fields: {
-    title: text().required().input(z.string().max(200).trim().min(1)).public(),
+    title: requiredText().public(),
     slug: content.slug,
     subtitle: text().nullable().input(z.string().max(300).nullable().optional()).public(),
     description: text().default('').input(z.string().max(20_000).optional()).public(),
@@ -47,8 +46,7 @@ export default defineCollectionArea({
   ...content.area,
   derive: content.stampPublishedAt,
   list: {
-    sort: { field: 'createdAt', order: -1, kind: 'date' },
-    order: 'newest first',
+    ...NEWEST_FIRST,
     search: { fields: ['title', 'subtitle'], what: 'title and subtitle (case-insensitive)' },
     filters: [
       content.statusFilter,

@@ -7,7 +7,7 @@
 import { Schema, Types } from 'mongoose';
 import { z } from 'zod';
 import { defineCollectionArea } from '../lib/crud.js';
-import { computed, custom, integer, ref, text } from '../lib/fields.js';
+import { computed, custom, integer, ref, requiredText } from '../lib/fields.js';
 import { idFilter } from '../lib/filters.js';
 import { isObjectId, objectIdSchema } from '../lib/ids.js';
 import { referenceProblems } from '../lib/references.js';
@@ -95,7 +95,7 @@ export default defineCollectionArea({
   collection: 'curriculum_sections',
   fields: {
     course_id: ref().required().with({ index: true }).input(objectIdSchema),
-    title: text().required().input(z.string().max(200).trim().min(1)),
+    title: requiredText(),
     position: integer()
       .required()
       .default(0)

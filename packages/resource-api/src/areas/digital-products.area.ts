@@ -5,18 +5,14 @@
  */
 import type { Types } from 'mongoose';
 import { z } from 'zod';
-import { defineCollectionArea } from '../lib/crud.js';
-import { integer, refs, text } from '../lib/fields.js';
+import { defineCollectionArea, NEWEST_FIRST } from '../lib/crud.js';
+import { integer, refs, text, requiredText } from '../lib/fields.js';
 import { objectIdSchema } from '../lib/ids.js';
 import { publishedContent } from '../lib/published-content.js';
 import { referenceProblems } from '../lib/references.js';
 import { cents, currency, httpUrl } from '../lib/wire.js';
 
-const content = publishedContent({
-  statuses: ['draft', 'published', 'archived'],
-  plural: 'products',
-  from: 'title',
-});
+const content = publishedContent({ plural: 'products', from: 'title' });
 
 export default defineCollectionArea({
   name: 'digital_products',
@@ -24,7 +20,7 @@ export default defineCollectionArea({
   schemaName: 'DigitalProduct',
   description: 'Downloadable products (e-books, templates) with their files.',
   fields: {
-    title: text().required().input(z.string().max(200).trim().min(1)).public(),
+    title: requiredText().public(),
     slug: content.slug,
     description: text().default('').input(z.string().max(20_000).optional()).public(),
     price_cents: integer().default(0).input(cents.optional().describe('Default 0 (free)')).public(),
@@ -46,8 +42,7 @@ export default defineCollectionArea({
       },
     ]),
   list: {
-    sort: { field: 'createdAt', order: -1, kind: 'date' },
-    order: 'newest first',
+    ...NEWEST_FIRST,
     search: { fields: ['title'], what: 'title (case-insensitive)' },
     filters: [content.statusFilter],
   },

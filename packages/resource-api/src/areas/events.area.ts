@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import { defineCollectionArea } from '../lib/crud.js';
 import type { Problem } from '../lib/errors.js';
-import { choice, computed, instant, integer, text } from '../lib/fields.js';
+import { choice, computed, instant, integer, text, requiredText } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter } from '../lib/filters.js';
 import { instant as instantSchema, timezone } from '../lib/wire.js';
 
@@ -27,7 +27,7 @@ export default defineCollectionArea({
   schemaName: 'Event',
   description: 'Live sessions, workshops and meetups with dates, capacity and registrations.',
   fields: {
-    title: text().required().input(z.string().max(200).trim().min(1)).public(),
+    title: requiredText().public(),
     description: text().default('').input(z.string().max(20_000).optional()).public(),
     starts_at: instant().required().input(instantSchema).public(),
     ends_at: instant().required().input(instantSchema).public(),

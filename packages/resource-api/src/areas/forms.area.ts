@@ -6,7 +6,7 @@
 import { Schema, type Connection } from 'mongoose';
 import { z } from 'zod';
 import type { SortSpec } from '../lib/cursor.js';
-import { defineCollectionArea, type CollectionArea } from '../lib/crud.js';
+import { defineCollectionArea, NEWEST_FIRST, type CollectionArea } from '../lib/crud.js';
 import { NotFoundError } from '../lib/errors.js';
 import { choice, custom, instant, integer, ref, text } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter } from '../lib/filters.js';
@@ -71,8 +71,7 @@ const forms = defineCollectionArea({
     submissions_count: integer().default(0),
   },
   list: {
-    sort: { field: 'createdAt', order: -1, kind: 'date' },
-    order: 'newest first',
+    ...NEWEST_FIRST,
     search: { fields: ['title'], what: 'title (case-insensitive)' },
     filters: [enumFilter('status', 'status', STATUS, 'forms')],
   },

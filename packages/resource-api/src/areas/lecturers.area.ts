@@ -4,7 +4,8 @@
  */
 import { z } from 'zod';
 import { defineCollectionArea } from '../lib/crud.js';
-import { flag, text, uniqueEmail } from '../lib/fields.js';
+import { flag, text, uniqueEmail, requiredText } from '../lib/fields.js';
+import { flagFilter } from '../lib/filters.js';
 import { httpUrl } from '../lib/wire.js';
 
 export default defineCollectionArea({
@@ -13,7 +14,7 @@ export default defineCollectionArea({
   schemaName: 'Lecturer',
   description: 'The school’s lecturers and their public profiles.',
   fields: {
-    name: text().required().input(z.string().max(200).trim().min(1)).public(),
+    name: requiredText().public(),
     email: uniqueEmail(),
     headline: text().default('').input(z.string().max(200).optional()).public(),
     bio: text().default('').input(z.string().max(10_000).optional()).public(),
@@ -29,16 +30,7 @@ export default defineCollectionArea({
     sort: { field: 'name', order: 1, kind: 'string' },
     order: 'by name',
     search: { fields: ['name', 'email', 'headline'], what: 'name, email and headline (case-insensitive)' },
-    filters: [
-      {
-        param: 'visible',
-        schema: z
-          .enum(['true', 'false'])
-          .optional()
-          .describe('Only visible (true) or hidden (false) lecturers'),
-        toFilter: (v) => ({ visible: v === 'true' }),
-      },
-    ],
+    filters: [flagFilter('visible', 'visible', 'Only visible (true) or hidden (false) lecturers')],
   },
   unique: ['email'],
   examples: {

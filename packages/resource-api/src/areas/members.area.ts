@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { defineCollectionArea } from '../lib/crud.js';
-import { choice, instant, text, uniqueEmail } from '../lib/fields.js';
+import { choice, instant, text, uniqueEmail, requiredText } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter } from '../lib/filters.js';
 import { instant as instantSchema } from '../lib/wire.js';
 
@@ -18,7 +18,7 @@ export default defineCollectionArea({
   description: 'Members of the school community, with their role and status.',
   fields: {
     email: uniqueEmail(),
-    name: text().required().input(z.string().max(200).trim().min(1)),
+    name: requiredText(),
     role: choice(ROLE).default('member').input(z.enum(ROLE).optional().describe('Default member')),
     status: choice(STATUS).default('active').input(z.enum(STATUS).optional().describe('Default active')),
     bio: text().nullable().input(z.string().max(2000).nullable().optional()),

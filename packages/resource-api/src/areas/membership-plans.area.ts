@@ -4,17 +4,13 @@
  */
 import { z } from 'zod';
 import { defineCollectionArea } from '../lib/crud.js';
-import { choice, integer, text, texts } from '../lib/fields.js';
+import { choice, integer, text, texts, requiredText } from '../lib/fields.js';
 import { enumFilter } from '../lib/filters.js';
 import { publishedContent } from '../lib/published-content.js';
 import { cents, currency } from '../lib/wire.js';
 
 const INTERVAL = ['month', 'year'] as const;
-const content = publishedContent({
-  statuses: ['draft', 'published', 'archived'],
-  plural: 'plans',
-  from: 'name',
-});
+const content = publishedContent({ plural: 'plans', from: 'name' });
 
 export default defineCollectionArea({
   name: 'membership_plans',
@@ -22,7 +18,7 @@ export default defineCollectionArea({
   schemaName: 'MembershipPlan',
   description: 'Recurring membership plans (monthly or yearly) with trials and features.',
   fields: {
-    name: text().required().input(z.string().max(200).trim().min(1)).public(),
+    name: requiredText().public(),
     slug: content.slug,
     description: text().default('').input(z.string().max(5000).optional()).public(),
     price_cents: integer().required().input(cents).public(),

@@ -5,7 +5,7 @@
  */
 import { Schema, type Types } from 'mongoose';
 import { z } from 'zod';
-import { defineCollectionArea } from '../lib/crud.js';
+import { defineCollectionArea, NEWEST_FIRST } from '../lib/crud.js';
 import { choice, custom, instant, integer, ref, text } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter, idFilter, stringFilter } from '../lib/filters.js';
 import { idOf } from '../lib/wire.js';
@@ -83,8 +83,7 @@ export default defineCollectionArea({
     refunded_at: instant().nullable(),
   },
   list: {
-    sort: { field: 'createdAt', order: -1, kind: 'date' },
-    order: 'newest first',
+    ...NEWEST_FIRST,
     search: { fields: ['number', 'email'], what: 'order number and email (case-insensitive)' },
     filters: [
       enumFilter('status', 'status', STATUS, 'orders'),

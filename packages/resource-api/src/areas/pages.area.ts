@@ -3,8 +3,8 @@
  * SEO fields. Anonymous visitors see published pages.
  */
 import { z } from 'zod';
-import { defineCollectionArea } from '../lib/crud.js';
-import { text } from '../lib/fields.js';
+import { defineCollectionArea, NEWEST_FIRST } from '../lib/crud.js';
+import { text, requiredText } from '../lib/fields.js';
 import { publishedContent } from '../lib/published-content.js';
 
 const content = publishedContent({ statuses: ['draft', 'published'], plural: 'pages', from: 'title' });
@@ -15,7 +15,7 @@ export default defineCollectionArea({
   schemaName: 'Page',
   description: 'Website pages of the school (about, FAQ, terms) with SEO fields.',
   fields: {
-    title: text().required().input(z.string().max(200).trim().min(1)).public(),
+    title: requiredText().public(),
     slug: content.slug,
     body: text().default('').describe('Markdown').input(z.string().max(200_000).optional()).public(),
     seo_title: text().nullable().input(z.string().max(70).nullable().optional()).public(),
@@ -26,8 +26,7 @@ export default defineCollectionArea({
   ...content.area,
   derive: content.stampPublishedAt,
   list: {
-    sort: { field: 'createdAt', order: -1, kind: 'date' },
-    order: 'newest first',
+    ...NEWEST_FIRST,
     search: { fields: ['title'], what: 'title (case-insensitive)' },
     filters: [content.statusFilter],
   },

@@ -5,18 +5,14 @@
  */
 import type { Types } from 'mongoose';
 import { z } from 'zod';
-import { defineCollectionArea } from '../lib/crud.js';
-import { ref, text, texts } from '../lib/fields.js';
+import { defineCollectionArea, NEWEST_FIRST } from '../lib/crud.js';
+import { ref, text, texts, requiredText } from '../lib/fields.js';
 import { dateRangeFilters, stringFilter } from '../lib/filters.js';
 import { objectIdSchema } from '../lib/ids.js';
 import { publishedContent } from '../lib/published-content.js';
 import { referenceProblems } from '../lib/references.js';
 
-const content = publishedContent({
-  statuses: ['draft', 'published', 'archived'],
-  plural: 'posts',
-  from: 'title',
-});
+const content = publishedContent({ plural: 'posts', from: 'title' });
 
 export default defineCollectionArea({
   name: 'posts',
@@ -24,7 +20,7 @@ export default defineCollectionArea({
   schemaName: 'Post',
   description: 'Blog posts and announcements; comments on them are in the comments area.',
   fields: {
-    title: text().required().input(z.string().max(200).trim().min(1)).public(),
+    title: requiredText().public(),
     slug: content.slug,
     excerpt: text().default('').input(z.string().max(1000).optional()).public(),
     body: text()
@@ -55,8 +51,7 @@ export default defineCollectionArea({
       },
     ]),
   list: {
-    sort: { field: 'createdAt', order: -1, kind: 'date' },
-    order: 'newest first',
+    ...NEWEST_FIRST,
     search: { fields: ['title', 'excerpt'], what: 'title and excerpt (case-insensitive)' },
     filters: [
       content.statusFilter,

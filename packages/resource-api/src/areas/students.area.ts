@@ -4,8 +4,8 @@
  */
 import { Schema, type Types } from 'mongoose';
 import { z } from 'zod';
-import { defineCollectionArea } from '../lib/crud.js';
-import { choice, custom, instant, text, texts, uniqueEmail } from '../lib/fields.js';
+import { defineCollectionArea, NEWEST_FIRST } from '../lib/crud.js';
+import { choice, custom, instant, texts, uniqueEmail, requiredText } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter, idFilter, stringFilter } from '../lib/filters.js';
 import { objectIdSchema } from '../lib/ids.js';
 import { referenceProblems } from '../lib/references.js';
@@ -79,7 +79,7 @@ export default defineCollectionArea({
   description: 'Students of the school with their course enrollments and progress.',
   fields: {
     email: uniqueEmail(),
-    name: text().required().input(z.string().max(200).trim().min(1)),
+    name: requiredText(),
     status: choice(STATUS).default('active').input(z.enum(STATUS).optional().describe('Default active')),
     tags: texts().input(z.array(z.string().max(50).trim().min(1)).max(20).optional()),
     enrollments: enrollments.input(
@@ -111,8 +111,7 @@ export default defineCollectionArea({
     ];
   },
   list: {
-    sort: { field: 'createdAt', order: -1, kind: 'date' },
-    order: 'newest first',
+    ...NEWEST_FIRST,
     search: { fields: ['email', 'name'], what: 'email and name (case-insensitive)' },
     filters: [
       stringFilter('email', 'email', 'students', (s) => s.toLowerCase()),

@@ -5,7 +5,7 @@
  */
 import type { Connection, Types } from 'mongoose';
 import { z } from 'zod';
-import { defineCollectionArea } from '../lib/crud.js';
+import { defineCollectionArea, NEWEST_FIRST } from '../lib/crud.js';
 import type { Problem } from '../lib/errors.js';
 import { choice, flag, instant, ref } from '../lib/fields.js';
 import { dateRangeFilters, enumFilter, idFilter } from '../lib/filters.js';
@@ -59,8 +59,7 @@ export default defineCollectionArea({
   },
   check,
   list: {
-    sort: { field: 'createdAt', order: -1, kind: 'date' },
-    order: 'newest first',
+    ...NEWEST_FIRST,
     filters: [
       enumFilter('status', 'status', STATUS, 'subscriptions'),
       idFilter('student_id', 'studentId', 'subscriptions of the student'),

@@ -74,6 +74,12 @@ export interface CollectionSpec {
   examples?: { create: Record<string, unknown>; update: Record<string, unknown> };
 }
 
+/** The list order of most areas: by creation time (the `createdAt` every collection stamps), newest first. */
+export const NEWEST_FIRST = {
+  sort: { field: 'createdAt', order: -1, kind: 'date' },
+  order: 'newest first',
+} satisfies Pick<CollectionSpec['list'], 'sort' | 'order'>;
+
 /** A collection area: its operations, and its model and storage mapping for the seed and extra operations. */
 export interface CollectionArea extends AreaModule {
   init(connection: Connection): Promise<void>;

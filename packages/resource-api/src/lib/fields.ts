@@ -91,6 +91,8 @@ const plain = (out: z.ZodType, type: unknown) => field({ out, store: { type }, t
 
 /** A string. */
 export const text = () => plain(z.string(), String);
+/** A required one-line text, e.g. a title or a name: trimmed, not blank, up to 200 characters. */
+export const requiredText = () => text().required().input(z.string().max(200).trim().min(1));
 /** A person's email, their unique key in the area: required, stored trimmed and in lower case. */
 export const uniqueEmail = () =>
   text()

@@ -25,6 +25,15 @@ export interface FilterSpec {
   toFilter(value: unknown): Record<string, unknown>;
 }
 
+/** A true/false parameter for a boolean field, e.g. `active`: `what` says what each value keeps. */
+export function flagFilter(param: string, field: string, what: string) {
+  return {
+    param,
+    schema: z.enum(['true', 'false']).optional().describe(what),
+    toFilter: (v: unknown) => ({ [field]: v === 'true' }),
+  } satisfies FilterSpec;
+}
+
 /** An ISO 8601 date (`2025-01-31`) or date-time with offset. */
 export const dateParam = z
   .union([z.iso.datetime({ offset: true }), z.iso.date()])

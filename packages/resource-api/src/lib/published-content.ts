@@ -13,8 +13,8 @@ import { slug as slugSchema, slugify } from './wire.js';
 
 /** How one area publishes. */
 export interface PublishedContentOptions<S extends readonly [string, ...string[]]> {
-  /** Its statuses; `draft` and `published` among them. */
-  statuses: S;
+  /** Its statuses; `draft` and `published` among them. Default: {@link CONTENT_STATUSES}. */
+  statuses?: S;
   /** Plural for texts, e.g. `plans` (→ `published plans only`). */
   plural: string;
   /** The field the slug is derived from. */
@@ -23,24 +23,28 @@ export interface PublishedContentOptions<S extends readonly [string, ...string[]
   slugNote?: string;
 }
 
+/** The statuses of most published content: a draft, put live, and archived (taken down, kept). */
+export const CONTENT_STATUSES = ['draft', 'published', 'archived'] as const;
+
 /** The fields and declaration parts of published content. */
-export function publishedContent<const S extends readonly [string, ...string[]]>(
+export function publishedContent<const S extends readonly [string, ...string[]] = typeof CONTENT_STATUSES>(
   o: PublishedContentOptions<S>,
 ) {
+  const statuses = (o.statuses ?? CONTENT_STATUSES) as S;
   const slug = text()
     .required()
     .with({ unique: true })
     .input(slugSchema.optional().describe(o.slugNote ?? `Derived from the ${o.from} when absent`))
     .public();
-  const status = choice(o.statuses)
+  const status = choice(statuses)
     .default('draft')
-    .input(z.enum(o.statuses).optional().describe('Default draft'));
+    .input(z.enum(statuses).optional().describe('Default draft'));
   return {
     slug,
     status,
     /** When the item was last put live. */
     publishedAt: instant().nullable().public(),
-    statusFilter: enumFilter('status', 'status', o.statuses, o.plural),
+    statusFilter: enumFilter('status', 'status', statuses, o.plural),
     area: {
       public: { what: `published ${o.plural} only`, filter: { status: 'published' } },
       onCreate: (s: Record<string, unknown>) => ({ ...s, slug: s.slug ?? slugify(String(s[o.from])) }),
