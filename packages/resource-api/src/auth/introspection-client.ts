@@ -9,13 +9,14 @@
  * only be about the token (a JWT-shaped or oversized one, introspection-answers.ts) is an inactive
  * token; a refusal of our own credentials is {@link IntrospectionCredentialsError}, 503 too.
  *
- * A call whose connection closes before any answer is sent once more, on another connection: a
- * pooled keep-alive connection can be closed by the other side (an edge reloading, an auth server
- * draining) just as a request is written on it. Introspection changes nothing at the auth server, so
+ * A call whose connection closes before any answer is sent once more, on a new connection of its
+ * own: a pooled keep-alive connection can be closed by the other side (an edge reloading, an auth
+ * server draining) just as a request is written on it, and the pool's other idle connections are
+ * then usually being closed too. Introspection changes nothing at the auth server, so
  * sending it again is safe (RFC 9110 §9.2.2 lets a client retry such a request automatically).
  */
 import { OAUTH_ROUTES, introspectionAnswerSchema, type IntrospectionAnswer } from '@school/shared';
-import { Pool } from 'undici';
+import { Client, Pool, type Dispatcher } from 'undici';
 import { refusalOf } from './introspection-answers.js';
 
 /** One introspection answer (`@school/shared` introspection.ts: the fields the API relies on). */
@@ -112,16 +113,30 @@ export class IntrospectionClient implements Introspector {
       return await this.call(body, deadline.signal, requestId);
     } catch (err) {
       if (deadline.signal.aborted || !closedBeforeAnswer(err)) throw err;
-      return await this.call(body, deadline.signal, requestId);
+      const fresh = new Client(this.options.authUrl, {
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.timeoutMs,
+        connectTimeout: this.options.timeoutMs,
+      });
+      try {
+        return await this.call(body, deadline.signal, requestId, fresh);
+      } finally {
+        await fresh.close();
+      }
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private async call(body: string, signal: AbortSignal, requestId?: string): Promise<Introspection> {
+  private async call(
+    body: string,
+    signal: AbortSignal,
+    requestId?: string,
+    via: Dispatcher = this.pool,
+  ): Promise<Introspection> {
     let res;
     try {
-      res = await this.pool.request({
+      res = await via.request({
         method: 'POST',
         path: this.path,
         headers: {
