@@ -152,9 +152,29 @@ export interface LoadResult {
   failures: string[];
 }
 
+/** Error codes of a connection closed before any answer (undici's `SocketError`, or the system's). */
+const CLOSED_BEFORE_ANSWER: ReadonlySet<string> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+
+/**
+ * The probe's status; a probe whose keep-alive connection was closed under it before any answer (the
+ * edge's old workers close their idle connections on a reload) is sent once more, as browsers and
+ * HTTP clients resend such a request (RFC 9110 §9.2.2; every probe here is safe to repeat).
+ */
+async function statusOf(probe: Probe): Promise<number> {
+  try {
+    return await probe();
+  } catch (err) {
+    const code = (err as { cause?: { code?: unknown } }).cause?.code;
+    if (typeof code !== 'string' || !CLOSED_BEFORE_ANSWER.has(code)) return 0;
+    await new Promise((r) => setTimeout(r, 50)); // the pool drops the other closed connections meanwhile
+    return probe().catch(() => 0);
+  }
+}
+
 /**
  * Runs `probes` round robin from `workers` concurrent loops until `during` settles, then stops; a
- * request fails when its status is not in `ok`. Bounded: at most `maxSeconds`.
+ * request fails when its status is not in `ok` (0: no answer, even after the one resend of
+ * {@link statusOf}). Bounded: at most `maxSeconds`.
  */
 export async function underLoad<T>(
   probes: Array<{ name: string; probe: Probe; ok: number[] }>,
@@ -168,7 +188,7 @@ export async function underLoad<T>(
   const loops = Array.from({ length: workers }, async (_, w) => {
     for (let i = w; !done && Date.now() < deadline; i++) {
       const { name, probe, ok } = probes[i % probes.length]!;
-      const status = await probe().catch(() => 0);
+      const status = await statusOf(probe);
       load.requests++;
       if (!ok.includes(status)) {
         load.failed++;
