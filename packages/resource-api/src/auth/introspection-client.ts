@@ -9,14 +9,15 @@
  * only be about the token (a JWT-shaped or oversized one, introspection-answers.ts) is an inactive
  * token; a refusal of our own credentials is {@link IntrospectionCredentialsError}, 503 too.
  *
- * A call whose connection closes before any answer is sent once more, on a new connection of its
- * own: a pooled keep-alive connection can be closed by the other side (an edge reloading, an auth
- * server draining) just as a request is written on it, and the pool's other idle connections are
- * then usually being closed too. Introspection changes nothing at the auth server, so
+ * A call whose connection closes before any answer is sent once more, a moment later: a pooled
+ * keep-alive connection can be closed by the other side (an edge reloading, an auth server
+ * draining) just as a request is written on it. The pool's other idle connections are then usually
+ * being closed too; after the pause the pool has dropped them, and the resend takes a live one or
+ * opens a new one. Introspection changes nothing at the auth server, so
  * sending it again is safe (RFC 9110 §9.2.2 lets a client retry such a request automatically).
  */
 import { OAUTH_ROUTES, introspectionAnswerSchema, type IntrospectionAnswer } from '@school/shared';
-import { Client, Pool, type Dispatcher } from 'undici';
+import { Pool } from 'undici';
 import { refusalOf } from './introspection-answers.js';
 
 /** One introspection answer (`@school/shared` introspection.ts: the fields the API relies on). */
@@ -56,6 +57,9 @@ function closedBeforeAnswer(err: unknown): boolean {
   const code = (err.cause as { code?: unknown } | undefined)?.code;
   return typeof code === 'string' && CLOSED_BEFORE_ANSWER.has(code);
 }
+
+/** How long a resend waits for the pool to drop connections closed along with the first one. */
+const RESEND_PAUSE_MS = 50;
 
 /** What the API makes of a token the auth server refused to look at. */
 const REFUSED_TOKEN: Introspection = Object.freeze({ active: false });
@@ -113,30 +117,17 @@ export class IntrospectionClient implements Introspector {
       return await this.call(body, deadline.signal, requestId);
     } catch (err) {
       if (deadline.signal.aborted || !closedBeforeAnswer(err)) throw err;
-      const fresh = new Client(this.options.authUrl, {
-        headersTimeout: this.options.timeoutMs,
-        bodyTimeout: this.options.timeoutMs,
-        connectTimeout: this.options.timeoutMs,
-      });
-      try {
-        return await this.call(body, deadline.signal, requestId, fresh);
-      } finally {
-        await fresh.close();
-      }
+      await new Promise((resolve) => setTimeout(resolve, RESEND_PAUSE_MS));
+      return await this.call(body, deadline.signal, requestId);
     } finally {
       clearTimeout(timer);
     }
   }
 
-  private async call(
-    body: string,
-    signal: AbortSignal,
-    requestId?: string,
-    via: Dispatcher = this.pool,
-  ): Promise<Introspection> {
+  private async call(body: string, signal: AbortSignal, requestId?: string): Promise<Introspection> {
     let res;
     try {
-      res = await via.request({
+      res = await this.pool.request({
         method: 'POST',
         path: this.path,
         headers: {
