@@ -194,6 +194,10 @@ export async function startStack(
     processes.edge = edge;
     const metadata = `${edgeUrl}/.well-known/oauth-authorization-server`;
     await waitUntil(edge, () => httpAnswers(metadata), metadata, 20_000);
+    // Whatever answers on the edge's port must be this stack: a port taken by another server would
+    // otherwise pass every request of the suite to someone else's.
+    const { issuer } = (await (await fetch(metadata)).json()) as { issuer?: unknown };
+    if (issuer !== baseUrl) throw new Error(`the edge's port answers for ${String(issuer)}, not ${baseUrl}`);
   } catch (err) {
     await stack.stop();
     throw err;
