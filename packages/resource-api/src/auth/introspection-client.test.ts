@@ -1,12 +1,14 @@
 /**
  * The introspection client against a real loopback HTTP server that closes connections under it: a
  * call whose connection closes before any answer is sent once more, and only once; an answer, even
- * an error, is never sent again.
+ * an error, is never sent again. Which failures count as "no answer" is checked on undici's own
+ * error classes.
  */
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AuthServerUnavailableError, IntrospectionClient } from './introspection-client.js';
+import { errors } from 'undici';
+import { AuthServerUnavailableError, IntrospectionClient, resendable } from './introspection-client.js';
 
 const ACTIVE = { active: true, client_id: 'app', scope: 'courses:read', exp: 4_102_444_800 };
 
@@ -75,5 +77,21 @@ describe('an answer', () => {
       'introspection answered HTTP 503',
     );
     expect(seen.requests).toBe(1);
+  });
+});
+
+describe('which failures are resent', () => {
+  const failed = (cause: unknown) =>
+    new AuthServerUnavailableError('introspection request failed', { cause });
+  it('a connection closed under the call, or one that never opened', () => {
+    expect(resendable(failed(new errors.SocketError('other side closed')))).toBe(true);
+    expect(resendable(failed(new errors.ConnectTimeoutError()))).toBe(true);
+    expect(resendable(failed(Object.assign(new Error('reset'), { code: 'ECONNRESET' })))).toBe(true);
+  });
+  it('not a refused connection, a timeout waiting for the answer, or an abort', () => {
+    expect(resendable(failed(Object.assign(new Error('refused'), { code: 'ECONNREFUSED' })))).toBe(false);
+    expect(resendable(failed(new errors.HeadersTimeoutError()))).toBe(false);
+    expect(resendable(failed(new errors.RequestAbortedError()))).toBe(false);
+    expect(resendable(new Error('not an introspection failure'))).toBe(false);
   });
 });

@@ -9,7 +9,8 @@
  * only be about the token (a JWT-shaped or oversized one, introspection-answers.ts) is an inactive
  * token; a refusal of our own credentials is {@link IntrospectionCredentialsError}, 503 too.
  *
- * A call whose connection closes before any answer is sent once more, a moment later: a pooled
+ * A call whose connection closes before any answer, or does not open within a third of the deadline,
+ * is sent once more, a moment later: a pooled
  * keep-alive connection can be closed by the other side (an edge reloading, an auth server
  * draining) just as a request is written on it. The pool's other idle connections are then usually
  * being closed too; after the pause the pool has dropped them, and the resend takes a live one or
@@ -48,14 +49,22 @@ export class IntrospectionCredentialsError extends AuthServerUnavailableError {
 /** Marks an introspection request that reports a scope's use rather than checks a token (logs, tests). */
 export const SCOPE_USE_HEADER = 'x-scope-use-report';
 
-/** Errors of a connection that closed before any answer (undici's `SocketError`, or the system's). */
-const CLOSED_BEFORE_ANSWER: ReadonlySet<string> = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+/**
+ * Errors of a call that got no answer because its connection closed under it (undici's
+ * `SocketError`, or the system's), or never opened (undici's `ConnectTimeoutError`: nothing was sent).
+ */
+const RESENDABLE: ReadonlySet<string> = new Set([
+  'UND_ERR_SOCKET',
+  'ECONNRESET',
+  'EPIPE',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
-/** Whether `err` is a call that never got an answer because its connection closed under it. */
-function closedBeforeAnswer(err: unknown): boolean {
+/** Whether `err`, a failed call, may be sent once more: it got no answer, as {@link RESENDABLE} says. */
+export function resendable(err: unknown): boolean {
   if (!(err instanceof AuthServerUnavailableError)) return false;
   const code = (err.cause as { code?: unknown } | undefined)?.code;
-  return typeof code === 'string' && CLOSED_BEFORE_ANSWER.has(code);
+  return typeof code === 'string' && RESENDABLE.has(code);
 }
 
 /** How long a resend waits for the pool to drop connections closed along with the first one. */
@@ -96,7 +105,9 @@ export class IntrospectionClient implements Introspector {
       keepAliveTimeout: 4_000,
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
-      connectTimeout: options.timeoutMs,
+      // A third of the deadline: a connect that hangs (a SYN dropped while a container network
+      // changes) leaves time for the one resend on a new connection.
+      connectTimeout: Math.max(100, Math.floor(options.timeoutMs / 3)),
     });
   }
 
@@ -116,7 +127,7 @@ export class IntrospectionClient implements Introspector {
     try {
       return await this.call(body, deadline.signal, requestId);
     } catch (err) {
-      if (deadline.signal.aborted || !closedBeforeAnswer(err)) throw err;
+      if (deadline.signal.aborted || !resendable(err)) throw err;
       await new Promise((resolve) => setTimeout(resolve, RESEND_PAUSE_MS));
       return await this.call(body, deadline.signal, requestId);
     } finally {
