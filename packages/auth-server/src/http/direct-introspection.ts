@@ -43,14 +43,17 @@ import type { Middleware } from 'koa';
 import type { Provider } from 'oidc-provider';
 import { isPlainForm, requestForm } from './request-form.js';
 import type { RateLimiting } from './rate-limit.js';
-import {
-  ACCESS_TOKEN_HINTS,
-  TOKEN_SHAPE,
-  type Count,
-  type IntrospectionCount,
-} from '../storage/introspection-count.js';
+import type { Count, IntrospectionCount } from '../storage/introspection-count.js';
 import { SUBJECT_TYPES } from '../provider/configuration.js';
 import { modelCalls, type ModelCalls } from '../storage/request-reads.js';
+
+/** Opaque token values as oidc-provider mints them (base64url); the shortcut takes no other. */
+const TOKEN_SHAPE = /^[\w-]{20,128}$/;
+/** The `token_type_hint` values under which oidc-provider looks the access token up first. */
+const ACCESS_TOKEN_HINTS: ReadonlySet<string> = new Set([
+  'access_token',
+  'urn:ietf:params:oauth:token-type:access_token',
+]);
 
 /** Whether a client can have pairwise subjects (then its `sub` is oidc-provider's to compute). */
 const PAIRWISE_SUBJECTS = SUBJECT_TYPES.includes('pairwise');

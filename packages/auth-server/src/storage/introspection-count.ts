@@ -20,14 +20,6 @@ import type { FoundWithGrant } from './request-reads.js';
 import { modelKey, modelPrefix } from './redis-keys.js';
 import { withScripts, type CountAndFindReply } from './redis-scripts.js';
 
-/** Opaque token values as oidc-provider mints them (base64url); the shortcut takes no other. */
-export const TOKEN_SHAPE = /^[\w-]{20,128}$/;
-/** The `token_type_hint` values under which oidc-provider looks the access token up first. */
-export const ACCESS_TOKEN_HINTS: ReadonlySet<string> = new Set([
-  'access_token',
-  'urn:ietf:params:oauth:token-type:access_token',
-]);
-
 /** A fixed-window count as the rate limiter needs it. */
 export interface Count {
   consumed: number;
