@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { errors } from 'undici';
 import { AuthServerUnavailableError, IntrospectionClient, resendable } from './introspection-client.js';
+import { steadyLookup } from './steady-lookup.js';
 
 const ACTIVE = { active: true, client_id: 'app', scope: 'courses:read', exp: 4_102_444_800 };
 
@@ -93,5 +94,45 @@ describe('which failures are resent', () => {
     expect(resendable(failed(new errors.HeadersTimeoutError()))).toBe(false);
     expect(resendable(failed(new errors.RequestAbortedError()))).toBe(false);
     expect(resendable(new Error('not an introspection failure'))).toBe(false);
+  });
+});
+
+describe('finding the auth server by name', () => {
+  it('keeps reaching it on new connections while the resolver stalls', async () => {
+    const seen = { requests: 0 };
+    server = createServer((req, res) => {
+      seen.requests++;
+      req.resume();
+      // Each answer closes its connection, so every call needs a new one, and a lookup.
+      req.on('end', () => res.writeHead(200, { connection: 'close' }).end(JSON.stringify(ACTIVE)));
+    });
+    await new Promise<void>((resolve) => server!.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const resolver = { stalled: false, calls: 0 };
+    client = new IntrospectionClient({
+      authUrl: `http://auth-server.test:${port}`,
+      clientId: 'resource-api',
+      clientSecret: 'secret',
+      timeoutMs: 5_000,
+      lookup: steadyLookup({
+        patienceMs: 50,
+        resolve: (hostname) => {
+          resolver.calls++;
+          expect(hostname).toBe('auth-server.test');
+          return resolver.stalled
+            ? new Promise(() => undefined)
+            : Promise.resolve([{ address: '127.0.0.1', family: 4 }]);
+        },
+      }),
+    });
+    await expect(client.introspect('a-token-value-of-twenty-chars')).resolves.toMatchObject({ active: true });
+    resolver.stalled = true;
+    for (let i = 0; i < 3; i++) {
+      await expect(client.introspect('a-token-value-of-twenty-chars')).resolves.toMatchObject({
+        active: true,
+      });
+    }
+    expect(seen.requests).toBe(4);
+    expect(resolver.calls).toBeGreaterThanOrEqual(2);
   });
 });

@@ -16,10 +16,13 @@
  * being closed too; after the pause the pool has dropped them, and the resend takes a live one or
  * opens a new one. Introspection changes nothing at the auth server, so
  * sending it again is safe (RFC 9110 §9.2.2 lets a client retry such a request automatically).
+ * A new connection finds the auth server through steady-lookup.ts: when the resolver stalls, the
+ * address it gave last.
  */
 import { OAUTH_ROUTES, introspectionAnswerSchema, type IntrospectionAnswer } from '@school/shared';
 import { Pool } from 'undici';
 import { refusalOf } from './introspection-answers.js';
+import { steadyLookup, type LookupFunction } from './steady-lookup.js';
 
 /** One introspection answer (`@school/shared` introspection.ts: the fields the API relies on). */
 export type Introspection = IntrospectionAnswer;
@@ -92,6 +95,8 @@ export interface IntrospectionClientOptions {
   timeoutMs: number;
   /** Most concurrent connections to the auth server. */
   connections?: number;
+  /** How a new connection finds the auth server's address; default {@link steadyLookup}. */
+  lookup?: LookupFunction;
 }
 
 /** Introspects tokens at the auth server's introspection route with client_secret_post. */
@@ -108,6 +113,8 @@ export class IntrospectionClient implements Introspector {
       // A third of the deadline: a connect that hangs (a SYN dropped while a container network
       // changes) leaves time for the one resend on a new connection.
       connectTimeout: Math.max(100, Math.floor(options.timeoutMs / 3)),
+      // A resolver that stalls while containers start and stop does not stall every new connection.
+      connect: { lookup: options.lookup ?? steadyLookup() },
     });
   }
 
