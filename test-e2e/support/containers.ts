@@ -111,6 +111,20 @@ export function containersOf(p: Project, service: string): string[] {
     .sort();
 }
 
+/**
+ * The last warnings and errors the resource API's containers of project `p` logged (pino's level 40 and
+ * up), each cut to 300 characters: why a request got a 503, for a failure's message.
+ */
+export function apiTrouble(p: Project, last = 10): string[] {
+  return containersOf(p, 'resource-api')
+    .flatMap((c) => {
+      const out = spawnSync(ENGINE, ['logs', c], { encoding: 'utf8', maxBuffer: 1 << 28 });
+      return `${out.stdout}\n${out.stderr}`.split('\n').filter((l) => /"level":(4|5|6)\d/.test(l));
+    })
+    .slice(-last)
+    .map((l) => l.slice(0, 300));
+}
+
 /** Removes everything of project `p` (containers, network, volumes, secrets file), whatever state it is in. */
 export async function removeProject(p: Project): Promise<void> {
   // What every container printed, kept for a failure's diagnosis: .data/containers/<project>-last.log.
@@ -188,12 +202,15 @@ export async function underLoad<T>(
   const loops = Array.from({ length: workers }, async (_, w) => {
     for (let i = w; !done && Date.now() < deadline; i++) {
       const { name, probe, ok } = probes[i % probes.length]!;
+      const sent = Date.now();
       const status = await statusOf(probe);
       load.requests++;
       if (!ok.includes(status)) {
         load.failed++;
         if (load.failures.length < 20)
-          load.failures.push(`${name}: ${status} at ${new Date().toISOString()}`);
+          load.failures.push(
+            `${name}: ${status} after ${Date.now() - sent} ms, at ${new Date(sent).toISOString()}`,
+          );
       }
       await new Promise((r) => setTimeout(r, 20));
     }
