@@ -401,8 +401,9 @@ describe('the compose stack, two replicas of each service', () => {
         engine('start', redis!);
       }
       // Recovered means every instance of both services says it is ready again (its own readiness
-      // check: Redis for the auth servers, introspection for the APIs); from then on every request
-      // must succeed, without a retry.
+      // check: Redis for the auth servers, introspection for the APIs; the bound is two minutes, as a
+      // restarted container can meet a network DNS server that is silent for most of one); from
+      // then on every request must succeed, without a retry.
       const started = Date.now();
       const instances = [
         ...containersOf(stack, 'auth-server').map((c) => [c, 'AUTH_PORT'] as const),
@@ -410,7 +411,7 @@ describe('the compose stack, two replicas of each service', () => {
       ];
       const notReady = () => instances.filter(([c, port]) => !instanceReady(c, port)).map(([c]) => c);
       let waiting = notReady();
-      while (waiting.length && Date.now() - started < 60_000) {
+      while (waiting.length && Date.now() - started < 120_000) {
         await new Promise((r) => setTimeout(r, 500));
         waiting = notReady();
       }
