@@ -199,6 +199,7 @@ require("fs").writeFileSync(file, stringify(cm) + "---\n" + require("fs").readFi
     -e EDGE_TRUSTED_PROXY=unix: -e 'NGINX_ENVSUBST_FILTER=^(LISTEN_PORT|AUTH_UPSTREAM|API_UPSTREAM|EDGE_TRUSTED_PROXY)$' \
     -v "$root/docker/edge.conf.template:/etc/nginx/templates/default.conf.template:ro" "${NGINX_IMAGE:-nginx:1.27}" >/dev/null
   wait_http "http://127.0.0.1:$EDGE_PORT/.well-known/oauth-authorization-server" edge "$kube_dir/play.log"
+  wait_api_checks_tokens # scripts/containers: the API, through the edge, refuses an unknown token with 401
   echo "serving_seconds=$((SECONDS - serving))" >>"$timings"
   echo "up_seconds=$((SECONDS - started))" >>"$timings"
   node -e '
