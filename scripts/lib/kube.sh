@@ -94,7 +94,7 @@ kube_secret() { # kube_secret NAME KEY=FILE...: a podman secret in the form kube
 
 kube_wait() { # kube_wait CONTAINER URL-ON-ITS-OWN-PORT
   local deadline=$((SECONDS + 90))
-  until podman exec "$1" node -e "fetch('$2').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))" 2>/dev/null; do
+  until answers_ok "$1" "$2"; do # scripts/containers
     [ $SECONDS -lt $deadline ] || { echo "scripts/containers kube: $1 is not ready at $2; its log:" >&2; podman logs --tail 30 "$1" >&2; exit 1; }
     sleep 1
   done
