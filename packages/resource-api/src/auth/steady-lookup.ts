@@ -21,6 +21,10 @@ const systemResolve: Resolve = (hostname) =>
     dnsLookup(hostname, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
   );
 
+/** The error `dns.lookup` gives for a name without (such) addresses. */
+const notFound = (message: string): NodeJS.ErrnoException =>
+  Object.assign(new Error(message), { code: 'ENOTFOUND' });
+
 /** The shape of `net.connect`'s `lookup` option (undici passes it through its `connect` options). */
 export type LookupFunction = (
   hostname: string,
@@ -48,8 +52,7 @@ export function steadyLookup({
     if (!pending) {
       pending = resolve(hostname)
         .then((addresses) => {
-          if (addresses.length === 0)
-            throw Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' });
+          if (addresses.length === 0) throw notFound(`no address for ${hostname}`);
           lastAnswer.set(hostname, addresses);
           return addresses;
         })
@@ -80,13 +83,7 @@ export function steadyLookup({
         const wanted =
           options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
         if (wanted.length === 0) {
-          const err: NodeJS.ErrnoException = Object.assign(
-            new Error(`no IPv${options.family} address for ${hostname}`),
-            {
-              code: 'ENOTFOUND',
-            },
-          );
-          return callback(err, options.all ? [] : '');
+          return callback(notFound(`no IPv${options.family} address for ${hostname}`), options.all ? [] : '');
         }
         if (options.all) callback(null, wanted);
         else callback(null, wanted[0]!.address, wanted[0]!.family);
