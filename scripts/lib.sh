@@ -119,6 +119,16 @@ random_secret() {
   od -An -tx1 -N32 /dev/urandom | tr -d ' \n'
 }
 
+# The settings scripts/start runs the services with, unless the environment sets them: shared with
+# scripts/auth, so the operator command works on the installation scripts/start made.
+installation_defaults() {
+  export BASE_URL=${BASE_URL:-http://127.0.0.1:8080}
+  export AUTH_PORT=${AUTH_PORT:-8082}
+  export API_PORT=${API_PORT:-8081}
+  export KEYS_FILE=${KEYS_FILE:-$root/.data/keys/jwks.json}
+  export TRUST_PROXY=${TRUST_PROXY:-true}
+}
+
 # Per-installation secrets: on first use creates FILE (mode 0600) with random
 # COOKIE_SECRETS, INTROSPECTION_CLIENT_SECRET and SEED_ADMIN_PASSWORD, adds any of them missing on
 # later runs (keeping the rest), and exports each one not already set in the environment (an

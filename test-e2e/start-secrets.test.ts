@@ -4,9 +4,9 @@
  * published in the repository, and accepted by both services outside NODE_ENV=test.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import { PUBLISHED_SECRETS } from '@school/shared';
 import { loadConfig as loadAuthConfig } from '../packages/auth-server/src/config.js';
@@ -71,5 +71,49 @@ describe('ensure_secrets', () => {
         secrets.INTROSPECTION_CLIENT_SECRET,
       );
     }
+  });
+});
+
+describe('scripts/auth, the operator command on the installation scripts/start made', () => {
+  /** An installation directory: the repository's code, and a `.data/` of its own holding `files`. */
+  function installation(files: Record<string, string>): string {
+    const dir = mkdtempSync(join(tmpdir(), 'installation-'));
+    for (const part of ['scripts', 'packages', 'node_modules', 'package.json', 'package-lock.json'])
+      symlinkSync(join(ROOT, part), join(dir, part));
+    mkdirSync(join(dir, '.data'));
+    for (const [name, text] of Object.entries(files))
+      writeFileSync(join(dir, '.data', name), text, { mode: 0o600 });
+    return dir;
+  }
+
+  /** Runs `scripts/auth ...args` of `dir` with no service settings nor secrets in the environment. */
+  function auth(dir: string, ...args: string[]) {
+    const env = Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([k]) => !['REDIS_URL', 'MONGODB_URI', 'NODE_ENV', ...NAMES].includes(k) && !k.startsWith('JEST'),
+      ),
+    );
+    env.PATH = `${dirname(process.execPath)}:${env.PATH ?? ''}`;
+    return spawnSync(join(dir, 'scripts/auth'), args, { cwd: tmpdir(), env, encoding: 'utf8' });
+  }
+
+  it('reads the installation secrets and services, so `accounts list` needs nothing sourced by hand', () => {
+    const database = `start_secrets_${process.pid}_${Date.now()}`;
+    const mongo = new URL(process.env.MONGODB_URI ?? 'mongodb://127.0.0.1:27027/school');
+    mongo.pathname = `/${database}`;
+    const dir = installation({
+      'secrets.env': `COOKIE_SECRETS=${'c'.repeat(64)}\nINTROSPECTION_CLIENT_SECRET=${'i'.repeat(64)}\n`,
+      'services.env': `export REDIS_URL=${process.env.REDIS_URL ?? 'redis://127.0.0.1:6390'}\nexport MONGODB_URI=${mongo.href}\n`,
+    });
+    const run = auth(dir, 'accounts', 'list');
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual([]);
+  });
+
+  it('says what is missing when the installation has no secrets', () => {
+    const run = auth(installation({}), 'accounts', 'list');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/^school-auth: the configuration is not usable: COOKIE_SECRETS: is required/);
   });
 });
