@@ -15,6 +15,7 @@ import {
   tokenRequest,
   type OAuthClient,
 } from '../test-support/oauth-flow.js';
+import { pollUntil } from '../test-support/processes.js';
 import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -127,5 +128,73 @@ describe('userinfo says what to fix', () => {
     expect(((await res.json()) as Record<string, string>).error_description).toMatch(
       /lacks the openid scope/,
     );
+  });
+});
+
+describe('every refusal is in the log, under the reference the person quotes', () => {
+  /** The auth server's request line with `requestId`, once it has been written. */
+  async function lineOf(requestId: string): Promise<Record<string, unknown>> {
+    const find = () =>
+      stack.logs['auth-server']!.join('')
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.msg === 'request' && l.requestId === requestId);
+    await pollUntil(() => find() !== undefined, `the log line of ${requestId}`, 5000);
+    return find()!;
+  }
+
+  /** The reference an error page shows. */
+  const referenceOn = (page: string) => /<code class="ref">([^<]+)<\/code>/.exec(page)?.[1] ?? '';
+
+  const authorize = (params: Record<string, string>) =>
+    fetch(
+      `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({ response_type: 'code', ...params }).toString()}`,
+      {
+        redirect: 'manual',
+      },
+    );
+
+  it('an unknown client at the authorization endpoint', async () => {
+    const res = await authorize({ client_id: 'no-such-client', redirect_uri: 'http://127.0.0.1/cb' });
+    expect(res.status).toBe(400);
+    const reference = referenceOn(await res.text());
+    expect(reference).not.toBe('');
+    expect(await lineOf(reference)).toMatchObject({
+      status: 400,
+      error: 'invalid_client',
+      cause: expect.stringMatching(/client/),
+    });
+  });
+
+  it('a redirect_uri the client did not register', async () => {
+    const res = await authorize({ client_id: client.clientId, redirect_uri: 'http://127.0.0.1:1/elsewhere' });
+    expect(res.status).toBe(400);
+    const reference = referenceOn(await res.text());
+    expect(await lineOf(reference)).toMatchObject({
+      error: 'invalid_redirect_uri',
+      cause: expect.stringMatching(/redirect_uri/),
+    });
+  });
+
+  it('a refusal of the sign-in pages themselves', async () => {
+    const res = await fetch(`${stack.baseUrl}/oauth/interaction/no-such-interaction`);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    const reference = referenceOn(await res.text());
+    expect(await lineOf(reference)).toMatchObject({ status: res.status, error: 'interaction_expired' });
+  });
+
+  it('a refusal answered in JSON', async () => {
+    const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: 'made-up',
+        client_id: client.clientId,
+      }),
+    });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    const body = (await res.json()) as { error: string };
+    expect(await lineOf(res.headers.get('x-request-id')!)).toMatchObject({ error: body.error });
   });
 });

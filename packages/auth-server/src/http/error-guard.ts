@@ -81,12 +81,8 @@ export function errorGuard(logger: Logger): Middleware {
       const requestId = String(ctx.state.requestId ?? '');
       const where = { requestId, path: ctx.path, method: ctx.method };
       const error = answerFor(err, requestId, logger, where);
-      // The request id a page or answer shows finds this line, which names the cause.
-      if (err instanceof OAuthError)
-        logger.info(
-          { ...where, status: error.status, error: error.code, cause: error.description },
-          'refused',
-        );
+      // The request's log line (http/request-log.ts) names the cause, under the id a page shows.
+      ctx.state.refusal = error.toBody();
       ctx.status = error.status;
       ctx.set({ 'Cache-Control': 'no-store', ...error.headers });
       if (ctx.path.startsWith('/oauth/')) renderErrorPage(ctx, error);

@@ -116,6 +116,7 @@ const UNREADABLE: Words = {
 /** Answers `error` as a page (the status and the error's headers are the caller's to set). */
 export function renderErrorPage(ctx: Context, error: OAuthError): void {
   const words = WORDS[error.code]?.(error.headers['Retry-After']) ?? UNREADABLE;
+  ctx.state.refusal = { error: error.code, error_description: error.description };
   ctx.type = 'text/html';
   ctx.set('Content-Security-Policy', pageCsp());
   ctx.body = errorPage({ ...words, code: error.code, requestId: requestIdOf(ctx) });
