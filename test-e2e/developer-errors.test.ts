@@ -184,6 +184,23 @@ describe('every refusal is in the log, under the reference the person quotes', (
     expect(await lineOf(reference)).toMatchObject({ status: res.status, error: 'interaction_expired' });
   });
 
+  it('only JSON lines, oidc-provider’s own notices included', async () => {
+    const res = await tokenRequest(issuer, {
+      grant_type: 'refresh_token',
+      refresh_token: 'made-up',
+      client_id: client.clientId,
+    });
+    expect(res.status).toBe(400);
+    const lines = stack.logs['auth-server']!.join('').split('\n').filter(Boolean);
+    expect(lines.filter((l) => !l.startsWith('{'))).toEqual([]);
+    expect(lines.map((l) => JSON.parse(l) as { source?: string; msg: string })).toContainEqual(
+      expect.objectContaining({
+        source: 'oidc-provider',
+        msg: expect.stringMatching(/^already parsed request body/),
+      }),
+    );
+  });
+
   it('a refusal answered in JSON', async () => {
     const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
       method: 'POST',

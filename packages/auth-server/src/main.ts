@@ -6,11 +6,13 @@ import { exitOnStartFailure, loadOrExit, redisEvictionProblem, stopOnSignals } f
 import { loadConfig } from './config.js';
 import { createLogger } from './logger.js';
 import { missingNodeFlags } from './node-flags.js';
+import { logProviderNotices } from './provider/provider-notices.js';
 import { startAuthServer } from './server.js';
 
 async function main(): Promise<void> {
   const config = loadOrExit('auth-server', () => loadConfig());
   const logger = createLogger(config.LOG_LEVEL);
+  logProviderNotices(logger);
   const running = await startAuthServer(config, logger);
   logger.info({ url: running.url, issuer: config.BASE_URL }, 'auth server listening');
   const missing = missingNodeFlags();
