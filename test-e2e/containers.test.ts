@@ -16,7 +16,7 @@
  *   before the backup still introspect active and the admin signs in.
  *
  * It prints the figures (image sizes, build times from nothing and from cache, `up` to serving,
- * failures under load) and keeps them in .data/containers/figures.json (docs/deploy.md quotes them).
+ * failures under load) and keeps them in .data/containers/figures.json (bench/results/containers.md keeps past runs).
  * Run alone by scripts/test (its own time budget); everything it creates is removed, also on failure.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';

@@ -17,7 +17,7 @@ export { destinationText } from '../pages/page-parts.js';
 export interface ClientView extends AppIdentity {
   /** The redirect URI of this request. */
   redirectUri: string;
-  /** Nobody vouched for it (provider/client-kind.ts `isSelfDeclared`). */
+  /** Nobody vouched for it (clients/client-kind.ts `isSelfDeclared`). */
   selfDeclared: boolean;
 }
 

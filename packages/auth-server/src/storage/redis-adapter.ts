@@ -103,7 +103,7 @@ export interface RedisAdapterOptions {
   resolveCimdClient?: (clientId: string) => Promise<AdapterPayload>;
   /**
    * Told when a request looks up a client that is not stored (`Provider.ctx`, undefined outside a
-   * request); it may refuse the request by throwing (http/unknown-client-limit.ts).
+   * request); it may refuse the request by throwing (http/unidentified-client-limit.ts).
    */
   onClientMissing?: (request: object | undefined) => Promise<void>;
   /**
