@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
-import { freePort, portAccepts } from '../test-support/processes.js';
+import { freePort, pollUntil, portAccepts, startProcess } from '../test-support/processes.js';
 import { launchBrowser } from './support/browser.js';
 import { ShellSession } from './support/shell-session.js';
 import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
@@ -22,6 +22,13 @@ const README = readFileSync(resolve(import.meta.dirname, '../README.md'), 'utf8'
 /** The walkthrough's blocks, in order: the fences whose info string is `sh walkthrough`. */
 function walkthroughBlocks(): string[] {
   return [...README.matchAll(/^```sh walkthrough\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+}
+
+/** The README's openid-client snippet: its one ```ts block. */
+function openidClientSnippet(): string {
+  const blocks = [...README.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]!);
+  expect(blocks).toHaveLength(1);
+  return blocks[0]!;
 }
 
 /** `block` with the whole line `NAME=value` (which must be there) set to `NAME=replacement`. */
@@ -174,4 +181,38 @@ describe('the README curl walkthrough, pasted block by block', () => {
     expect(await introspect(renewed)).toEqual({ active: false });
     expect(await apiStatus(renewed)).toBe(401);
   }, 120_000);
+});
+
+describe('the README openid-client snippet, saved and run as written', () => {
+  it('registers, prints the URL, gets the code on its listener, calls the API, refreshes and revokes', async () => {
+    const snippetPort = await freePort();
+    const snippet = openidClientSnippet()
+      .replaceAll('http://127.0.0.1:8080', stack.baseUrl)
+      .replaceAll('8765', String(snippetPort));
+    // Saved at the repository root, as the README says, so that `openid-client` resolves.
+    const file = resolve(import.meta.dirname, `../client-${process.pid}.mts`);
+    writeFileSync(file, snippet);
+    const run = startProcess('readme-client', process.execPath, [file], {
+      cwd: resolve(import.meta.dirname, '..'),
+    });
+    try {
+      await pollUntil(() => /^http\S+$/m.test(run.tail()), 'the printed authorization URL', 20_000);
+      const url = new URL(/^(http\S+)$/m.exec(run.tail())![1]!);
+      expect(url.searchParams.get('resource')).toBe(stack.baseUrl);
+      expect(url.searchParams.get('code_challenge_method')).toBe('S256');
+      const page = await browser.newPage();
+      await page.goto(url.href);
+      await page.fill('input[name=email]', E2E_ADMIN.email);
+      await page.fill('input[name=password]', E2E_ADMIN.password);
+      await page.click('button[type=submit]');
+      await page.click('button:has-text("Allow")');
+      await page.waitForSelector('text=Done: go back to the terminal.');
+      await page.close();
+      await pollUntil(() => /^revoked$/m.test(run.tail()), 'the snippet to finish', 20_000);
+      expect(run.tail()).toMatch(/^API 200$/m);
+    } finally {
+      await run.stop();
+      rmSync(file, { force: true });
+    }
+  }, 90_000);
 });
