@@ -462,21 +462,28 @@ describe('the compose stack, two replicas of each service', () => {
           (await (await fetch(`${base()}/api/oauth/jwks`)).json()) as { keys: Array<{ kid: string }> }
         ).keys.map((k) => k.kid);
       const oldKid = kid(tokens);
+      /** The keys of the stack's key file, as `school-auth keys list` describes them. */
+      const keyList = async () =>
+        JSON.parse((await containers(stack, 'keys', 'list')).stdout) as Array<{
+          kid: string;
+          alg: string;
+          role: string;
+        }>;
       const rotation = (async () => {
-        const add = await containers(stack, 'rotate-keys', 'add');
-        const added = (
-          JSON.parse(add.stdout.split('\n').find((l) => l.startsWith('{"keys"'))!) as { keys: string[] }
-        ).keys;
-        const newKid = added[added.length - 1]!.split(' ')[0]!;
+        const before = await keyList();
+        await containers(stack, 'keys', 'rotate');
+        const added = (await keyList()).filter((k) => !before.some((b) => b.kid === k.kid));
+        expect(added).toEqual([expect.objectContaining({ alg: 'ES256', role: 'verification' })]);
+        const newKid = added[0]!.kid;
         expect(await jwks()).toContain(newKid);
         tokens = await refresh(base(), clientId, tokens.refresh_token!);
         expect(kid(tokens)).toBe(oldKid); // published, not yet signing
-        await containers(stack, 'rotate-keys', 'promote');
+        await containers(stack, 'keys', 'activate', newKid);
         const signedBefore = tokens;
         tokens = await refresh(base(), clientId, tokens.refresh_token!);
         expect(kid(tokens)).toBe(newKid);
         expect(await introspect(stack, signedBefore.access_token)).toEqual({ status: 200, active: true });
-        await containers(stack, 'rotate-keys', 'retire');
+        await containers(stack, 'keys', 'retire', oldKid);
         expect(await jwks()).not.toContain(oldKid);
         expect(await jwks()).toContain(newKid);
       })();

@@ -127,8 +127,8 @@ kube_up() {
   local keys="$kube_dir/jwks.json"
   if [ ! -s "$keys" ]; then
     rm -f "$keys"
-    podman run --rm --user 0 -v "$kube_dir:/out" "$AUTH_SERVER_IMAGE" node --input-type=module -e \
-      "const m = await import('/app/packages/auth-server/dist/provider/keys.js'); await m.loadOrCreateKeys('/out/jwks.json');" >/dev/null
+    (umask 077 && podman run --rm "$AUTH_SERVER_IMAGE" node packages/auth-server/dist/cli/main.js keys generate >"$keys.new")
+    mv "$keys.new" "$keys"
   fi
   # Render, lint and check everything, then run what podman can.
   local values=(-f docker/kube/values.yaml --set "baseUrl=$BASE_URL" --set "redis.url=redis://$kube_release-redis:6379"
