@@ -32,6 +32,7 @@ import {
   engine,
   engineOk,
   ENGINE,
+  projectEnv,
   projectSecrets,
   recordFigures,
   removeProject,
@@ -42,7 +43,7 @@ import {
   type Project,
 } from './support/containers.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -528,7 +529,13 @@ describe('backup and restore', () => {
     'backs up Redis, MongoDB, the keys and the secrets; a fresh stack restored from it knows every token and the admin',
     async () => {
       beforeBackup = tokens;
-      const backup = await containers(stack, 'backup', backupDir);
+      // As an operator who started the stack by hand would: naming the env file, kept elsewhere.
+      const operatorEnv = join(mkdtempSync(join(tmpdir(), 'operator-')), '.env');
+      copyFileSync(join(ROOT, '.data/containers', `${stack.name}.env`), operatorEnv);
+      const backup = await runScript('containers', ['backup', backupDir], {
+        ...projectEnv(stack),
+        COMPOSE_ENV_FILE: operatorEnv,
+      });
       const summary = JSON.parse(backup.stdout.trim().split('\n').pop()!) as Record<string, number>;
       expect(summary.mongo_documents).toBeGreaterThan(0);
       expect(summary.signing_keys).toBe(2);
