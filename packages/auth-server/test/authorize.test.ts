@@ -5,7 +5,13 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
-import { authorizeInBrowser, formAction, FormBrowser } from '../../../test-support/form-browser.js';
+import {
+  authorizeInBrowser,
+  checkboxValues,
+  formAction,
+  formFields,
+  FormBrowser,
+} from '../../../test-support/form-browser.js';
 import {
   authorizationUrl,
   codeExchange,
@@ -227,8 +233,6 @@ describe('GET /oauth/authorize accepts the registered loopback redirect URI on a
 describe('GET /oauth/authorize with scopes the server does not define', () => {
   it.each([
     ['only scopes the server does not define', 'admin courses:delete', false],
-    ['no scope at all', undefined, false],
-    ['an empty scope', '', false],
     ['resource=<issuer> and only scopes the server does not define', 'courses:delete', true],
   ])(
     'refuses a request with %s with a redirect carrying invalid_scope, state and iss',
@@ -247,6 +251,69 @@ describe('GET /oauth/authorize with scopes the server does not define', () => {
     const info = await introspect(auth, String(res.body?.access_token));
     expect(info.body).toMatchObject({ active: true, scope: expect.any(String) });
     expect(String(info.body?.scope).split(' ').sort()).toEqual(['courses:read', 'openid']);
+  });
+});
+
+describe('GET /oauth/authorize without scope', () => {
+  /**
+   * Signs in on an authorization request of `client` whose `scope` is `scope` (left out when
+   * undefined); the consent page, and what the exchange needs.
+   */
+  async function consentFor(scope: string | undefined, resource?: string) {
+    const browser = new FormBrowser(auth.issuer);
+    const { verifier, challenge } = pkce();
+    const url = authorizationUrl(
+      auth,
+      validParams(newState(), { scope, resource, code_challenge: challenge }),
+    );
+    expect(new URL(url).searchParams.has('scope')).toBe(scope !== undefined);
+    let page = await browser.follow(url);
+    page = await browser.submit(page, '/login', { email: ADMIN.email, password: ADMIN.password });
+    expect(formAction(page.body, '/confirm')).toEqual(expect.any(String));
+    return { browser, page, verifier };
+  }
+
+  it.each([
+    ['no scope parameter', undefined],
+    ['an empty scope, which RFC 6749 §3.1 treats as omitted', ''],
+  ])(
+    'with %s, asks for the baseline school:read account:read, and the token carries it',
+    async (_w, scope) => {
+      const { browser, page, verifier } = await consentFor(scope);
+      // The consent page asks for exactly the baseline, both ticked, in words a person reads.
+      expect(checkboxValues(page.body, 'scope').sort()).toEqual(['account:read', 'school:read']);
+      expect(
+        formFields(page.body, '/confirm')
+          .filter(([name]) => name === 'scope')
+          .map(([, v]) => v)
+          .sort(),
+      ).toEqual(['account:read', 'school:read']);
+      expect(page.body).toContain('See your school’s school');
+      expect(page.body).toContain('See your school’s account');
+      const back = await browser.submit(page, '/confirm');
+      const code = new URL(back.location!).searchParams.get('code')!;
+      const res = await tokenRequest(auth, codeExchange(client, { code, verifier, redirectUri: REDIRECT }));
+      expect(res.status).toBe(200);
+      expect(String(res.body?.scope).split(' ').sort()).toEqual(['account:read', 'school:read']);
+      const info = await introspect(auth, String(res.body?.access_token));
+      expect(info.body).toMatchObject({ active: true });
+      expect(String(info.body?.scope).split(' ').sort()).toEqual(['account:read', 'school:read']);
+    },
+  );
+
+  it('with resource=<issuer>, gives a token bound to the API with the baseline', async () => {
+    const { browser, page, verifier } = await consentFor(undefined, auth.issuer);
+    expect(checkboxValues(page.body, 'scope').sort()).toEqual(['account:read', 'school:read']);
+    const back = await browser.submit(page, '/confirm');
+    const code = new URL(back.location!).searchParams.get('code')!;
+    const res = await tokenRequest(auth, {
+      ...codeExchange(client, { code, verifier, redirectUri: REDIRECT }),
+      resource: auth.issuer,
+    });
+    expect(res.status).toBe(200);
+    const info = await introspect(auth, String(res.body?.access_token));
+    expect(info.body).toMatchObject({ active: true, aud: auth.issuer });
+    expect(String(info.body?.scope).split(' ').sort()).toEqual(['account:read', 'school:read']);
   });
 });
 

@@ -52,6 +52,12 @@ export const RegistrationRequest: NamedSchema = {
       .describe('"none" (public client, the default) or "client_secret_post" (confidential)'),
     grant_types: z.array(z.enum(['authorization_code', 'refresh_token'])).optional(),
     response_types: z.array(z.enum(['code'])).optional(),
+    dpop_bound_access_tokens: z
+      .boolean()
+      .optional()
+      .describe(
+        'RFC 9449 §5.2: true if every token request of this client carries a DPoP proof; one without is then refused with invalid_dpop_proof',
+      ),
   }),
 };
 
@@ -63,6 +69,7 @@ export const RegistrationResponse: NamedSchema = {
     client_id_issued_at: z.number().int().optional(),
     redirect_uris: z.array(z.string()),
     token_endpoint_auth_method: z.string(),
+    dpop_bound_access_tokens: z.boolean().optional().describe('As registered (RFC 9449 §5.2)'),
   }),
 };
 

@@ -209,7 +209,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
         response_type: z.literal('code'),
         client_id: z.string(),
         redirect_uri: z.string(),
-        scope: z.string().describe('Space-separated scopes'),
+        scope: z
+          .string()
+          .optional()
+          .describe('Space-separated scopes; without it, the baseline school:read account:read'),
         code_challenge: z.string().describe('BASE64URL(SHA-256(code_verifier))'),
         code_challenge_method: z.literal('S256'),
         state: z.string().optional().describe('Recommended: returned unchanged'),

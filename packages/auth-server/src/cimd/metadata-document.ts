@@ -43,6 +43,7 @@ const documentSchema = z.object({
   contacts: z.array(z.string()).optional(),
   software_id: z.string().optional(),
   software_version: z.string().optional(),
+  dpop_bound_access_tokens: z.boolean().optional(),
 });
 
 /** A document that passed {@link checkDocument}: only the members this server uses. */
@@ -117,6 +118,7 @@ export function toClientMetadata(doc: MetadataDocument, httpsAllowed: boolean): 
       // Loopback-only clients are native apps, as in open registration (any-port matching); a client
       // with fixed https callbacks is a web app, whose consent is remembered.
       application_type: redirectUris.length === loopback.length ? 'native' : 'web',
+      dpop_bound_access_tokens: doc.dpop_bound_access_tokens,
     }).filter(([, v]) => v !== undefined),
   ) as ClientMetadata;
 }

@@ -24,6 +24,7 @@ import { errors } from 'oidc-provider';
 import {
   ALL_SCOPE_NAMES,
   API_SCOPE_NAMES,
+  BASELINE_SCOPE_NAMES,
   DPOP_SIGNING_ALGS,
   INTERACTION_PATH,
   OAUTH_ROUTES,
@@ -100,13 +101,19 @@ export function isApiResource(config: AuthConfig, indicator: string): boolean {
 const KNOWN_SCOPES = new Set(ALL_SCOPE_NAMES);
 
 /**
- * `extraParams.scope`, run after oidc-provider's client, redirect_uri, PKCE and resource checks (so it
- * is redirected with `state` and `iss`). oidc-provider ignores scope names it does not define
- * (RFC 6749 §3.3); a request left with none would show an empty consent page and end in
- * `access_denied`, so it is refused up front with `invalid_scope`.
+ * `extraParams.scope`, run after oidc-provider's client, redirect_uri, PKCE and resource checks (so an
+ * error is redirected with `state` and `iss`). A request without `scope` gets the protected
+ * resource's baseline (`BASELINE_SCOPE_NAMES`, what its metadata lists), as OAuth 2.1 §3.2.2.1 lets
+ * a server do (docs/decisions.md). An explicit `scope` is taken as sent: oidc-provider ignores names
+ * it does not define (RFC 6749 §3.3), and a request left with none would show an empty consent page
+ * and end in `access_denied`, so it is refused up front with `invalid_scope`.
  */
-function requireKnownScope(_ctx: KoaContextWithOIDC, value: string | undefined): void {
-  if (!value?.split(' ').some((name) => KNOWN_SCOPES.has(name))) {
+function scopeOrBaseline(ctx: KoaContextWithOIDC, value: string | undefined): void {
+  if (value === undefined) {
+    ctx.oidc.params!.scope = BASELINE_SCOPE_NAMES.join(' ');
+    return;
+  }
+  if (!value.split(' ').some((name) => KNOWN_SCOPES.has(name))) {
     // No `scope` member on the error: the typings demand one, but there is no accepted scope to name.
     throw new errors.InvalidScope(
       'request at least one of the scopes in scopes_supported',
@@ -188,7 +195,7 @@ export function buildConfiguration({
       dPoPSigningAlgValues: [...DPOP_SIGNING_ALGS],
     },
     allowOmittingSingleRegisteredRedirectUri: false,
-    extraParams: { scope: requireKnownScope },
+    extraParams: { scope: scopeOrBaseline },
     extraClientMetadata: { properties: [CLIENT_ROLE], validator: validateClientMetadata },
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken,

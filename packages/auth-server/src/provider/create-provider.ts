@@ -2,6 +2,7 @@ import { Provider } from 'oidc-provider';
 import type { Logger } from '../logger.js';
 import { buildConfiguration, type ProviderDeps } from './configuration.js';
 import { explainErrorsToDevelopers } from './developer-errors.js';
+import { refuseBoundClientsWithoutProof } from './dpop-bound-clients.js';
 import { formPostCsp } from './form-post-csp.js';
 import { mintTokenIdsByGrant } from './grant-token-ids.js';
 import { inactiveForUnsupportedTokens } from './introspection-shapes.js';
@@ -25,6 +26,7 @@ export function createProvider(deps: ProviderDeps, logger: Logger): Provider {
       }),
     );
   explainErrorsToDevelopers(provider);
+  refuseBoundClientsWithoutProof(provider);
   provider.on('server_error', (ctx, err) => {
     logger.error({ err, path: ctx.path, method: ctx.method }, 'oidc-provider server_error');
   });
