@@ -28,6 +28,8 @@ import {
   redisTopologyProblems,
   positiveInt,
   secretProblems,
+  settingsOf,
+  documented,
   type Environment,
 } from '@school/shared';
 import { z } from 'zod';
@@ -42,143 +44,189 @@ const perWindow = positiveInt;
 export const DEFAULT_KEYS_FILE = '.data/keys/jwks.json';
 const schema = z
   .object({
-    NODE_ENV: nodeEnv,
-    /** The public origin and issuer, e.g. `https://school.example`. */
-    BASE_URL: origin('it is the issuer, byte for byte').default('http://127.0.0.1:8080'),
-    /** Where this service listens. Defaults to BASE_URL's port while no edge sits in front. */
-    AUTH_HOST: z.string().default('127.0.0.1'),
-    AUTH_PORT: port().optional(),
-    /** Trust X-Forwarded-Proto/Host/For (set when an edge proxy sits in front). */
-    TRUST_PROXY: flag(false),
-    ...redisFields('redis://127.0.0.1:6390'),
-    /** Prefix of every Redis key this service writes; lets several deployments share a Redis. */
-    REDIS_KEY_PREFIX: z.string().default('oidc:'),
-    MONGODB_URI: mongodbUri('mongodb://127.0.0.1:27027/school'),
-    /** Cookie signing keys, comma separated, newest first (prepend to rotate). */
-    COOKIE_SECRETS: csv
-      .pipe(z.array(z.string().min(32, 'each secret needs 32+ characters')).min(1))
-      .optional(),
-    /** Where the signing keys (JWKS with private keys) are kept; created on first start. */
-    KEYS_FILE: z.string().default(DEFAULT_KEYS_FILE),
-    /** The resource API's static introspection client. */
-    INTROSPECTION_CLIENT_ID: z.string().min(1).default('resource-api'),
-    INTROSPECTION_CLIENT_SECRET: z.string().min(32, 'needs 32+ characters').optional(),
-    ACCESS_TOKEN_TTL: seconds(3600),
-    AUTHORIZATION_CODE_TTL: seconds(60),
-    /** Idle lifetime of a refresh token: each rotation issues a fresh one. */
-    REFRESH_TOKEN_TTL: seconds(30 * 24 * 3600),
-    /**
-     * Seconds after a refresh token's rotation during which the same installation presenting it again
-     * gets the grant's current refresh token and a fresh access token (agents sharing one stored
-     * refresh token), not a revoked grant (provider/refresh-grace.ts); 0: off.
-     */
-    REFRESH_REUSE_GRACE: z.coerce.number().int().min(0).max(3600).default(600),
-    /**
-     * Absolute lifetime of a grant: no refresh token outlives it. It is what "until I take it back"
-     * lasts on the consent page; the admin may choose a shorter access there.
-     */
-    GRANT_TTL: seconds(365 * 24 * 3600),
-    /** The school's IANA time zone: "today" and "this week" on the consent page end at its midnight. */
-    SCHOOL_TIMEZONE: z
-      .string()
-      .default('UTC')
-      .refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone, e.g. Europe/Berlin or UTC'),
-    /**
-     * The last day of the school's term, `YYYY-MM-DD`: the consent page offers access "this term",
-     * until the end of that day, while it is ahead. Unset: no such choice.
-     */
-    SCHOOL_TERM_ENDS: z
-      .string()
-      .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD')
-      .refine((day) => DateTime.fromISO(day).isValid, 'must be a real date, YYYY-MM-DD')
-      .optional(),
-    /**
-     * How long a sign-in is remembered in this browser. A school day by default: the pages are used
-     * on shared school computers, where a 14-day session signs the next person in as the last one.
-     */
-    SESSION_TTL: seconds(8 * 3600),
-    /** How long a login/consent page may stay open. */
-    INTERACTION_TTL: seconds(30 * 60),
-    LOG_LEVEL: logLevel,
-    /** Prometheus metrics at `/metrics` on this port (off: no collection, and `/metrics` is a 404). */
-    METRICS: flag(true),
-    /**
-     * The introspection client's requests for active access tokens answered without oidc-provider's
-     * request pipeline, with oidc-provider's models deciding (http/direct-introspection.ts).
-     */
-    DIRECT_INTROSPECTION: flag(true),
-    /** Authorization requests starting a flow, per minute from one address (each stores an interaction). */
-    RATE_LIMIT_AUTHORIZATION: perMinute(300),
-    /** Registrations per minute from one address. */
-    RATE_LIMIT_REGISTRATION: perMinute(60),
-    /** Token requests per minute per client and address. */
-    RATE_LIMIT_TOKEN: perMinute(600),
-    /** Introspection requests per minute per client and address (the resource API introspects for every user). */
-    RATE_LIMIT_INTROSPECTION: perMinute(600_000),
-    /** Revocation requests per minute per client and address. */
-    RATE_LIMIT_REVOCATION: perMinute(600),
-    /** Token/introspection/revocation requests per minute from one address that name no client. */
-    RATE_LIMIT_PER_ADDRESS: perMinute(1200),
-    /**
-     * Failed sign-ins for one email from one address within LOGIN_WINDOW before that address is
-     * refused for that email (the same email from other addresses is unaffected).
-     */
-    LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: perWindow(10),
-    /** Failed sign-ins from one address (any emails) within LOGIN_WINDOW before that address is refused. */
-    LOGIN_MAX_FAILURES_PER_ADDRESS: perWindow(100),
-    /**
-     * Failed sign-ins for one email from all addresses within LOGIN_WINDOW after which every attempt
-     * for it waits LOGIN_ACCOUNT_DELAY_MS, and the audit log records a suspected attack. Never a refusal.
-     */
-    LOGIN_ACCOUNT_DELAY_AFTER: perWindow(10),
-    /** That delay, ms: small by design (at most 2000), so an attack on an account never locks its owner out. */
-    LOGIN_ACCOUNT_DELAY_MS: z.coerce.number().int().min(0).max(2000).default(1000),
-    /** Seconds the sign-in failure counts last. */
-    LOGIN_WINDOW: seconds(15 * 60),
-    /**
-     * Whether an account that has a passkey may still sign in with its password. false: such an
-     * account signs in with a passkey or a recovery code only (an admin can also switch the password
-     * off for one account on Staff accounts).
-     */
-    PASSWORD_FALLBACK: flag(true),
-    /**
-     * Require a passkey sign-in before any authorization that grants a write scope (`<area>:write`):
-     * a session signed in with a password is asked to sign in with a passkey first.
-     */
-    PASSKEY_FOR_WRITE_CONSENT: flag(false),
-    /** Replaced by the limits above: refused when set, so a deployment does not silently lose it. */
-    LOGIN_MAX_FAILURES_PER_ACCOUNT: z.string().optional(),
-    /** Days security events are kept in the audit log (MongoDB TTL index). */
-    AUDIT_RETENTION_DAYS: z.coerce.number().int().positive().default(90),
-    /**
-     * Seconds a self-registered client may go without completing an authorization (no token ever
-     * issued or used) before the lifecycle sweep removes it with its grants (provider/client-sweep.ts).
-     */
-    CLIENT_UNUSED_TTL: seconds(24 * 3600),
-    /** Seconds a self-registered client's tokens may go unused before the sweep removes it with them. */
-    CLIENT_IDLE_TTL: seconds(90 * 24 * 3600),
-    /** Seconds between lifecycle sweeps inside the server; 0: none (`school-auth clients sweep` still works). */
-    CLIENT_SWEEP_INTERVAL: z.coerce.number().int().min(0).default(3600),
-    /** Seconds a Client ID Metadata Document is reused at least, whatever its cache headers say. */
-    CIMD_CACHE_MIN_SECONDS: z.coerce.number().int().min(0).default(300),
-    /** Seconds a Client ID Metadata Document is reused at most, whatever its cache headers say. */
-    CIMD_CACHE_MAX_SECONDS: seconds(24 * 3600),
-    /** Seconds past its freshness a valid document may still be served while its host fails. */
-    CIMD_STALE_SECONDS: z.coerce.number().int().min(0).default(3600),
-    /** Milliseconds a metadata-document fetch may take in all (connect, TLS, answer). */
-    CIMD_FETCH_TIMEOUT_MS: positiveInt(3000, 10_000),
-    /** First fetches (of a document not held) per minute from one host (all instances together). */
-    CIMD_FETCHES_PER_MINUTE_PER_HOST: perMinute(30),
-    /** First fetches (of a document not held) per minute one client address may cause. */
-    CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS: perMinute(10),
-    /**
-     * Test suites only (refused otherwise): fetch metadata documents from loopback addresses too.
-     * Every other deployment keeps the special-use-address rule, since Redis and the services
-     * themselves listen on loopback.
-     */
-    CIMD_ALLOW_LOOPBACK: flag(false),
-    /** Test suites only (refused otherwise): a PEM file of a CA trusted for metadata-document fetches. */
-    CIMD_EXTRA_CA_FILE: z.string().optional(),
+    NODE_ENV: documented(
+      nodeEnv,
+      '`development`, `test` or `production`; `test` alone lets the secrets default to test-only values; `production` also refuses a missing or published admin password at `seed-admin`.',
+    ),
+    BASE_URL: documented(
+      origin('it is the issuer, byte for byte').default('http://127.0.0.1:8080'),
+      'Public origin and issuer, byte for byte, no trailing slash.',
+    ),
+    AUTH_HOST: documented(z.string().default('127.0.0.1'), 'Interface to listen on.'),
+    AUTH_PORT: documented(
+      port().optional(),
+      'Port to listen on; unset: `BASE_URL`’s port (`scripts/start` sets 8082, behind the edge).',
+    ),
+    TRUST_PROXY: documented(
+      flag(false),
+      'Trust exactly one proxy hop, the edge: the client address is the right-most `X-Forwarded-For` entry (the edge overwrites the header with the address it saw). Keep the port private. `scripts/start` sets `true`.',
+    ),
+    ...redisFields('redis://127.0.0.1:6390', {
+      REDIS_URL:
+        'oidc-provider’s storage, one node; with a cluster or Sentinel only its user, password and `rediss:` (TLS) are used.',
+      REDIS_CLUSTER_NODES:
+        'Seed nodes of a Redis Cluster, `host:port,…`, instead of REDIS_URL’s node (the client finds the rest).',
+      REDIS_SENTINELS:
+        'Sentinels, `host:port,…`, watching a primary with replicas, instead of REDIS_URL’s node.',
+      REDIS_SENTINEL_NAME:
+        'The primary’s name in Sentinel; needed with REDIS_SENTINELS (a cluster and Sentinel exclude each other).',
+    }),
+    REDIS_KEY_PREFIX: documented(
+      z.string().default('oidc:'),
+      'Prefix of every key (and of the `revocations` channel).',
+    ),
+    MONGODB_URI: documented(
+      mongodbUri('mongodb://127.0.0.1:27027/school'),
+      'MongoDB (or FerretDB) database of the accounts and the audit log.',
+    ),
+    COOKIE_SECRETS: documented(
+      csv.pipe(z.array(z.string().min(32, 'each secret needs 32+ characters')).min(1)).optional(),
+      'Comma-separated cookie signing keys (32+ characters each), newest first. Required unless NODE_ENV=test (`scripts/start` generates one into `.data/secrets.env`); values published in the repository are refused.',
+    ),
+    KEYS_FILE: documented(
+      z.string().default(DEFAULT_KEYS_FILE),
+      'The signing keys (a JWKS with the private keys); created on first start, shared by every instance.',
+    ),
+    INTROSPECTION_CLIENT_ID: documented(
+      z.string().min(1).default('resource-api'),
+      'The resource API’s static introspection client.',
+    ),
+    INTROSPECTION_CLIENT_SECRET: documented(
+      z.string().min(32, 'needs 32+ characters').optional(),
+      'Its secret (32+ characters), the same as the resource API’s. Required unless NODE_ENV=test (`scripts/start` generates one); values published in the repository are refused.',
+    ),
+    ACCESS_TOKEN_TTL: documented(seconds(3600), 'Access and ID token lifetime, seconds.'),
+    AUTHORIZATION_CODE_TTL: documented(seconds(60), 'Authorization code lifetime, seconds.'),
+    REFRESH_TOKEN_TTL: documented(
+      seconds(30 * 24 * 3600),
+      'Idle lifetime of a refresh token, seconds (30 days; each rotation issues a fresh one).',
+    ),
+    REFRESH_REUSE_GRACE: documented(
+      z.coerce.number().int().min(0).max(3600).default(600),
+      'Seconds after a rotation during which the same installation (same client, and the same DPoP key or, for an unbound token, the address of the last refresh) presenting the rotated refresh token again gets the grant’s current refresh token and a fresh access token (agents sharing one stored token), not a revoked grant; anything else reusing it revokes the grant. `0`: off (strict rotation), at most `3600`.',
+    ),
+    GRANT_TTL: documented(
+      seconds(365 * 24 * 3600),
+      'Absolute lifetime of a grant, seconds (365 days): no refresh token outlives it.',
+    ),
+    SCHOOL_TIMEZONE: documented(
+      z
+        .string()
+        .default('UTC')
+        .refine((zone) => IANAZone.isValidZone(zone), 'must be an IANA time zone, e.g. Europe/Berlin or UTC'),
+      'The school’s IANA time zone (e.g. `Europe/Berlin`): the consent page’s “Today” and “This week” end at its midnight, and it shows ends in it.',
+    ),
+    SCHOOL_TERM_ENDS: documented(
+      z
+        .string()
+        .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date, YYYY-MM-DD')
+        .refine((day) => DateTime.fromISO(day).isValid, 'must be a real date, YYYY-MM-DD')
+        .optional(),
+      'The last day of the term, `YYYY-MM-DD`: the consent page offers access “This term”, until that day’s end in SCHOOL_TIMEZONE, while it is ahead. Unset: not offered.',
+    ),
+    SESSION_TTL: documented(
+      seconds(8 * 3600),
+      'How long a sign-in is remembered in a browser, seconds: a school day, for shared school computers ("Not you?" on the consent page and sign-out at `/oauth/session/end` end it sooner).',
+    ),
+    INTERACTION_TTL: documented(seconds(30 * 60), 'How long a login or consent page stays valid, seconds.'),
+    LOG_LEVEL: documented(logLevel, '`debug`, `info`, `warn`, `error` or `silent`.'),
+    METRICS: documented(
+      flag(true),
+      'Prometheus metrics at `/metrics` on `AUTH_PORT` (never through the edge); `false`: nothing is collected and `/metrics` is a 404.',
+    ),
+    DIRECT_INTROSPECTION: documented(
+      flag(true),
+      'The introspection client’s requests for active access tokens answered without oidc-provider’s request pipeline, with oidc-provider’s models deciding (`http/direct-introspection.ts`; it takes values that need no percent-decoding, such as the hex secrets `scripts/start` generates); `false`: every introspection goes through oidc-provider.',
+    ),
+    RATE_LIMIT_AUTHORIZATION: documented(
+      perMinute(300),
+      'Authorization requests starting a flow, per minute from one address (each stores an interaction).',
+    ),
+    RATE_LIMIT_REGISTRATION: documented(perMinute(60), 'Registrations per minute from one address.'),
+    RATE_LIMIT_TOKEN: documented(perMinute(600), 'Token requests per minute per client and address.'),
+    RATE_LIMIT_INTROSPECTION: documented(
+      perMinute(600_000),
+      'Introspections per minute per client and address (the resource API introspects for every user).',
+    ),
+    RATE_LIMIT_REVOCATION: documented(perMinute(600), 'Revocations per minute per client and address.'),
+    RATE_LIMIT_PER_ADDRESS: documented(
+      perMinute(1200),
+      'Token, introspection and revocation requests per minute from one address naming no client.',
+    ),
+    LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: documented(
+      perWindow(10),
+      'Failed sign-ins for one email from one address within `LOGIN_WINDOW` before that address is refused for that email.',
+    ),
+    LOGIN_MAX_FAILURES_PER_ADDRESS: documented(
+      perWindow(100),
+      'Failed sign-ins from one address (any emails) within `LOGIN_WINDOW` before that address is refused.',
+    ),
+    LOGIN_ACCOUNT_DELAY_AFTER: documented(
+      perWindow(10),
+      'Failed sign-ins for one email from all addresses within `LOGIN_WINDOW` after which each attempt for it waits `LOGIN_ACCOUNT_DELAY_MS` and a `login_attack_suspected` audit event is written; never a refusal, so an attacker cannot lock the owner out.',
+    ),
+    LOGIN_ACCOUNT_DELAY_MS: documented(
+      z.coerce.number().int().min(0).max(2000).default(1000),
+      'That delay, milliseconds, at most 2000.',
+    ),
+    LOGIN_WINDOW: documented(seconds(15 * 60), 'Seconds the sign-in failure counts last.'),
+    PASSWORD_FALLBACK: documented(
+      flag(true),
+      '`true`: every account may sign in with its password; `false`: an account with a passkey signs in with the passkey or a recovery code only. An admin can switch the password off for one account on Staff accounts either way.',
+    ),
+    PASSKEY_FOR_WRITE_CONSENT: documented(
+      flag(false),
+      '`true`: an authorization naming a write scope (`<area>:write`) needs a session signed in with a passkey; a password sign-in is asked to sign in with a passkey first.',
+    ),
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: documented(
+      z.string().optional(),
+      'Not a setting: refused at start-up, because an account-wide refusal would let anyone lock the owner out; the three limits above apply instead.',
+    ),
+    AUDIT_RETENTION_DAYS: documented(
+      z.coerce.number().int().positive().default(90),
+      'Days security events are kept in the audit log.',
+    ),
+    CLIENT_UNUSED_TTL: documented(
+      seconds(24 * 3600),
+      'Seconds a self-registered client may go without completing an authorization before the sweep removes it with its grants.',
+    ),
+    CLIENT_IDLE_TTL: documented(
+      seconds(90 * 24 * 3600),
+      'Seconds a self-registered client’s tokens may go unused (90 days) before it is removed with its grants and tokens.',
+    ),
+    CLIENT_SWEEP_INTERVAL: documented(
+      z.coerce.number().int().min(0).default(3600),
+      'Seconds between sweeps inside the server; `0` turns them off (`school-auth clients sweep` still works).',
+    ),
+    CIMD_CACHE_MIN_SECONDS: documented(
+      z.coerce.number().int().min(0).default(300),
+      'Seconds a Client ID Metadata Document is reused at least, whatever its cache headers say (`0` allowed).',
+    ),
+    CIMD_CACHE_MAX_SECONDS: documented(seconds(24 * 3600), 'Seconds it is reused at most.'),
+    CIMD_STALE_SECONDS: documented(
+      z.coerce.number().int().min(0).default(3600),
+      'Seconds past its freshness a valid document may still be served while its host fails.',
+    ),
+    CIMD_FETCH_TIMEOUT_MS: documented(
+      positiveInt(3000, 10_000),
+      'The whole fetch of a document (connect, TLS, answer), milliseconds, at most 10000.',
+    ),
+    CIMD_FETCHES_PER_MINUTE_PER_HOST: documented(
+      perMinute(30),
+      'First fetches (of a document not held) per minute to one host, all instances together; refreshing a held document spends none.',
+    ),
+    CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS: documented(
+      perMinute(10),
+      'First fetches (of a document not held) per minute one client address may cause; over it `429` with `Retry-After`.',
+    ),
+    CIMD_ALLOW_LOOPBACK: documented(
+      flag(false),
+      'Test suites only (refused unless `NODE_ENV=test`): fetch documents from loopback addresses too.',
+    ),
+    CIMD_EXTRA_CA_FILE: documented(
+      z.string().optional(),
+      'Test suites only (refused unless `NODE_ENV=test`): a PEM file of a CA trusted for document fetches.',
+    ),
   })
   .superRefine((env, ctx) => {
     for (const { path, message } of redisTopologyProblems(env))
@@ -215,8 +263,11 @@ const schema = z
     INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET ?? TEST_ONLY_SECRETS.introspection,
   }));
 
-/** Names of every environment variable the auth server reads (docs/configuration.md lists them). */
+/** Names of every environment variable the auth server reads. */
 export const CONFIG_KEYS = Object.keys(schema.in.shape) as (keyof z.input<typeof schema>)[];
+
+/** Every variable with its default and meaning, as declared above (docs/configuration.md, the example file). */
+export const SETTINGS = settingsOf(schema.in.shape);
 
 /** The auth server's validated settings. */
 export type AuthConfig = z.output<typeof schema> & {

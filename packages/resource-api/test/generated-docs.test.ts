@@ -1,12 +1,13 @@
 /**
  * docs/areas.md lists every area with its operations and scopes, and docs/configuration.md every
- * environment variable of the resource API, exactly as the registry and the configuration schema say
- * (regenerate with `scripts/docs-tables`).
+ * environment variable of the resource API (and config/resource-api.env.example each with its default),
+ * exactly as the registry and the configuration schema say (regenerate with `scripts/docs-tables`).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { REGISTRY } from '../src/areas/index.js';
-import { areasTable, envTable, section } from '../src/docs/tables.js';
+import { SETTINGS } from '../src/config.js';
+import { areasTable, envFile, envTable, section } from '../src/docs/tables.js';
 
 const doc = (name: string) => readFileSync(new URL(`../../../docs/${name}`, import.meta.url), 'utf8');
 
@@ -17,5 +18,14 @@ describe('the generated documentation', () => {
 
   it('lists every environment variable of the resource API', () => {
     expect(section(doc('configuration.md'), 'env-table')).toBe(envTable());
+  });
+
+  it('lists every environment variable with its default in config/resource-api.env.example', () => {
+    const example = readFileSync(
+      new URL('../../../config/resource-api.env.example', import.meta.url),
+      'utf8',
+    );
+    expect(example).toBe(envFile());
+    for (const { name, default: value } of SETTINGS) expect(example).toContain(`\n${name}=${value}\n`);
   });
 });

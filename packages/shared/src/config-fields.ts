@@ -8,6 +8,7 @@
  * refused by the other. The environment is passed in: nothing here reads `process.env`.
  */
 import { z } from 'zod';
+import { documented } from './settings-docs.js';
 
 /** The environment as a config module receives it. */
 export type Environment = Record<string, string | undefined>;
@@ -131,16 +132,17 @@ export const hostPortList = csv.pipe(
  * Where Redis is, the same four variables in both services (redis-client.ts reads them):
  * `REDIS_URL` alone is one node; `REDIS_CLUSTER_NODES` (some seed nodes of a Redis Cluster) or
  * `REDIS_SENTINELS` + `REDIS_SENTINEL_NAME` (a primary with replicas watched by Sentinel) name a
- * distributed Redis, and REDIS_URL then only lends its user, password and `rediss:` (TLS).
+ * distributed Redis, and REDIS_URL then only lends its user, password and `rediss:` (TLS). Each
+ * service says what they mean to it (`described`).
  */
-export const redisFields = (fallbackUrl: string) => ({
-  REDIS_URL: redisUrl(fallbackUrl),
-  /** Seed nodes of a Redis Cluster, `host:port,host:port`; the client discovers the rest. */
-  REDIS_CLUSTER_NODES: hostPortList.optional(),
-  /** Sentinels watching the primary named REDIS_SENTINEL_NAME, `host:port,host:port`. */
-  REDIS_SENTINELS: hostPortList.optional(),
-  /** The primary's name in Sentinel (`sentinel monitor <name> …`). */
-  REDIS_SENTINEL_NAME: z.string().min(1).optional(),
+export const redisFields = (
+  fallbackUrl: string,
+  described: Record<'REDIS_URL' | 'REDIS_CLUSTER_NODES' | 'REDIS_SENTINELS' | 'REDIS_SENTINEL_NAME', string>,
+) => ({
+  REDIS_URL: documented(redisUrl(fallbackUrl), described.REDIS_URL),
+  REDIS_CLUSTER_NODES: documented(hostPortList.optional(), described.REDIS_CLUSTER_NODES),
+  REDIS_SENTINELS: documented(hostPortList.optional(), described.REDIS_SENTINELS),
+  REDIS_SENTINEL_NAME: documented(z.string().min(1).optional(), described.REDIS_SENTINEL_NAME),
 });
 
 /** The problems of a combination of {@link redisFields}, for a schema's `superRefine`. */

@@ -25,3 +25,4 @@ export * from './resource-identifier.js';
 export * from './metrics.js';
 export * from './redis-memory-policy.js';
 export * from './dpop.js';
+export * from './settings-docs.js';

@@ -12,6 +12,8 @@
 import {
   PUBLISHED_ADMIN_PASSWORDS,
   displayTextProblem,
+  documented,
+  settingsOf,
   nodeEnv,
   parseEnvironment,
   type Environment,
@@ -21,23 +23,26 @@ import { passwordSchema } from '../accounts/password-rule.js';
 
 const schema = z
   .object({
-    NODE_ENV: nodeEnv,
-    /** The admin's email (the sign-in name). */
-    SEED_ADMIN_EMAIL: z.string().email().default('admin@school.test'),
-    /**
-     * The admin's password (the rule of every password: accounts/password-rule.ts); absent outside
-     * production: generated for a new admin.
-     */
-    SEED_ADMIN_PASSWORD: passwordSchema.optional(),
-    /** The admin's display name. */
-    SEED_ADMIN_NAME: z
-      .string()
-      .min(1)
-      .default('Ada Admin')
-      .superRefine((name, ctx) => {
-        const problem = displayTextProblem(name);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
-      }),
+    NODE_ENV: documented(nodeEnv, '`seed-admin` in `production` needs SEED_ADMIN_PASSWORD.'),
+    SEED_ADMIN_EMAIL: documented(
+      z.string().email().default('admin@school.test'),
+      '`seed-admin`: the admin’s email, the sign-in name.',
+    ),
+    SEED_ADMIN_PASSWORD: documented(
+      passwordSchema.optional(),
+      '`seed-admin`: the admin’s password (12+ characters; required in production; a password published in this repository is refused). Unset outside production: a new admin gets a generated one, printed once.',
+    ),
+    SEED_ADMIN_NAME: documented(
+      z
+        .string()
+        .min(1)
+        .default('Ada Admin')
+        .superRefine((name, ctx) => {
+          const problem = displayTextProblem(name);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        }),
+      '`seed-admin`: the admin’s display name.',
+    ),
   })
   .superRefine((env, ctx) => {
     const hint = 'choose one of 12+ characters, e.g. `openssl rand -base64 18`';
@@ -54,6 +59,9 @@ const schema = z
         message: `is required in production; ${hint}`,
       });
   });
+
+/** The variables of seed-admin, with their defaults and meanings (the auth server's example file). */
+export const SEED_SETTINGS = settingsOf(schema.shape);
 
 /** The validated settings of seed-admin. */
 export type SeedConfig = z.output<typeof schema>;

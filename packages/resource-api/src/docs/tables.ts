@@ -1,9 +1,10 @@
 /**
  * The generated tables of docs/areas.md and docs/configuration.md: the areas with their operations
- * and scopes (from the registry) and the environment variables (from the configuration). A test
- * checks the documents hold exactly these.
+ * and scopes (from the registry) and the environment variables (from the configuration), and the
+ * example environment file. Tests check the files hold exactly these.
  */
-import { CONFIG_DEFAULTS, CONFIG_DOCS, CONFIG_KEYS } from '../config.js';
+import { envExample, settingsTable } from '@school/shared';
+import { SETTINGS } from '../config.js';
 import { scopeOf, type AreaModule } from '../lib/operation.js';
 
 /** One row per operation. */
@@ -21,27 +22,14 @@ export function areasTable(registry: readonly AreaModule[]): string {
   ].join('\n');
 }
 
-/** One row per environment variable (an empty default, i.e. unset, reads `none`). */
-export function envTable(): string {
-  const shown = (value: string | undefined) => (value ? `\`${value}\`` : 'none');
-  const rows = CONFIG_KEYS.map(
-    (key) => `| \`${key}\` | ${shown(CONFIG_DEFAULTS[key])} | ${CONFIG_DOCS[key]} |`,
+/** The resource API's variables as docs/configuration.md shows them (from the schema's declarations). */
+export const envTable = (): string => settingsTable(SETTINGS);
+
+/** config/resource-api.env.example: every variable with its default. */
+export const envFile = (): string =>
+  envExample(
+    'The resource API’s environment, generated from its configuration schema (scripts/docs-tables): every value is the default, an empty one has none; see docs/configuration.md.',
+    SETTINGS,
   );
-  return ['| Variable | Default | Meaning |', '| --- | --- | --- |', ...rows].join('\n');
-}
 
-/** Replaces the text between `<!-- name:start -->` and `<!-- name:end -->`. */
-export function withSection(markdown: string, name: string, body: string): string {
-  const start = `<!-- ${name}:start -->`;
-  const end = `<!-- ${name}:end -->`;
-  const from = markdown.indexOf(start);
-  const to = markdown.indexOf(end);
-  if (from < 0 || to < from) throw new Error(`no ${name} section`);
-  return `${markdown.slice(0, from + start.length)}\n${body}\n${markdown.slice(to)}`;
-}
-
-/** The text between the markers, or undefined. */
-export function section(markdown: string, name: string): string | undefined {
-  const m = new RegExp(`<!-- ${name}:start -->\\n([\\s\\S]*?)\\n<!-- ${name}:end -->`).exec(markdown);
-  return m?.[1];
-}
+export { section, withSection } from '@school/shared';
