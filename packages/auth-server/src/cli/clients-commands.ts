@@ -129,7 +129,7 @@ export function registerClientsCommands(program: Command): void {
         };
         const check = await checkCimdDocument(deps, url);
         print(check);
-        if (check.outcome === 'refused') process.exitCode = 1;
+        if (check.outcome === 'refused') throw new OperatorError(`It would be refused: ${check.refused}`);
       }),
     );
 }
