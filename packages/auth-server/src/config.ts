@@ -167,7 +167,10 @@ const schema = z
     CIMD_STALE_SECONDS: z.coerce.number().int().min(0).default(3600),
     /** Milliseconds a metadata-document fetch may take in all (connect, TLS, answer). */
     CIMD_FETCH_TIMEOUT_MS: positiveInt(3000, 10_000),
-    /** First fetches (of a document not held) per minute from one host (all instances together). */
+    /**
+     * First fetches (of a document not held) per minute from one host (all instances together); one
+     * address may spend a tenth of it, at least one (cimd/cimd-resolver.ts).
+     */
     CIMD_FETCHES_PER_MINUTE_PER_HOST: perMinute(30),
     /** First fetches (of a document not held) per minute one client address may cause. */
     CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS: perMinute(10),

@@ -1,7 +1,8 @@
 /**
  * Resolving a Client ID Metadata Document URL: every validation rule, caching by the HTTP cache
  * headers within the configured bounds, failures never cached, stale serving while the host fails,
- * the first-fetch budgets (per requesting address, then per host; refreshes spend neither), what is
+ * the first-fetch budgets (per requesting address, its share of the host, then per host; refreshes
+ * spend none), documents read leniently (what is unsupported dropped and reported), what is
  * left in Redis, and the status operators see. Real Redis, a real HTTPS server with a test CA, the real fetcher;
  * the cache and the stored client also on a real Redis Cluster of this file's own (ports 7131-7136),
  * where the entry and the client record are in different hash slots.

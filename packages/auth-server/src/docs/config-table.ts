@@ -144,7 +144,7 @@ export const CONFIG_DOCS: Record<Key, string> = {
   CIMD_STALE_SECONDS: 'Seconds past its freshness a valid document may still be served while its host fails.',
   CIMD_FETCH_TIMEOUT_MS: 'The whole fetch of a document (connect, TLS, answer), milliseconds, at most 10000.',
   CIMD_FETCHES_PER_MINUTE_PER_HOST:
-    'First fetches (of a document not held) per minute to one host, all instances together; refreshing a held document spends none.',
+    'First fetches (of a document not held) per minute to one host, all instances together; one address may spend a tenth of it (at least 1); refreshing a held document spends none.',
   CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS:
     'First fetches (of a document not held) per minute one client address may cause; over it `429` with `Retry-After`.',
   CIMD_ALLOW_LOOPBACK:
