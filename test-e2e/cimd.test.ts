@@ -173,15 +173,21 @@ describe('first fetches of documents, through the edge', () => {
       code_verifier: 'x'.repeat(43),
     });
 
-  it('are paid by their sender: made-up ids stop at its budget, fetch nothing more, and keep nothing', async () => {
-    const ids = Array.from({ length: 14 }, junk);
-    const answers = await Promise.all(ids.map((id) => tokenFrom('127.0.0.7', id)));
+  /** Posts a made-up id from each of `n` requests from `from`; returns the ids and the answers. */
+  const junkFrom = async (from: string, n: number) => {
+    const ids = Array.from({ length: n }, junk);
+    const answers = await Promise.all(ids.map((id) => tokenFrom(from, id)));
+    return { ids, answers, fetched: ids.filter((id) => docs.hits.has(new URL(id).pathname)) };
+  };
+
+  it("are paid by their sender: made-up ids stop at its share of the host's budget, fetch nothing more, and keep nothing", async () => {
+    const { ids, answers, fetched } = await junkFrom('127.0.0.7', 14);
     const limited = answers.filter((a) => a.status === 429);
-    expect(limited).toHaveLength(4); // CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS: 10
+    // CIMD_FETCHES_PER_MINUTE_PER_HOST is 30: one sender may spend a tenth of it.
+    expect(limited).toHaveLength(11);
     expect(Number(limited[0]!.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited[0]!.body.error).toBe('too_many_requests');
-    const fetched = ids.filter((id) => docs.hits.has(new URL(id).pathname));
-    expect(fetched).toHaveLength(10);
+    expect(fetched).toHaveLength(3);
     // Failed fetches are kept for the operator briefly; refused ones leave nothing.
     const prefix = `${stack.env.REDIS_KEY_PREFIX}cimd:`;
     for (const id of ids) {
@@ -194,6 +200,20 @@ describe('first fetches of documents, through the edge', () => {
     const real = await tokenFrom('127.0.0.8', clientId);
     expect(real.status).toBe(400);
     expect(real.body.error).toBe('invalid_grant');
+  });
+
+  it("cannot be spent by a few senders for the host's new clients: each gets its share, a fourth gets through", async () => {
+    const senders = ['127.0.0.2', '127.0.0.3', '127.0.0.4'];
+    const floods = await Promise.all(senders.map((from) => junkFrom(from, 10)));
+    for (const { answers, fetched } of floods) {
+      expect(fetched).toHaveLength(3);
+      expect(answers.filter((a) => a.status === 429)).toHaveLength(7);
+    }
+    const clientId = publish({ client_name: 'e2e fair share', redirect_uris: ['http://127.0.0.1/callback'] });
+    const first = await tokenFrom('127.0.0.5', clientId);
+    expect(first.status).toBe(400);
+    expect(first.body.error).toBe('invalid_grant'); // its document was fetched and taken
+    expect(docs.hits.get(new URL(clientId).pathname)).toBe(1);
   });
 });
 

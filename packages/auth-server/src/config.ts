@@ -213,7 +213,7 @@ const schema = z
     ),
     CIMD_FETCHES_PER_MINUTE_PER_HOST: documented(
       perMinute(30),
-      'First fetches (of a document not held) per minute to one host, all instances together; refreshing a held document spends none.',
+      'First fetches (of a document not held) per minute to one host, all instances together; one address may spend a tenth of it (at least 1); refreshing a held document spends none.',
     ),
     CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS: documented(
       perMinute(10),

@@ -1,7 +1,8 @@
 /**
  * Resolving a Client ID Metadata Document URL: every validation rule, caching by the HTTP cache
  * headers within the configured bounds, failures never cached, stale serving while the host fails,
- * the first-fetch budgets (per requesting address, then per host; refreshes spend neither), what is
+ * the first-fetch budgets (per requesting address, its share of the host, then per host; refreshes
+ * spend none), documents read leniently (what is unsupported dropped and reported), what is
  * left in Redis, and the status operators see. Real Redis, a real HTTPS server with a test CA, the real fetcher;
  * the cache and the stored client also on a real Redis Cluster of this file's own (ports 7131-7136),
  * where the entry and the client record are in different hash slots.
@@ -19,7 +20,7 @@ import {
   type DocumentServer,
 } from '../../../test-support/https-documents.js';
 import { startRedisCluster, type LocalCluster } from '../../../test-support/redis-cluster.js';
-import { CimdResolver, type CimdCachePolicy } from '../src/cimd/cimd-resolver.js';
+import { CimdResolver, type CimdCachePolicy, type CimdOutcome } from '../src/cimd/cimd-resolver.js';
 import { allowCimdClient, listCimdClients } from '../src/cimd/cimd-operator.js';
 import { createDocumentFetcher } from '../src/cimd/document-fetcher.js';
 
@@ -53,17 +54,26 @@ beforeEach(() => {
   url = server.url(path, 'cimd.test');
 });
 
-const roomy = () => ({
-  perAddress: new RateLimiterMemory({ points: 1000, duration: 60 }),
-  perHost: new RateLimiterMemory({ points: 1000, duration: 60 }),
+const points = (n: number) => new RateLimiterMemory({ points: n, duration: 60 });
+const budgetsOf = (perAddress: number, perAddressOnHost: number, perHost: number) => ({
+  perAddress: points(perAddress),
+  perAddressOnHost: points(perAddressOnHost),
+  perHost: points(perHost),
 });
-const resolver = (policy: Partial<CimdCachePolicy> = {}, on: RedisClient = redis, budgets = roomy()) =>
+const roomy = () => budgetsOf(1000, 1000, 1000);
+const resolver = (
+  policy: Partial<CimdCachePolicy> = {},
+  on: RedisClient = redis,
+  budgets = roomy(),
+  log?: (outcome: CimdOutcome) => void,
+) =>
   new CimdResolver(
     on,
     prefix,
     fetchDocument,
     { minSeconds: 0, maxSeconds: 3600, staleSeconds: 60, ...policy },
     budgets,
+    log,
   );
 /** What a client is told of any document that could not be fetched: nothing about the host. */
 const GENERIC = /^the client_id metadata document could not be fetched; try again later$/;
@@ -145,35 +155,112 @@ describe('a metadata document', () => {
     ['with a client_name of the wrong type', { client_name: 42 }, /member client_name/],
     ['with no redirect URI', { redirect_uris: [] }, /at least one redirect URI/],
     [
-      'asking a grant type open registration refuses',
-      { grant_types: ['client_credentials'] },
-      /member grant_types/,
+      'without authorization_code among its grant types',
+      { grant_types: ['client_credentials', 'urn:ietf:params:oauth:grant-type:device_code'] },
+      /grant_types lists no authorization_code/,
     ],
+    ['without code among its response types', { response_types: ['token'] }, /response_types lists no code/],
     [
-      'asking a response type open registration refuses',
-      { response_types: ['token'] },
-      /member response_types/,
-    ],
-    [
-      'with a non-loopback http redirect URI',
+      'with only a non-loopback http redirect URI',
       { redirect_uris: ['http://app.example/cb'] },
-      /not a loopback URI/,
+      /redirect_uris lists no usable redirect URI/,
     ],
     [
-      'with a loopback URI not written canonically',
+      'with only a loopback URI not written canonically',
       { redirect_uris: ['http://LOCALHOST/cb'] },
-      /canonical form/,
+      /redirect_uris lists no usable redirect URI/,
     ],
-    [
-      'with an http logo_uri',
-      { logo_uri: 'http://cimd.test/logo.png' },
-      /member logo_uri: must be an https URL/,
-    ],
+    ['with grant_types of the wrong type', { grant_types: 'authorization_code' }, /member grant_types/],
     ['with a control character in its name', { client_name: 'Notes\u202Eagent' }, /bidirectional/],
     ['with a name over the cap', { client_name: 'x'.repeat(101) }, /at most 100 characters/],
   ])('is refused %s', async (_what, extra, pattern) => {
     server.json(path, doc(extra));
     await expect(resolver().resolve(url)).rejects.toEqual(refusal(pattern));
+  });
+
+  it('keeps what this server supports and drops the rest, as VS Code and Claude publish them', async () => {
+    server.json(
+      path,
+      doc({
+        redirect_uris: [
+          'http://127.0.0.1:33418/',
+          'https://vscode.dev/redirect',
+          'http://app.example/cb',
+          'cursor://anysphere.cursor-mcp/oauth/callback',
+          'https://notes.example/cb#frag',
+        ],
+        grant_types: [
+          'authorization_code',
+          'refresh_token',
+          'urn:ietf:params:oauth:grant-type:device_code',
+          'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        ],
+        response_types: ['code', 'code id_token'],
+        token_endpoint_auth_method: 'client_secret_post',
+        token_endpoint_auth_methods_supported: ['client_secret_post', 'none'],
+        application_type: 'desktop',
+        logo_uri: 'http://cimd.test/logo.png',
+        client_uri: 'https://cimd.test/',
+      }),
+    );
+    const logged: CimdOutcome[] = [];
+    const client = await resolver({}, redis, roomy(), (o) => logged.push(o)).resolve(url);
+    expect(client).toEqual({
+      client_id: url,
+      client_name: 'Notes agent',
+      client_uri: 'https://cimd.test/',
+      redirect_uris: ['http://127.0.0.1:33418/'],
+      grant_types: ['authorization_code', 'refresh_token'],
+      response_types: ['code'],
+      token_endpoint_auth_method: 'none',
+      application_type: 'native',
+      client_id_issued_at: expect.any(Number),
+    });
+    const dropped = [
+      {
+        member: 'token_endpoint_auth_method',
+        value: 'client_secret_post',
+        why: 'negotiated to none, which the document also offers',
+      },
+      {
+        member: 'grant_types',
+        value: 'urn:ietf:params:oauth:grant-type:device_code',
+        why: 'not a grant type of metadata-document clients here',
+      },
+      {
+        member: 'grant_types',
+        value: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
+        why: 'not a grant type of metadata-document clients here',
+      },
+      { member: 'response_types', value: 'code id_token', why: 'only code is served' },
+      { member: 'application_type', value: 'desktop', why: 'must be native or web' },
+      { member: 'logo_uri', value: 'http://cimd.test/logo.png', why: 'must be an https URL' },
+      {
+        member: 'redirect_uris',
+        value: 'http://app.example/cb',
+        why: expect.stringMatching(/^is not a loopback URI/),
+      },
+      {
+        member: 'redirect_uris',
+        value: 'cursor://anysphere.cursor-mcp/oauth/callback',
+        why: expect.stringMatching(/^is not a loopback URI/),
+      },
+      {
+        member: 'redirect_uris',
+        value: 'https://notes.example/cb#frag',
+        why: 'https://notes.example/cb#frag must not have a fragment',
+      },
+      {
+        member: 'redirect_uris',
+        value: 'https://vscode.dev/redirect',
+        why: expect.stringMatching(/need an operator to allow this client_id/),
+      },
+    ];
+    expect(logged).toEqual([{ clientId: url, status: 'fresh', dropped }]);
+    expect((await entryOf())?.dropped).toEqual(dropped);
+    // Once the operator allows its https URIs, the listing no longer counts them as dropped.
+    await allowCimdClient(redis, prefix, url);
+    expect((await entryOf())?.dropped).toEqual(dropped.slice(0, -1));
   });
 
   it('is refused when it is not a JSON object', async () => {
@@ -284,10 +371,7 @@ describe('while the host fails', () => {
     // Past its stale window the document is kept (not served): once the host is back it is refreshed
     // as a known document, which spends no budget.
     server.json(path, doc({ client_name: 'Notes agent 2' }));
-    const spent = {
-      perAddress: new RateLimiterMemory({ points: 0, duration: 60 }),
-      perHost: new RateLimiterMemory({ points: 0, duration: 60 }),
-    };
+    const spent = budgetsOf(0, 0, 0);
     await expect(resolver({ staleSeconds: 1 }, redis, spent).resolve(url, 'a')).resolves.toMatchObject({
       client_name: 'Notes agent 2',
     });
@@ -321,10 +405,7 @@ describe('the first-fetch budgets', () => {
   const limited = expect.objectContaining({ error: 'too_many_requests', status: 429 });
 
   it('charge the requesting address first: its made-up ids stop at its budget, others go on', async () => {
-    const budgets = {
-      perAddress: new RateLimiterMemory({ points: 3, duration: 60 }),
-      perHost: new RateLimiterMemory({ points: 100, duration: 60 }),
-    };
+    const budgets = budgetsOf(3, 100, 100);
     const r = resolver({}, redis, budgets);
     const ids = [junk(), junk(), junk(), junk(), junk()];
     const outcomes = await Promise.allSettled(ids.map((id) => r.resolve(id, 'attacker')));
@@ -336,11 +417,21 @@ describe('the first-fetch budgets', () => {
     await expect(r.resolve(url, 'someone else')).resolves.toMatchObject({ client_id: url });
   });
 
+  it("let no address spend more than its share of a host's: three senders cannot shut out a fourth", async () => {
+    const r = resolver({}, redis, budgetsOf(100, 2, 10));
+    const senders = ['a', 'b', 'c'];
+    const outcomes = await Promise.allSettled(
+      senders.flatMap((sender) => [1, 2, 3, 4].map(() => r.resolve(junk(), sender))),
+    );
+    const errorsOf = outcomes.map((o) => ((o as PromiseRejectedResult).reason as { error: string }).error);
+    expect(errorsOf.filter((e) => e === 'invalid_client')).toHaveLength(6); // two fetched per sender
+    expect(errorsOf.filter((e) => e === 'too_many_requests')).toHaveLength(6);
+    server.json(path, doc());
+    await expect(r.resolve(url, 'd')).resolves.toMatchObject({ client_id: url });
+  });
+
   it('leave no entry in Redis for a fetch that never happened, and a short-lived one for a failure', async () => {
-    const budgets = {
-      perAddress: new RateLimiterMemory({ points: 1, duration: 60 }),
-      perHost: new RateLimiterMemory({ points: 100, duration: 60 }),
-    };
+    const budgets = budgetsOf(1, 100, 100);
     const r = resolver({ failureSeconds: 600 }, redis, budgets);
     const [fetched, refused] = [junk(), junk()];
     await expect(r.resolve(fetched, 'a')).rejects.toEqual(refusal(GENERIC));
@@ -365,10 +456,7 @@ describe('the first-fetch budgets', () => {
   });
 
   it('are not spent by cached, stale or refreshed documents, so junk on a host cannot starve its real clients', async () => {
-    const budgets = {
-      perAddress: new RateLimiterMemory({ points: 100, duration: 60 }),
-      perHost: new RateLimiterMemory({ points: 3, duration: 60 }),
-    };
+    const budgets = budgetsOf(100, 100, 3);
     const r = resolver({}, redis, budgets);
     server.json(path, doc(), { 'cache-control': 'max-age=0' });
     await r.resolve(url, 'owner'); // the real client's first use: one of the host's three

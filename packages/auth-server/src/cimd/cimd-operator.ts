@@ -6,6 +6,7 @@
 import { scanKeys, type RedisClient } from '@school/shared';
 import { cimdAllowedKey, cimdEntryPrefix } from '../storage/redis-keys.js';
 import { isCimdClientId } from '../clients/client-id-url.js';
+import { redirectUsability, type DroppedValue, type MetadataDocument } from './metadata-document.js';
 
 /** One document as `school-auth clients cimd` shows it. */
 export interface CimdClientStatus {
@@ -15,13 +16,19 @@ export interface CimdClientStatus {
   error?: string;
   /** Whether an operator allowed its https redirect URIs. */
   https_redirects_allowed: boolean;
+  /**
+   * What its document lists that the client does not get: values this server does not use, and
+   * https redirect URIs while they are not allowed.
+   */
+  dropped?: DroppedValue[];
   checked_at?: string;
   fetched_at?: string;
   fresh_until?: string;
   stale_until?: string;
 }
 
-function requireUrl(clientId: string): void {
+/** Throws, in the operator's words, unless `clientId` is a metadata-document URL. */
+export function requireUrl(clientId: string): void {
   if (!isCimdClientId(clientId))
     throw new Error(
       `${clientId} is not a client metadata document URL (https, with a path, as a URL parser writes it)`,
@@ -45,6 +52,14 @@ export async function disallowCimdClient(
 
 const iso = (ms: string | undefined) => (ms ? new Date(Number(ms)).toISOString() : undefined);
 
+/** What the entry's document lists that its client does not get, as it stands now. */
+function droppedOf(entry: Record<string, string>, httpsAllowed: boolean): DroppedValue[] | undefined {
+  if (!entry.doc) return undefined;
+  const dropped = JSON.parse(entry.dropped ?? '[]') as DroppedValue[];
+  const { unusable } = redirectUsability(JSON.parse(entry.doc) as MetadataDocument, httpsAllowed);
+  return [...dropped, ...unusable];
+}
+
 /** Every metadata-document client seen or allowed, with its last fetch's outcome. */
 export async function listCimdClients(redis: RedisClient, prefix: string): Promise<CimdClientStatus[]> {
   const allowed = new Set(await redis.smembers(cimdAllowedKey(prefix)));
@@ -60,6 +75,7 @@ export async function listCimdClients(redis: RedisClient, prefix: string): Promi
         status: e.status,
         error: e.error || undefined,
         https_redirects_allowed: allowed.has(id),
+        dropped: droppedOf(e, allowed.has(id)),
         checked_at: iso(e.checkedAt),
         fetched_at: iso(e.fetchedAt),
         fresh_until: iso(e.freshUntil),

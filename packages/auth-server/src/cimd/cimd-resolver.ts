@@ -17,11 +17,17 @@
  * - Every outcome is logged with its detail and recorded in the entry (`school-auth clients cimd`);
  *   the client is only told that the document could not be used, never what an address answered.
  *
+ * - What a document listed that this server does not use (cimd/metadata-document.ts) is kept in the
+ *   entry (`dropped`) and reported with the fetch's outcome, for the log and the operator's view.
+ *
  * Budgets (who may make this server fetch): refreshing a document already held spends nothing, so
- * nobody can keep a working client from its refresh. A first fetch (no document held) spends the
- * requesting address's budget first (CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS: made-up client ids
- * cost their sender), then the host's (CIMD_FETCHES_PER_MINUTE_PER_HOST: protects the remote host);
- * either exhausted answers `429` with `Retry-After` and fetches nothing.
+ * nobody can keep a working client from its refresh. A first fetch (no document held) spends, in this
+ * order, the requesting address's budget (CIMD_FIRST_FETCHES_PER_MINUTE_PER_ADDRESS: made-up client
+ * ids cost their sender), that address's share of the host's budget (a tenth of it, at least one: no
+ * sender may use more, so denying a host's new clients takes ten senders, not one or three), and the
+ * host's budget (CIMD_FETCHES_PER_MINUTE_PER_HOST: protects the remote host). Any of them exhausted
+ * answers `429` with `Retry-After` and fetches nothing; a refusal by an earlier one spends none of the
+ * later ones (docs/decisions.md, "Lenient metadata documents").
  *
  * Why not oidc-provider's own (experimental) `features.clientIdMetadataDocument`: its cache is an
  * in-process LRU of 100 documents (each instance fetches on its own), it has no stale serving and no
@@ -40,7 +46,13 @@ import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import { cimdAllowedKey, cimdEntryKey, modelKey } from '../storage/redis-keys.js';
 import { DocumentFetchError, type FetchedDocument } from './document-fetcher.js';
 import { TooManyRequests } from '../provider/too-many-requests.js';
-import { checkDocument, toClientMetadata, type MetadataDocument } from './metadata-document.js';
+import {
+  checkDocument,
+  redirectUsability,
+  toClientMetadata,
+  type DroppedValue,
+  type MetadataDocument,
+} from './metadata-document.js';
 
 const DAY_MS = 86_400_000;
 /** The longest error detail kept in an entry. */
@@ -61,8 +73,21 @@ export interface CimdCachePolicy {
 export interface CimdBudgets {
   /** Keyed by the requesting address (`addressKey`). */
   perAddress: RateLimiterAbstract;
+  /** Keyed by the requesting address and the document's host name: {@link hostShare} of `perHost`. */
+  perAddressOnHost: RateLimiterAbstract;
   /** Keyed by the document's host name. */
   perHost: RateLimiterAbstract;
+}
+
+/** The most of a host's first-fetch budget one address may spend: a tenth, at least one. */
+export const hostShare = (perHost: number): number => Math.max(1, Math.ceil(perHost / 10));
+
+/** When a document fetched at `now` with these cache headers stops being fresh, then servable, ms. */
+export function cacheWindow(policy: CimdCachePolicy, maxAgeSeconds: number | undefined, now: number) {
+  const { minSeconds, maxSeconds, staleSeconds } = policy;
+  const seconds = Math.min(maxSeconds, Math.max(minSeconds, maxAgeSeconds ?? minSeconds));
+  const freshUntil = now + seconds * 1000;
+  return { seconds, freshUntil, staleUntil: freshUntil + staleSeconds * 1000 };
 }
 
 /** What the client is told of any document that could not be fetched (the detail is logged). */
@@ -74,6 +99,8 @@ export interface CimdOutcome {
   clientId: string;
   status: CimdStatus;
   error?: string;
+  /** What a fresh document listed that the client does not get (its https URIs included when not allowed). */
+  dropped?: DroppedValue[];
 }
 
 /** Every state a document can be in, as operators see it. */
@@ -159,21 +186,20 @@ export class CimdResolver {
       throw unusable();
     }
     let doc: MetadataDocument;
+    let dropped: DroppedValue[];
     try {
-      doc = checkDocument(url, fetched.body);
+      ({ doc, dropped } = checkDocument(url, fetched.body));
     } catch (err) {
       const why = (err as errors.OIDCProviderError).error_description ?? '';
       await this.recordFailure(key, url, 'invalid', why, now);
       throw err;
     }
-    const { minSeconds, maxSeconds, staleSeconds } = this.policy;
-    const maxAge = Math.min(maxSeconds, Math.max(minSeconds, fetched.maxAgeSeconds ?? minSeconds));
-    const freshUntil = now + maxAge * 1000;
-    const staleUntil = freshUntil + staleSeconds * 1000;
+    const { freshUntil, staleUntil } = cacheWindow(this.policy, fetched.maxAgeSeconds, now);
     await this.redis
       .multi()
       .hset(key, {
         doc: JSON.stringify(doc),
+        dropped: JSON.stringify(dropped),
         freshUntil,
         staleUntil,
         status: 'fresh',
@@ -183,16 +209,23 @@ export class CimdResolver {
       .hdel(key, 'error', 'retryAt')
       .pexpireat(key, staleUntil + DAY_MS)
       .exec();
-    this.report({ clientId: url, status: 'fresh' });
+    const { unusable: notAllowed } = redirectUsability(doc, allowed === 1);
+    this.report({ clientId: url, status: 'fresh', dropped: [...dropped, ...notAllowed] });
     // May refuse its redirect URIs: the document stays cached all the same.
     return this.withRecord(url, doc, allowed === 1, entry, stored === 1, true);
   }
 
-  /** Spends the budgets of a first fetch: the requester's, then the host's; throws when either is out. */
+  /**
+   * Spends the budgets of a first fetch: the requester's, its share of the host's, then the host's;
+   * throws when one is out (the later ones are then not spent).
+   */
   private async spendFirstFetch(url: string, requester: string | undefined): Promise<void> {
     const host = new URL(url).hostname;
     try {
-      if (requester !== undefined) await this.budgets.perAddress.consume(requester);
+      if (requester !== undefined) {
+        await this.budgets.perAddress.consume(requester);
+        await this.budgets.perAddressOnHost.consume(`${requester} ${host}`);
+      }
       await this.budgets.perHost.consume(host);
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
@@ -252,7 +285,7 @@ export class CimdResolver {
     await this.redis
       .multi()
       .hset(key, { status, error: error.slice(0, ERROR_DETAIL_LIMIT), checkedAt: now })
-      .hdel(key, 'doc', 'freshUntil', 'staleUntil', 'retryAt')
+      .hdel(key, 'doc', 'dropped', 'freshUntil', 'staleUntil', 'retryAt')
       .pexpire(key, lifeMs)
       .exec();
     this.report({ clientId: url, status, error });

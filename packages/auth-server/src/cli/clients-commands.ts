@@ -4,7 +4,9 @@
  * (cli/clients-list-command.ts).
  */
 import { Option, type Command } from 'commander';
+import { checkCimdDocument } from '../cimd/cimd-check.js';
 import { allowCimdClient, disallowCimdClient, listCimdClients } from '../cimd/cimd-operator.js';
+import { cimdCachePolicy, createCimdFetcher } from '../cimd/cimd-setup.js';
 import { sweepClients } from '../provider/client-sweep.js';
 import { createIntegration, createIntrospector, deleteClient } from '../provider/operator-clients.js';
 import { LISTED_KINDS } from '../storage/client-listing.js';
@@ -110,5 +112,24 @@ export function registerClientsCommands(program: Command): void {
       withRuntime(async (runtime, config) =>
         print(await listCimdClients(runtime.redis, config.REDIS_KEY_PREFIX)),
       ),
+    );
+  clients
+    .command('check')
+    .description(
+      'how a metadata document would be taken (kept, dropped, redirect URIs, cache) without storing anything; exit 1 if refused',
+    )
+    .argument('<url>', 'the client id (the document’s https URL)')
+    .action((url: string) =>
+      withRuntime(async (runtime, config) => {
+        const deps = {
+          redis: runtime.redis,
+          prefix: config.REDIS_KEY_PREFIX,
+          fetchDocument: createCimdFetcher(config),
+          policy: cimdCachePolicy(config),
+        };
+        const check = await checkCimdDocument(deps, url);
+        print(check);
+        if (check.outcome === 'refused') throw new OperatorError(`It would be refused: ${check.refused}`);
+      }),
     );
 }
