@@ -9,8 +9,8 @@
 import { ALL_SCOPE_NAMES, INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
 import { InteractionGone } from '../pages/error-page.js';
 import { sendPage } from '../pages/html.js';
-import { clearRefusals, recordRefusals, removeScopes } from '../provider/grant-scopes.js';
-import { accessEnds, durationChoices, type AccessCalendar } from './access-duration.js';
+import { clearRefusals, recordRefusals, refusedScopes, removeScopes } from '../provider/grant-scopes.js';
+import { chosenEnd, durationChoices, type AccessCalendar } from './access-duration.js';
 import type { AllowForm } from './forms.js';
 import {
   actor,
@@ -112,6 +112,9 @@ export function consentSteps({
       const details = ctx.state.interaction;
       const client = await clientView(provider, details);
       const uid = details.uid;
+      // The access the app holds already (as stored, with its refusals): its end is kept unless changed.
+      const held = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
+      const shown = pageScopes(details);
       const account = details.session?.accountId
         ? await accounts.findAccount(details.session.accountId)
         : undefined;
@@ -125,8 +128,10 @@ export function consentSteps({
           switchAction: `${INTERACTION_PATH}/${uid}/switch`,
           csrf: csrf.issue(uid),
           client,
-          ...pageScopes(details),
+          ...shown,
+          refusedBefore: held ? refusedScopes(held).filter((s) => shown.scopes.includes(s)) : [],
           durations: durationChoices(new Date(), calendar),
+          currentEnd: held?.exp,
           timezone: calendar.timezone,
           allowedBefore: Boolean(details.grantId),
           accountEmail: typeof claims?.email === 'string' ? claims.email : undefined,
@@ -147,8 +152,11 @@ export function consentSteps({
         ? await provider.Grant.find(details.grantId)
         : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
       if (!grant) throw new InteractionGone();
+      const currentEnd = details.grantId ? grant.exp : undefined;
       const missing = details.prompt.details as MissingGrants;
       const approved = new Set(['openid', ...choice.approved]);
+      // Refused before and not offered now: still refused (scope-choices.ts marks it if asked again).
+      const stillRefused = refusedScopes(grant).filter((s) => !shown.scopes.includes(s));
       clearRefusals(grant);
       const oidcScopes = (missing.missingOIDCScope ?? []).filter((s) => approved.has(s));
       if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(' '));
@@ -164,10 +172,10 @@ export function consentSteps({
       // Unticked: not added; asked again with nothing new, taken back. Recorded as refused so that
       // this request counts them as answered (provider/grant-scopes.ts).
       if (shown.nothingNew) removeScopes(grant, choice.refused);
-      recordRefusals(grant, choice.refused, indicators);
-      // How long: the end chosen, for the whole grant (a "this term" no longer ahead is one hour).
-      const { duration } = ctx.state.form;
-      grant.exp = accessEnds(duration, new Date(), calendar) ?? accessEnds('hour', new Date(), calendar)!;
+      recordRefusals(grant, [...new Set([...choice.refused, ...stillRefused])], indicators);
+      // How long: the end chosen, for the whole grant; none chosen keeps the end it has (access-duration.ts).
+      const duration = ctx.state.form.duration ?? (currentEnd === undefined ? 'revoked' : 'current');
+      grant.exp = chosenEnd(ctx.state.form.duration, currentEnd, new Date(), calendar);
       const grantId = await grant.save();
       void audit.record('consent_granted', {
         ...actor(ctx),
