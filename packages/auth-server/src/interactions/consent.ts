@@ -9,7 +9,14 @@
 import { ALL_SCOPE_NAMES, INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
 import { InteractionGone } from '../pages/error-page.js';
 import { sendPage } from '../pages/html.js';
-import { clearRefusals, recordRefusals, refusedScopes, removeScopes } from '../provider/grant-scopes.js';
+import type { Grant } from 'oidc-provider';
+import {
+  clearRefusals,
+  grantedScopes,
+  recordRefusals,
+  refusedScopes,
+  removeScopes,
+} from '../provider/grant-scopes.js';
 import { chosenEnd, durationChoices, type AccessCalendar } from './access-duration.js';
 import type { AllowForm } from './forms.js';
 import {
@@ -62,7 +69,8 @@ function pageScopes(details: { prompt: { details: unknown }; params: Record<stri
 /**
  * Which of the offered `scopes` the admin approved: those of `ticked` that were offered (a form
  * naming anything else is not trusted with it), and which were refused. `openid` is neither: it is
- * always kept when asked for (scope-choices.ts). Nothing approved out of something offered is a deny.
+ * always kept when asked for (scope-choices.ts). Nothing approved out of something offered is a deny
+ * (but see {@link keepsHeld}).
  */
 export function decideScopes(
   scopes: readonly string[],
@@ -73,6 +81,17 @@ export function decideScopes(
   const approved = offered.filter((s) => chosen.has(s));
   const refused = offered.filter((s) => !chosen.has(s));
   return { approved: offered.length ? approved : ['openid'], refused };
+}
+
+/**
+ * Whether Allow with nothing ticked keeps what the app holds rather than denying: only when the app
+ * holds access (`held`: a grant of an earlier consent) and every box was one refused before, so the
+ * page started with none ticked; the refusals stand. Anything else left all unticked is a deny.
+ */
+function keepsHeld(grant: Grant, held: boolean, refused: readonly string[]): boolean {
+  if (!held || !refused.length || !grantedScopes(grant).some((s) => s !== 'openid')) return false;
+  const before = new Set(refusedScopes(grant));
+  return refused.every((s) => before.has(s));
 }
 
 /**
@@ -130,6 +149,13 @@ export function consentSteps({
           client,
           ...shown,
           refusedBefore: held ? refusedScopes(held).filter((s) => shown.scopes.includes(s)) : [],
+          keepsHeldWhenNoneTicked: held
+            ? keepsHeld(
+                held,
+                true,
+                shown.scopes.filter((s) => s !== 'openid'),
+              )
+            : false,
           durations: durationChoices(new Date(), calendar),
           currentEnd: held?.exp,
           timezone: calendar.timezone,
@@ -147,11 +173,12 @@ export function consentSteps({
       // What the page offered, and of it what the form says is ticked: nothing else counts.
       const shown = pageScopes(details);
       const choice = decideScopes(shown.scopes, ctx.state.form.scope);
-      if (!choice.approved.length) return deny(ctx, 'nothing ticked');
       const grant = details.grantId
         ? await provider.Grant.find(details.grantId)
         : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
       if (!grant) throw new InteractionGone();
+      if (!choice.approved.length && !keepsHeld(grant, Boolean(details.grantId), choice.refused))
+        return deny(ctx, 'nothing ticked');
       const currentEnd = details.grantId ? grant.exp : undefined;
       const missing = details.prompt.details as MissingGrants;
       const approved = new Set(['openid', ...choice.approved]);

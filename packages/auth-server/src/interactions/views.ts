@@ -173,6 +173,8 @@ export function consentPage(p: {
   accountEmail?: string;
   /** Of `scopes`, those the admin refused this app before: they start unticked, marked so. */
   refusedBefore?: readonly string[];
+  /** All of `scopes` were refused before and the app holds access: Allow with none ticked keeps it. */
+  keepsHeldWhenNoneTicked?: boolean;
   /**
    * The "how long" choices on offer, shortest first (duration-fieldset.ts): the last ("until I take it
    * back") is preselected, unless the app's access ends at `currentEnd` already, which is then kept.
@@ -200,7 +202,11 @@ export function consentPage(p: {
           <legend>${scopesHeading(p)}</legend>
           ${scopeChoices(p.scopes, p.client.selfDeclared, p.refusedBefore)}
           <p class="note">
-            Untick anything you do not want the app to have. Unticking everything is the same as Deny.
+            ${
+              p.keepsHeldWhenNoneTicked
+                ? 'You refused all of this before. Left unticked, Allow keeps only what you allowed before.'
+                : 'Untick anything you do not want the app to have. Unticking everything is the same as Deny.'
+            }
           </p>
         </fieldset>
         ${durationFieldset(p)}
