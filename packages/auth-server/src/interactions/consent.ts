@@ -84,12 +84,12 @@ export function decideScopes(
 }
 
 /**
- * Whether Allow with nothing ticked keeps what the app holds rather than denying: only when the app
- * holds access (`held`: a grant of an earlier consent) and every box was one refused before, so the
- * page started with none ticked; the refusals stand. Anything else left all unticked is a deny.
+ * Whether Allow with nothing ticked keeps what the app holds rather than denying: only when `grant`
+ * (as stored) holds access and every box, `refused`, was one refused before, so the page started with
+ * none ticked; the refusals stand. Anything else left all unticked is a deny.
  */
-function keepsHeld(grant: Grant, held: boolean, refused: readonly string[]): boolean {
-  if (!held || !refused.length || !grantedScopes(grant).some((s) => s !== 'openid')) return false;
+function keepsHeld(grant: Grant, refused: readonly string[]): boolean {
+  if (!refused.length || !grantedScopes(grant).some((s) => s !== 'openid')) return false;
   const before = new Set(refusedScopes(grant));
   return refused.every((s) => before.has(s));
 }
@@ -149,13 +149,7 @@ export function consentSteps({
           client,
           ...shown,
           refusedBefore: held ? refusedScopes(held).filter((s) => shown.scopes.includes(s)) : [],
-          keepsHeldWhenNoneTicked: held
-            ? keepsHeld(
-                held,
-                true,
-                shown.scopes.filter((s) => s !== 'openid'),
-              )
-            : false,
+          keepsHeldWhenNoneTicked: held ? keepsHeld(held, decideScopes(shown.scopes, []).refused) : false,
           durations: durationChoices(new Date(), calendar),
           currentEnd: held?.exp,
           timezone: calendar.timezone,
@@ -177,8 +171,7 @@ export function consentSteps({
         ? await provider.Grant.find(details.grantId)
         : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
       if (!grant) throw new InteractionGone();
-      if (!choice.approved.length && !keepsHeld(grant, Boolean(details.grantId), choice.refused))
-        return deny(ctx, 'nothing ticked');
+      if (!choice.approved.length && !keepsHeld(grant, choice.refused)) return deny(ctx, 'nothing ticked');
       const currentEnd = details.grantId ? grant.exp : undefined;
       const missing = details.prompt.details as MissingGrants;
       const approved = new Set(['openid', ...choice.approved]);
