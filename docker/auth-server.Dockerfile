@@ -33,7 +33,9 @@ COPY --from=build /app/packages/auth-server/package.json packages/auth-server/
 COPY --from=build /app/packages/auth-server/node_modules packages/auth-server/node_modules
 COPY --from=build /app/packages/auth-server/dist packages/auth-server/dist
 RUN mkdir -p /var/lib/school-auth/keys && chown -R node:node /var/lib/school-auth
-USER node
+# The base image's `node` user, by number (uid and gid 1000): a kubelet can check runAsNonRoot only
+# against a numeric user.
+USER 1000:1000
 VOLUME ["/var/lib/school-auth"]
 EXPOSE 8082
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \

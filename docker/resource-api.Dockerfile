@@ -32,7 +32,9 @@ COPY --from=build /app/packages/resource-api/package.json packages/resource-api/
 # Dependencies npm could not hoist (another version sits at the root) live beside the package.
 COPY --from=build /app/packages/resource-api/node_modules packages/resource-api/node_modules
 COPY --from=build /app/packages/resource-api/dist packages/resource-api/dist
-USER node
+# The base image's `node` user, by number (uid and gid 1000): a kubelet can check runAsNonRoot only
+# against a numeric user.
+USER 1000:1000
 EXPOSE 8081
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.API_PORT+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]

@@ -4,8 +4,10 @@
  * and refused by the API; "one hour" ends the grant (its end moved into the past in Redis, never
  * waited for), after which refresh is invalid_grant and introspection inactive; Deny lands on the
  * app's redirect URI at once; Connected apps shows the client id, the scopes used beside those
- * granted and the end of access, and "Drop unused scopes" narrows the grant. axe-core finds no
- * violation on the consent page and Connected apps at 1280 and 390 px.
+ * granted and the end of access, and "Drop unused scopes" narrows the grant. A repeat or step-up
+ * consent (same session, and signed in again elsewhere) preselects the end the access has, says so,
+ * and keeps it; a scope refused before stays unticked and is marked. axe-core finds no violation on
+ * the consent pages and Connected apps at 1280 and 390 px.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -42,15 +44,29 @@ interface Flow {
   page: Page;
 }
 
-/** Registers a self-declared app and opens its authorization in `context`, signing in when asked. */
-async function startFlow(context: BrowserContext, name: string, scope: string): Promise<Flow> {
-  const listener = await loopbackListener();
+/** Registers a self-declared app with `redirectUris`; its client id. */
+async function register(name: string, redirectUris: string[]): Promise<string> {
   const res = await fetch(`${stack.baseUrl}/api/oauth/register`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ client_name: name, redirect_uris: [listener.redirectUri] }),
+    body: JSON.stringify({ client_name: name, redirect_uris: redirectUris }),
   });
-  const clientId = ((await res.json()) as { client_id: string }).client_id;
+  return ((await res.json()) as { client_id: string }).client_id;
+}
+
+/** Registers a self-declared app and opens its authorization in `context`, signing in when asked. */
+async function startFlow(context: BrowserContext, name: string, scope: string): Promise<Flow> {
+  const listener = await loopbackListener();
+  return openFlow(context, await register(name, [listener.redirectUri]), listener, scope);
+}
+
+/** Opens an authorization of `clientId` back to `listener` in `context`, signing in when asked. */
+async function openFlow(
+  context: BrowserContext,
+  clientId: string,
+  listener: LoopbackListener,
+  scope: string,
+): Promise<Flow> {
   const verifier = randomBytes(32).toString('base64url');
   const page = await context.newPage();
   await page.goto(
@@ -92,7 +108,7 @@ async function allowAndRedeem(flow: Flow): Promise<TokenResponse> {
     client_id: flow.clientId,
     resource: stack.baseUrl,
   });
-  expect(res.status).toBe(200);
+  expect([res.status, res.body.error, res.body.error_description]).toEqual([200, undefined, undefined]);
   return res.body as unknown as TokenResponse;
 }
 
@@ -232,4 +248,94 @@ describe('consent that grants only what the admin chooses', () => {
     expect([refreshed.status, refreshed.body.scope]).toEqual([200, 'courses:read']);
     await page.close();
   });
+});
+
+describe('a repeat or step-up consent', () => {
+  const listeners: LoopbackListener[] = [];
+  const contexts: BrowserContext[] = [];
+  afterAll(async () => {
+    for (const c of contexts) await c.close();
+    for (const l of listeners) await l.close();
+  });
+
+  /** The ends of the grants the admin holds for `clientId`, as stored. */
+  async function storedEnds(accessToken: string, clientId: string): Promise<number[]> {
+    const sub = (await introspect(accessToken)).sub as string;
+    const prefix = stack.env.REDIS_KEY_PREFIX!;
+    const held = (await accountGrants(redis, prefix, sub)).filter((g) => g.clientId === clientId);
+    const ends: number[] = [];
+    for (const g of held) {
+      const stored = JSON.parse((await redis.get(modelKey(prefix, 'Grant', g.grantId)))!) as { exp: number };
+      ends.push(stored.exp);
+    }
+    return ends;
+  }
+
+  /** The page keeps `end` (Unix seconds, shown in the stack's zone, UTC) preselected and says so. */
+  async function expectEndKept(page: Page, end: number): Promise<void> {
+    const shown = new Date((end - 1) * 1000).toISOString(); // the last second of access
+    const [year, time] = [shown.slice(0, 4), shown.slice(11, 16)];
+    expect(await page.locator('fieldset.durations p.current-end').count()).toBe(1);
+    const current = await page.locator('fieldset.durations p.current-end').innerText();
+    expect(current).toContain('Access currently ends');
+    expect(current).toContain(year);
+    expect(current).toContain(time);
+    expect(await page.isChecked('input[name=duration][value="current"]')).toBe(true);
+    expect(await page.isChecked('input[name=duration][value="revoked"]')).toBe(false);
+    const longest = await page
+      .locator('fieldset.durations li', { hasText: 'Until I take it back' })
+      .innerText();
+    expect(longest).toContain('extends all of its access');
+  }
+
+  /** The scope's checkbox is unticked and its line says it was refused before. */
+  async function expectRefusedBefore(page: Page, scope: string): Promise<void> {
+    expect(await page.isChecked(`input[name=scope][value="${scope}"]`)).toBe(false);
+    const line = await page.locator('ul.choices li', { hasText: scope }).innerText();
+    expect(line).toContain('You refused this before');
+  }
+
+  it('keeps a one-hour end and a refused scope when the app asks for one more, also after signing in again', async () => {
+    for (let i = 0; i < 3; i++) listeners.push(await loopbackListener());
+    const clientId = await register(
+      'Step-up Agent',
+      listeners.map((l) => l.redirectUri),
+    );
+    const context = await browser.newContext();
+    contexts.push(context);
+
+    // First consent: courses:read for one hour, school:read refused.
+    const first = await openFlow(context, clientId, listeners[0]!, 'courses:read school:read');
+    expect(await first.page.locator('fieldset.durations p.current-end').count()).toBe(0);
+    await first.page.uncheck('input[name=scope][value="school:read"]');
+    await first.page.check('input[name=duration][value="hour"]');
+    const firstTokens = await allowAndRedeem(first);
+    expect(firstTokens.scope).toBe('courses:read');
+    const [end] = await storedEnds(firstTokens.access_token, clientId);
+    expect(end).toBeDefined();
+
+    // Same session, one more scope: the hour is kept, school:read stays unticked and is marked.
+    const second = await openFlow(context, clientId, listeners[1]!, 'courses:read school:read events:read');
+    await expectEndKept(second.page, end!);
+    await expectRefusedBefore(second.page, 'school:read');
+    expect(await second.page.isChecked('input[name=scope][value="events:read"]')).toBe(true);
+    expect(await second.page.locator('ul.choices li', { hasText: 'events:read' }).innerText()).not.toContain(
+      'refused',
+    );
+    await inspectPage(second.page, 'consent-step-up');
+    await expectNoAxeViolations(second.page);
+    const secondTokens = await allowAndRedeem(second);
+    expect(secondTokens.scope.split(' ').sort()).toEqual(['courses:read', 'events:read']);
+    expect(await storedEnds(secondTokens.access_token, clientId)).toEqual([end]);
+
+    // Signed in again elsewhere, one more scope (the held grant is carried over): the same end and refusal.
+    const elsewhere = await browser.newContext();
+    contexts.push(elsewhere);
+    const third = await openFlow(elsewhere, clientId, listeners[2]!, 'courses:read school:read posts:read');
+    await expectEndKept(third.page, end!);
+    await expectRefusedBefore(third.page, 'school:read');
+    const thirdTokens = await allowAndRedeem(third);
+    expect(thirdTokens.scope.split(' ').sort()).toEqual(['courses:read', 'posts:read']);
+    expect(await storedEnds(thirdTokens.access_token, clientId)).toEqual([end, end]);
+  }, 90_000);
 });

@@ -28,6 +28,9 @@ interface ComposeService {
   read_only?: boolean;
   environment?: Record<string, string>;
   volumes?: string[];
+  profiles?: string[];
+  restart?: string;
+  command?: string[];
   healthcheck?: unknown;
   depends_on?: Record<string, unknown>;
 }
@@ -58,13 +61,14 @@ function imageFiles(dockerfile: string): string[] {
 }
 
 describe('the compose file', () => {
-  it('runs MongoDB, Redis, both services and the edge, with persistent data and keys', () => {
+  it('runs MongoDB, Redis, both services, the edge and the one-off admin seed, with persistent data and keys', () => {
     expect(Object.keys(compose.services).sort()).toEqual([
       'auth-server',
       'edge',
       'mongo',
       'redis',
       'resource-api',
+      'seed-admin',
     ]);
     // The public images by default; the variables select local stand-ins (scripts/standin-images).
     expect(compose.services.mongo!.image).toBe('${MONGO_IMAGE:-mongo:7}');
@@ -81,12 +85,16 @@ describe('the compose file', () => {
     expect(compose.services.edge!.volumes).toContain(
       './edge.conf.template:/etc/nginx/templates/default.conf.template:ro',
     );
-    for (const name of ['auth-server', 'resource-api'] as const) {
+    for (const [name, pkg] of [
+      ['auth-server', 'auth-server'],
+      ['resource-api', 'resource-api'],
+      ['seed-admin', 'auth-server'],
+    ] as const) {
       const env = compose.services[name]!.environment!;
       const readers = [
-        `packages/${name}/src/config.ts`,
+        `packages/${pkg}/src/config.ts`,
         'packages/shared/src/config-fields.ts', // the fields both services share (REDIS_URL, …)
-        ...(name === 'auth-server'
+        ...(pkg === 'auth-server'
           ? ['packages/auth-server/src/cli/main.ts', 'packages/auth-server/src/cli/seed-config.ts']
           : []),
       ]
@@ -118,6 +126,36 @@ describe('the compose file', () => {
       });
       expect(envsubst).toContain(`\${${name}}`);
     }
+  });
+
+  it('gives the admin’s password only to the one-off seed, never to a long-running service', () => {
+    // A password in the long-running auth server's environment is readable for its whole life (by
+    // `inspect`, /proc, a crash dump); only `--profile seed run --rm seed-admin` needs it.
+    for (const [name, service] of Object.entries(compose.services)) {
+      if (name === 'seed-admin') continue;
+      expect({
+        name,
+        env: Object.keys(service.environment ?? {}).filter((k) => k.startsWith('SEED_')),
+      }).toEqual({
+        name,
+        env: [],
+      });
+    }
+    const seed = compose.services['seed-admin']!;
+    expect(seed.profiles).toEqual(['seed']); // `up` never starts it
+    expect(seed.restart).toBe('no');
+    expect(seed.read_only).toBe(true);
+    expect(seed.image).toBe(compose.services['auth-server']!.image);
+    expect(seed.command).toEqual(['node', 'packages/auth-server/dist/cli/main.js', 'seed-admin']);
+    expect(seed.environment!.SEED_ADMIN_PASSWORD).toBe('${SEED_ADMIN_PASSWORD:-}');
+    expect(seed.volumes).toEqual(compose.services['auth-server']!.volumes); // the server's signing keys
+    // The docs and the script seed through it.
+    for (const file of ['docs/deploy.md', 'docs/operators.md', 'docker/compose.yaml'])
+      expect({ file, seeds: read(file).includes('--profile seed run --rm seed-admin') }).toEqual({
+        file,
+        seeds: true,
+      });
+    expect(read('scripts/containers')).toContain('dc --profile seed run --rm --no-deps -T seed-admin');
   });
 
   it('is run, in the docs and in its own comments, with the .env file of the repository root', () => {
@@ -166,7 +204,8 @@ describe.each([
     expect(dockerfile.match(/^FROM \$\{NODE_IMAGE\}/gm)).toHaveLength(2);
     expect(dockerfile).toMatch(/--omit=dev/);
     expect(dockerfile).toMatch(/^ENV NODE_ENV=production/m);
-    expect(dockerfile).toMatch(/^USER node$/m);
+    // Numeric (the base image's `node` user), so Kubernetes can check runAsNonRoot without a lookup.
+    expect(dockerfile).toMatch(/^USER 1000:1000$/m);
     expect(dockerfile).toMatch(/^HEALTHCHECK /m);
     expect(dockerfile).toContain(`/healthz`);
   });

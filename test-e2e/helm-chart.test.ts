@@ -9,7 +9,12 @@
  * - no secret is inlined: secret values come from existing Secrets by reference, the chart renders
  *   no Secret, and no plain value carries a credential;
  * - both services run >= 2 replicas with requests, a PodDisruptionBudget, a CPU autoscaler, and the
- *   Prometheus scrape annotations for /metrics on their own port.
+ *   Prometheus scrape annotations for /metrics on their own port;
+ * - both run as the Dockerfiles' numeric user, non-root, on a read-only root filesystem with a
+ *   private /tmp, without privilege escalation or capabilities, under the runtime's seccomp profile;
+ * - their NetworkPolicies, read as Kubernetes applies them, admit to the services' ports only the
+ *   ingress controller's pods, the metrics scrapers and (to the auth server) the resource API's pods:
+ *   no other pod can be the hop whose X-Forwarded-For the services believe.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -63,6 +68,55 @@ function ingressTarget(ingress: Manifest, path: string): string | undefined {
     .sort((a, b) => parts(b.path).length - parts(a.path).length);
   return prefixes[0]?.backend.service.name;
 }
+
+/** A pod that sends traffic: its namespace and labels (namespaces carry their name as a label). */
+interface Sender {
+  namespace: string;
+  labels: Record<string, string>;
+}
+
+/** Whether a label selector (matchLabels only: the chart uses nothing else) selects `labels`. */
+function selects(selector: Manifest, labels: Record<string, string>): boolean {
+  expect(selector.matchExpressions).toBeUndefined();
+  return Object.entries(selector.matchLabels ?? {}).every(([k, v]) => labels[k] === v);
+}
+
+/**
+ * Whether the NetworkPolicies of the release (in namespace `default`, as `helm template` renders it)
+ * let `from` reach TCP `port` of a pod labelled `target`, by Kubernetes' rules: a pod no policy
+ * selects takes everything; a selected one only what some rule admits (a rule without ports admits
+ * every port, one without peers every peer; a peer with only a podSelector means the policy's own
+ * namespace). ipBlock peers name addresses, not pods: they admit no pod here.
+ */
+function admits(policies: Manifest[], target: Record<string, string>, port: number, from: Sender): boolean {
+  const selecting = policies.filter(
+    (p) => selects(p.spec.podSelector, target) && (p.spec.policyTypes ?? ['Ingress']).includes('Ingress'),
+  );
+  if (!selecting.length) return true;
+  const namespaceLabels = { 'kubernetes.io/metadata.name': from.namespace };
+  return selecting.some((p) =>
+    (p.spec.ingress ?? []).some(
+      (rule: Manifest) =>
+        (!rule.ports?.length ||
+          rule.ports.some((q: Manifest) => q.port === port && (q.protocol ?? 'TCP') === 'TCP')) &&
+        (!rule.from?.length ||
+          rule.from.some(
+            (peer: Manifest) =>
+              !peer.ipBlock &&
+              (peer.namespaceSelector
+                ? selects(peer.namespaceSelector, namespaceLabels)
+                : from.namespace === 'default') &&
+              (!peer.podSelector || selects(peer.podSelector, from.labels)),
+          )),
+    ),
+  );
+}
+
+const INGRESS_NGINX: Sender = {
+  namespace: 'ingress-nginx',
+  labels: { 'app.kubernetes.io/name': 'ingress-nginx', 'app.kubernetes.io/component': 'controller' },
+};
+const PROMETHEUS: Sender = { namespace: 'monitoring', labels: { 'app.kubernetes.io/name': 'prometheus' } };
 
 let auth: TestAuthServer;
 let api: TestResourceApi;
@@ -162,6 +216,63 @@ describe.each(Object.entries(SHAPES))('rendered for %s', (_shape, args) => {
     expect(keys.secret.secretName).toBe('school-api-signing-keys');
   });
 
+  it('runs each service as the Dockerfile’s numeric user, read-only, unprivileged, with a private /tmp', () => {
+    for (const component of ['auth-server', 'resource-api']) {
+      const spec = deployment(component).spec.template.spec;
+      const dockerfile = readFileSync(join(root, 'docker', `${component}.Dockerfile`), 'utf8');
+      const [, uid, gid] = /^USER (\d+):(\d+)$/m.exec(dockerfile)!;
+      expect(Number(uid)).toBeGreaterThan(0);
+      expect([component, spec.securityContext]).toEqual([
+        component,
+        {
+          runAsNonRoot: true,
+          runAsUser: Number(uid),
+          runAsGroup: Number(gid),
+          fsGroup: Number(gid), // so that user reads a mounted Secret (mode 0400, owned by root otherwise)
+          seccompProfile: { type: 'RuntimeDefault' },
+        },
+      ]);
+      const [container] = spec.containers;
+      expect([component, container.securityContext]).toEqual([
+        component,
+        { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } },
+      ]);
+      const tmp = container.volumeMounts.find((m: Manifest) => m.mountPath === '/tmp');
+      expect(spec.volumes.find((v: Manifest) => v.name === tmp.name).emptyDir).toBeDefined();
+      // Nothing else writable: every other mount is read-only.
+      for (const m of container.volumeMounts.filter((x: Manifest) => x !== tmp))
+        expect(m.readOnly).toBe(true);
+    }
+  });
+
+  it('admits to the services’ ports only the ingress controller, the metrics scrapers and the API', () => {
+    const policies = ofKind('NetworkPolicy');
+    expect(policies).toHaveLength(2);
+    const target = (component: string) => {
+      const d = deployment(component);
+      const port = d.spec.template.spec.containers[0].ports[0].containerPort as number;
+      return { labels: d.spec.template.metadata.labels as Record<string, string>, port };
+    };
+    const authServer = target('auth-server');
+    const api = target('resource-api');
+    const reaches = (from: Sender, to: { labels: Record<string, string>; port: number }) =>
+      admits(policies, to.labels, to.port, from);
+    for (const to of [authServer, api]) {
+      expect(reaches(INGRESS_NGINX, to)).toBe(true);
+      expect(reaches(PROMETHEUS, to)).toBe(true);
+      // Any other pod: in the release's namespace, in the controller's, or wearing its labels elsewhere.
+      expect(reaches({ namespace: 'default', labels: { app: 'debug' } }, to)).toBe(false);
+      expect(reaches({ namespace: 'ingress-nginx', labels: { app: 'other' } }, to)).toBe(false);
+      expect(reaches({ namespace: 'default', labels: INGRESS_NGINX.labels }, to)).toBe(false);
+      expect(reaches({ namespace: 'monitoring', labels: { app: 'grafana' } }, to)).toBe(false);
+    }
+    // The API introspects at the auth server; nothing reaches the API from the auth server's side.
+    expect(reaches({ namespace: 'default', labels: api.labels }, authServer)).toBe(true);
+    expect(reaches({ namespace: 'default', labels: authServer.labels }, api)).toBe(false);
+    const otherRelease = { ...api.labels, 'app.kubernetes.io/instance': 'other' };
+    expect(reaches({ namespace: 'default', labels: otherRelease }, authServer)).toBe(false);
+  });
+
   it('runs each service on >= 2 replicas with requests, a PodDisruptionBudget, a CPU autoscaler and scrape annotations', () => {
     for (const component of ['auth-server', 'resource-api']) {
       const d = deployment(component);
@@ -207,4 +318,27 @@ it('renders with replicas and no autoscaler when autoscaling is off, still >= 2'
   const m = render(['--set', 'autoscaling.enabled=false']);
   expect(m.filter((d) => d.kind === 'HorizontalPodAutoscaler')).toEqual([]);
   for (const d of m.filter((x) => x.kind === 'Deployment')) expect(d.spec.replicas).toBeGreaterThanOrEqual(2);
+});
+
+it('admits the ingress controller and scrapers the values name, and refuses to admit everyone', () => {
+  const traefik: Sender = { namespace: 'traefik', labels: { 'app.kubernetes.io/name': 'traefik' } };
+  const m = render([
+    '--set-json',
+    'networkPolicy.ingressControllers=[{"namespaceSelector":{"matchLabels":{"kubernetes.io/metadata.name":"traefik"}},"podSelector":{"matchLabels":{"app.kubernetes.io/name":"traefik"}}}]',
+    '--set-json',
+    'networkPolicy.metricsScrapers=[]',
+  ]);
+  const policies = m.filter((d) => d.kind === 'NetworkPolicy');
+  for (const d of m.filter((x) => x.kind === 'Deployment')) {
+    const labels = d.spec.template.metadata.labels;
+    const port = d.spec.template.spec.containers[0].ports[0].containerPort;
+    expect(admits(policies, labels, port, traefik)).toBe(true);
+    expect(admits(policies, labels, port, INGRESS_NGINX)).toBe(false);
+    expect(admits(policies, labels, port, PROMETHEUS)).toBe(false);
+  }
+  // No ingress controller named: a rule without peers would admit every pod, so the chart refuses.
+  expect(() => render(['--set-json', 'networkPolicy.ingressControllers=[]'])).toThrow(/ingressControllers/);
+  expect(render(['--set', 'networkPolicy.enabled=false']).filter((d) => d.kind === 'NetworkPolicy')).toEqual(
+    [],
+  );
 });

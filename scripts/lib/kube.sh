@@ -5,7 +5,7 @@
 # run of it run: both Deployments (two replicas each), their Secrets and the signing keys, the
 # datastores of docker/kube/datastores.yaml.template, and the nginx edge in front as the Ingress's stand-in,
 # published at BASE_URL. What podman cannot run (the Ingress, the HorizontalPodAutoscalers, the
-# PodDisruptionBudgets) is rendered, linted and schema-checked only.
+# PodDisruptionBudgets, the NetworkPolicies) is rendered, linted and schema-checked only.
 #
 # podman 4.3's kube play, as found here, and what this does about it:
 #   - a Secret played from YAML is stored in a form its own secretKeyRef cannot read ("secret … is
@@ -41,22 +41,28 @@ kubeconform_bin() { # built with Go from the module proxy, once
 # The JSON schemas of the Kubernetes API, from the wheel of the PyPI package kubernetes-validate, in
 # the layout kubeconform reads. Its schemas point into one shared `/api/_definitions.json` (its own
 # loader's path), which kubeconform cannot follow: each kind used here gets the definitions inlined.
+# The kinds the chart, the datastores and the stand-in render (a kind added here is unpacked on the next run).
+kube_schema_kinds=(deployment-apps-v1 service-v1 ingress-networking-v1 horizontalpodautoscaler-autoscaling-v2
+  poddisruptionbudget-policy-v1 networkpolicy-networking-v1 configmap-v1 secret-v1 persistentvolumeclaim-v1)
 kube_schemas() {
   local dir="$root/.data/kube-schemas"
   local bundled="$dir/bundled/v$KUBERNETES_SCHEMA_VERSION-local-strict"
-  if [ ! -f "$bundled/.complete-$KUBERNETES_VALIDATE_VERSION" ]; then
+  local kind complete=true
+  [ -f "$bundled/.complete-$KUBERNETES_VALIDATE_VERSION" ] || complete=false
+  for kind in "${kube_schema_kinds[@]}"; do [ -f "$bundled/$kind.json" ] || complete=false; done
+  if [ "$complete" = false ]; then
     local tmp
     tmp=$(mktemp -d)
     python3 -m pip download -q --no-deps -d "$tmp" "kubernetes-validate==$KUBERNETES_VALIDATE_VERSION" >"$state/schemas.log" 2>&1 ||
       { tail -n 20 "$state/schemas.log" >&2; echo "could not fetch the schemas (kubernetes-validate)" >&2; exit 1; }
     python3 -m zipfile -e "$tmp"/kubernetes_validate-*.whl "$tmp/wheel"
     rm -rf "$bundled" && mkdir -p "$bundled"
-    python3 - "$tmp/wheel/kubernetes_validate/kubernetes-json-schema/v$KUBERNETES_SCHEMA_VERSION-local-strict" "$bundled" <<'PY'
+    python3 - "$tmp/wheel/kubernetes_validate/kubernetes-json-schema/v$KUBERNETES_SCHEMA_VERSION-local-strict" "$bundled" \
+      "${kube_schema_kinds[@]}" <<'PY'
 import json, os, sys
-src, out = sys.argv[1:]
+src, out, *kinds = sys.argv[1:]
 defs = json.load(open(os.path.join(src, "_definitions.json")))["$defs"]
-for name in ["deployment-apps-v1", "service-v1", "ingress-networking-v1", "horizontalpodautoscaler-autoscaling-v2",
-             "poddisruptionbudget-policy-v1", "configmap-v1", "secret-v1", "persistentvolumeclaim-v1"]:
+for name in kinds:
     text = open(os.path.join(src, name + ".json")).read().replace('"/api/_definitions.json#/$defs/', '"#/$defs/')
     schema = json.loads(text)
     schema["$defs"] = defs

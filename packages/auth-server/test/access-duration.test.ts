@@ -1,7 +1,7 @@
 /**
  * How long access lasts, as the admin chooses it on the consent page: the grant ends then, so
  * refreshing gives `invalid_grant` and introspection says inactive, and no access token outlives it.
- * Time is moved by writing the grant's `exp` in Redis, never by waiting. Real server, real Redis, the
+ * A repeat consent keeps the end unless another is chosen. Time is moved by writing the grant's `exp` in Redis, never by waiting. Real server, real Redis, the
  * real pages through the form browser.
  */
 import { describe, expect, it } from '@jest/globals';
@@ -133,5 +133,35 @@ describe('how long access lasts', () => {
     const { tokens } = await authorizeFor(client, 'forever');
     const grant = await storedGrant(client, tokens.access_token);
     expectSpan(grant, 3600);
+  });
+
+  it('keeps the end on a repeat consent, kept on the page or not sent at all, and moves it only when chosen', async () => {
+    const client = await registerClient(auth, { client_name: 'Repeat agent' });
+    const browser = new FormBrowser(auth.issuer); // one session: each consent adds to the same grant
+    const consent = async (scope: string, fields: Record<string, string | string[]>) => {
+      const { page, verifier } = await openConsent(auth, browser, client, scope, auth.issuer);
+      const back = await browser.submit(page, '/confirm', fields);
+      const code = new URL(back.location!).searchParams.get('code')!;
+      const res = await tokenRequest(auth, {
+        ...codeExchange(client, { code, verifier, redirectUri: REDIRECT }),
+        resource: auth.issuer,
+      });
+      expect(res.status).toBe(200);
+      const tokens = res.body as unknown as Issued;
+      return { page: page.body, tokens, grant: await storedGrant(client, tokens.access_token) };
+    };
+    const first = await consent('courses:read', { duration: 'hour' });
+    expectSpan(first.grant, 3600);
+    // Step-up, the page's preselected choice sent: the hour stands.
+    const kept = await consent('courses:read school:read', {});
+    expect(kept.page).toContain('Access currently ends');
+    expect(kept.grant.exp).toBe(first.grant.exp);
+    expect(kept.tokens.expires_in).toBeLessThanOrEqual(3600);
+    // No duration in the form at all: still the hour, never "until revoked".
+    const unsent = await consent('courses:read school:read events:read', { duration: [] });
+    expect(unsent.grant.exp).toBe(first.grant.exp);
+    // Chosen: the end moves, for the whole grant.
+    const longer = await consent('courses:read school:read events:read posts:read', { duration: 'revoked' });
+    expect(longer.grant.exp - longer.grant.iat).toBeGreaterThanOrEqual(auth.config.GRANT_TTL - 1);
   });
 });

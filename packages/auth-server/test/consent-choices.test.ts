@@ -2,8 +2,9 @@
  * The consent page grants only what the admin leaves ticked: each scope is a checkbox, an app nobody
  * vouched for starts with its write scopes unticked, the token response's `scope` says what was
  * granted, a form cannot add what the request did not ask for, unticking everything is a deny, and a
- * refused scope asked for again is asked of the admin again. Real server, real Redis, the real pages
- * through the form browser.
+ * refused scope asked for again is asked of the admin again, unticked and marked as refused before
+ * (Allow left so keeps what the app holds). Real server, real Redis, the real pages through the form
+ * browser.
  */
 import { describe, expect, it } from '@jest/globals';
 import { API_SCOPE_NAMES } from '@school/shared';
@@ -132,6 +133,27 @@ describe('scope checkboxes on the consent page', () => {
     expect(checkboxValues(again.page.body, 'scope')).toEqual(['coupons:write']);
     const tokens = await allow(browser, client, again, { scope: ['coupons:write'] }, auth.issuer);
     expect(sorted(tokens.scope)).toEqual(['coupons:write', 'courses:read']);
+  });
+
+  it('start a scope refused before unticked and marked; Allow left so keeps what the app holds', async () => {
+    const client = await registerClient(auth, { client_name: 'Twice asking agent' });
+    const browser = new FormBrowser(auth.issuer);
+    const first = await consentPage(browser, client, 'courses:read school:read', auth.issuer);
+    const firstTokens = await allow(browser, client, first, { scope: ['courses:read'] }, auth.issuer);
+    expect(firstTokens.scope).toBe('courses:read');
+    const again = await consentPage(browser, client, 'courses:read school:read', auth.issuer);
+    expect(checkboxValues(again.page.body, 'scope')).toEqual(['school:read']);
+    expect(tickedOnPage(again.page)).toEqual([]);
+    expect(again.page.body).toContain('You refused this before.');
+    expect(again.page.body).toContain('Left unticked, Allow keeps only what you allowed before.');
+    expect(again.page.body).not.toContain('Unticking everything is the same as Deny.');
+    // Allowed as the page comes: the refusal stands, the app keeps what it had.
+    const tokens = await allow(browser, client, again, {}, auth.issuer);
+    expect(tokens.scope).toBe('courses:read');
+    // And asked a third time, still refused before.
+    const third = await consentPage(browser, client, 'courses:read school:read', auth.issuer);
+    expect(tickedOnPage(third.page)).toEqual([]);
+    expect(third.page.body).toContain('You refused this before.');
   });
 
   it('take back a scope allowed before when the admin unticks it on a page asking nothing new', async () => {

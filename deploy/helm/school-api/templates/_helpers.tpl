@@ -79,3 +79,32 @@ prometheus.io/port: {{ .port | quote }}
 prometheus.io/path: "/metrics"
 {{- end }}
 {{- end -}}
+
+{{/*
+The pod's security context: the images' `node` user by number (uid and gid 1000, as their Dockerfiles
+say `USER 1000:1000`, so the kubelet can check runAsNonRoot), fsGroup so that user reads the mounted
+Secret, and the runtime's default seccomp profile.
+*/}}
+{{- define "school-api.podSecurityContext" -}}
+runAsNonRoot: true
+runAsUser: 1000
+runAsGroup: 1000
+fsGroup: 1000
+seccompProfile: { type: RuntimeDefault }
+{{- end -}}
+
+{{/* The container's: a read-only root filesystem (a private /tmp: school-api.tmpVolume), no privilege escalation, no capabilities. */}}
+{{- define "school-api.containerSecurityContext" -}}
+allowPrivilegeEscalation: false
+readOnlyRootFilesystem: true
+capabilities: { drop: [ALL] }
+{{- end -}}
+
+{{/* The writable /tmp beside the read-only root filesystem (as compose's tmpfs): its mount, then its volume. */}}
+{{- define "school-api.tmpMount" -}}
+- { name: tmp, mountPath: /tmp }
+{{- end -}}
+{{- define "school-api.tmpVolume" -}}
+- name: tmp
+  emptyDir: { sizeLimit: 64Mi }
+{{- end -}}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { accessEnds, durationChoices, schoolTime } from './access-duration.js';
+import { accessEnds, chosenEnd, durationChoices, schoolTime } from './access-duration.js';
 
 // Friday 27 November 2026, 10:00 UTC (11:00 in Berlin, where midnight is 23:00 UTC in winter).
 const now = new Date(Date.UTC(2026, 10, 27, 10, 0, 0));
@@ -36,5 +36,15 @@ describe('how long access lasts', () => {
 
   it('shows an end as the last minute it still holds, in the school’s zone', () => {
     expect(schoolTime(at(2026, 10, 27, 23), 'Europe/Berlin')).toBe('Fri 27 Nov 2026, 23:59');
+  });
+
+  it('keeps the end access has when the form keeps it or says nothing, and never invents one', () => {
+    const current = at(2026, 10, 27, 11); // "one hour", chosen earlier
+    expect(chosenEnd('current', current, now, berlin)).toBe(current);
+    expect(chosenEnd(undefined, current, now, berlin)).toBe(current);
+    expect(chosenEnd('week', current, now, berlin)).toBe(at(2026, 10, 29, 23));
+    // A first consent: nothing said is the preselected "until I take it back"; "keep" is not on offer.
+    expect(chosenEnd(undefined, undefined, now, berlin)).toBe(now.getTime() / 1000 + 86_400 * 365);
+    expect(chosenEnd('current', undefined, now, berlin)).toBe(at(2026, 10, 27, 11));
   });
 });

@@ -4,12 +4,22 @@
  * `SCHOOL_TERM_ENDS`, offered only while it is ahead), or until revoked (the grant's configured
  * lifetime, `GRANT_TTL`). Days and weeks end at midnight in `SCHOOL_TIMEZONE` (luxon does the calendar).
  * The end becomes the grant's `exp`: refresh, introspection and the access tokens' lifetime follow it.
+ *
+ * The end is the whole grant's, so a repeat or step-up consent (the app holds access already) offers
+ * first to keep the end it has ({@link KEEP_END}) and preselects that: asking for one more scope never
+ * moves the end of what was allowed before unless the admin picks another end.
  */
 import { DateTime } from 'luxon';
 
 /** The choices, shortest first. */
 export const DURATIONS = ['hour', 'today', 'week', 'term', 'revoked'] as const;
 export type Duration = (typeof DURATIONS)[number];
+
+/** The Allow form's value for "keep the end the app's access has now" (a repeat or step-up consent). */
+export const KEEP_END = 'current';
+/** What the Allow form may answer to "For how long?". */
+export const DURATION_ANSWERS = [...DURATIONS, KEEP_END] as const;
+export type DurationAnswer = (typeof DURATION_ANSWERS)[number];
 
 /** What the ends are computed from (configuration). */
 export interface AccessCalendar {
@@ -57,6 +67,24 @@ export function accessEnds(duration: Duration, now: Date, calendar: AccessCalend
     case 'revoked':
       return nowSeconds + calendar.grantTtl;
   }
+}
+
+/**
+ * Unix seconds the grant ends after a consent answered `answer` at `now`, when it ends at `currentEnd`
+ * now (undefined: the app holds no access yet). No answer is the page's preselected choice: the current
+ * end, or "until I take it back" for a first consent. An answer the page did not offer (keeping an end
+ * there is none of, a term already over) is the shortest: a form never gets more than the page offered.
+ */
+export function chosenEnd(
+  answer: DurationAnswer | undefined,
+  currentEnd: number | undefined,
+  now: Date,
+  calendar: AccessCalendar,
+): number {
+  const shortest = accessEnds('hour', now, calendar)!;
+  if (answer === undefined) return currentEnd ?? accessEnds('revoked', now, calendar)!;
+  if (answer === KEEP_END) return currentEnd ?? shortest;
+  return accessEnds(answer, now, calendar) ?? shortest;
 }
 
 /** The choices on offer at `now`, shortest first, with when each ends. */

@@ -9,8 +9,15 @@
 import { ALL_SCOPE_NAMES, INTERACTION_PATH, OAUTH_ROUTES } from '@school/shared';
 import { InteractionGone } from '../pages/error-page.js';
 import { sendPage } from '../pages/html.js';
-import { clearRefusals, recordRefusals, removeScopes } from '../provider/grant-scopes.js';
-import { accessEnds, durationChoices, type AccessCalendar } from './access-duration.js';
+import type { Grant } from 'oidc-provider';
+import {
+  clearRefusals,
+  grantedScopes,
+  recordRefusals,
+  refusedScopes,
+  removeScopes,
+} from '../provider/grant-scopes.js';
+import { chosenEnd, durationChoices, type AccessCalendar } from './access-duration.js';
 import type { AllowForm } from './forms.js';
 import {
   actor,
@@ -62,7 +69,8 @@ function pageScopes(details: { prompt: { details: unknown }; params: Record<stri
 /**
  * Which of the offered `scopes` the admin approved: those of `ticked` that were offered (a form
  * naming anything else is not trusted with it), and which were refused. `openid` is neither: it is
- * always kept when asked for (scope-choices.ts). Nothing approved out of something offered is a deny.
+ * always kept when asked for (scope-choices.ts). Nothing approved out of something offered is a deny
+ * (but see {@link keepsHeld}).
  */
 export function decideScopes(
   scopes: readonly string[],
@@ -73,6 +81,17 @@ export function decideScopes(
   const approved = offered.filter((s) => chosen.has(s));
   const refused = offered.filter((s) => !chosen.has(s));
   return { approved: offered.length ? approved : ['openid'], refused };
+}
+
+/**
+ * Whether Allow with nothing ticked keeps what the app holds rather than denying: only when `grant`
+ * (as stored) holds access and every box, `refused`, was one refused before, so the page started with
+ * none ticked; the refusals stand. Anything else left all unticked is a deny.
+ */
+function keepsHeld(grant: Grant, refused: readonly string[]): boolean {
+  if (!refused.length || !grantedScopes(grant).some((s) => s !== 'openid')) return false;
+  const before = new Set(refusedScopes(grant));
+  return refused.every((s) => before.has(s));
 }
 
 /**
@@ -112,6 +131,9 @@ export function consentSteps({
       const details = ctx.state.interaction;
       const client = await clientView(provider, details);
       const uid = details.uid;
+      // The access the app holds already (as stored, with its refusals): its end is kept unless changed.
+      const held = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
+      const shown = pageScopes(details);
       const account = details.session?.accountId
         ? await accounts.findAccount(details.session.accountId)
         : undefined;
@@ -125,8 +147,11 @@ export function consentSteps({
           switchAction: `${INTERACTION_PATH}/${uid}/switch`,
           csrf: csrf.issue(uid),
           client,
-          ...pageScopes(details),
+          ...shown,
+          refusedBefore: held ? refusedScopes(held).filter((s) => shown.scopes.includes(s)) : [],
+          keepsHeldWhenNoneTicked: held ? keepsHeld(held, decideScopes(shown.scopes, []).refused) : false,
           durations: durationChoices(new Date(), calendar),
+          currentEnd: held?.exp,
           timezone: calendar.timezone,
           allowedBefore: Boolean(details.grantId),
           accountEmail: typeof claims?.email === 'string' ? claims.email : undefined,
@@ -142,13 +167,16 @@ export function consentSteps({
       // What the page offered, and of it what the form says is ticked: nothing else counts.
       const shown = pageScopes(details);
       const choice = decideScopes(shown.scopes, ctx.state.form.scope);
-      if (!choice.approved.length) return deny(ctx, 'nothing ticked');
       const grant = details.grantId
         ? await provider.Grant.find(details.grantId)
         : new provider.Grant({ accountId, clientId: String(details.params.client_id) });
       if (!grant) throw new InteractionGone();
+      if (!choice.approved.length && !keepsHeld(grant, choice.refused)) return deny(ctx, 'nothing ticked');
+      const currentEnd = details.grantId ? grant.exp : undefined;
       const missing = details.prompt.details as MissingGrants;
       const approved = new Set(['openid', ...choice.approved]);
+      // Refused before and not offered now: still refused (scope-choices.ts marks it if asked again).
+      const stillRefused = refusedScopes(grant).filter((s) => !shown.scopes.includes(s));
       clearRefusals(grant);
       const oidcScopes = (missing.missingOIDCScope ?? []).filter((s) => approved.has(s));
       if (oidcScopes.length) grant.addOIDCScope(oidcScopes.join(' '));
@@ -164,10 +192,10 @@ export function consentSteps({
       // Unticked: not added; asked again with nothing new, taken back. Recorded as refused so that
       // this request counts them as answered (provider/grant-scopes.ts).
       if (shown.nothingNew) removeScopes(grant, choice.refused);
-      recordRefusals(grant, choice.refused, indicators);
-      // How long: the end chosen, for the whole grant (a "this term" no longer ahead is one hour).
-      const { duration } = ctx.state.form;
-      grant.exp = accessEnds(duration, new Date(), calendar) ?? accessEnds('hour', new Date(), calendar)!;
+      recordRefusals(grant, [...new Set([...choice.refused, ...stillRefused])], indicators);
+      // How long: the end chosen, for the whole grant; none chosen keeps the end it has (access-duration.ts).
+      const duration = ctx.state.form.duration ?? (currentEnd === undefined ? 'revoked' : 'current');
+      grant.exp = chosenEnd(ctx.state.form.duration, currentEnd, new Date(), calendar);
       const grantId = await grant.save();
       void audit.record('consent_granted', {
         ...actor(ctx),

@@ -7,7 +7,7 @@
  * more than a wrong password does.
  */
 import { z } from 'zod';
-import { DURATIONS } from './access-duration.js';
+import { DURATION_ANSWERS } from './access-duration.js';
 
 /** Text as sent, cut to `max` characters; empty when it is missing or not a single value. */
 const text = (max: number) =>
@@ -55,11 +55,12 @@ const ticked = z
 
 /**
  * The Allow form (`…/confirm`): the scopes left ticked and how long access lasts. A duration that is
- * not one of the choices reads as the shortest: a form never gets more than the page offered.
+ * not one of the answers reads as the shortest (a form never gets more than the page offered); a
+ * missing one stays missing, read as the page's preselected choice (access-duration.ts `chosenEnd`).
  */
 export const allowForm = z.object({
   csrf,
   scope: ticked,
-  duration: z.enum(DURATIONS).catch('hour').default('revoked'),
+  duration: z.enum(DURATION_ANSWERS).optional().catch('hour'),
 });
 export type AllowForm = z.infer<typeof allowForm>;

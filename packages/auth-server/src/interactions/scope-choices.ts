@@ -2,28 +2,46 @@
  * The consent page's scopes as checkboxes (`name="scope"`), grouped like every other list of scopes
  * (page-parts.ts): what the app may only see, then, flagged, what it may change. The admin unticks
  * what the app shall not have. For an app nobody vouched for (`selfDeclared`), the scopes that change
- * data start unticked, so allowing it as it comes grants reading only. `openid` is no choice: it only
+ * data start unticked, so allowing it as it comes grants reading only. A scope the admin refused this
+ * app before starts unticked too, marked so: asking again does not undo a refusal unless the admin
+ * ticks it. `openid` is no choice: it only
  * tells the app who signed in, and an app that asked for it cannot sign anyone in without it.
  */
 import { findScope } from '@school/shared';
 import { html, type SafeHtml } from '../pages/html.js';
 
-/** The scopes that start ticked: all, except those that change data for a self-declared app. */
-export function initiallyTicked(scopes: readonly string[], selfDeclared: boolean): string[] {
-  return scopes.filter((s) => s !== 'openid' && !(selfDeclared && findScope(s)?.changesData));
+/**
+ * The scopes that start ticked: all, except those that change data for a self-declared app and those
+ * refused before.
+ */
+export function initiallyTicked(
+  scopes: readonly string[],
+  selfDeclared: boolean,
+  refusedBefore: readonly string[] = [],
+): string[] {
+  const refused = new Set(refusedBefore);
+  return scopes.filter(
+    (s) => s !== 'openid' && !refused.has(s) && !(selfDeclared && findScope(s)?.changesData),
+  );
 }
 
-function choice(name: string, ticked: boolean): SafeHtml {
+function choice(name: string, ticked: boolean, refusedBefore: boolean): SafeHtml {
   const id = `scope-${name.replace(/[^a-z]/g, '-')}`;
+  const refused = refusedBefore ? html` <span class="note refused">You refused this before.</span>` : '';
   return html`<li>
     <input type="checkbox" id="${id}" name="scope" value="${name}" ${ticked ? html`checked` : ''} />
-    <label for="${id}">${findScope(name)?.consentText ?? name} <code>${name}</code></label>
+    <label for="${id}">${findScope(name)?.consentText ?? name} <code>${name}</code>${refused}</label>
   </li>`;
 }
 
-/** The checkboxes for `scopes`, `openid` listed without one. */
-export function scopeChoices(scopes: readonly string[], selfDeclared: boolean): SafeHtml {
-  const start = new Set(initiallyTicked(scopes, selfDeclared));
+/** The checkboxes for `scopes`, `openid` listed without one; `refusedBefore` start unticked, marked. */
+export function scopeChoices(
+  scopes: readonly string[],
+  selfDeclared: boolean,
+  refusedBefore: readonly string[] = [],
+): SafeHtml {
+  const start = new Set(initiallyTicked(scopes, selfDeclared, refusedBefore));
+  const refused = new Set(refusedBefore);
   const writes = scopes.filter((s) => findScope(s)?.changesData);
   const reads = scopes.filter((s) => s !== 'openid' && !findScope(s)?.changesData);
   return html`${
@@ -38,7 +56,7 @@ export function scopeChoices(scopes: readonly string[], selfDeclared: boolean): 
     reads.length
       ? html`<p class="group">See (read only):</p>
           <ul class="scopes choices">
-            ${reads.map((s) => choice(s, start.has(s)))}
+            ${reads.map((s) => choice(s, start.has(s), refused.has(s)))}
           </ul>`
       : ''
   }
@@ -53,7 +71,7 @@ export function scopeChoices(scopes: readonly string[], selfDeclared: boolean): 
               : ''
           }
           <ul class="scopes choices writes">
-            ${writes.map((s) => choice(s, start.has(s)))}
+            ${writes.map((s) => choice(s, start.has(s), refused.has(s)))}
           </ul>`
       : ''
   }`;

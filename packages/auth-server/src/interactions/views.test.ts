@@ -10,8 +10,13 @@ const selfRegistered: ClientView = {
   selfDeclared: true,
 };
 
-const consent = (client: ClientView, scopes: string[]) =>
+const consent = (
+  client: ClientView,
+  scopes: string[],
+  more: { currentEnd?: number; refusedBefore?: string[] } = {},
+) =>
   consentPage({
+    ...more,
     confirmAction: '/c',
     abortAction: '/a',
     switchAction: '/s',
@@ -106,6 +111,53 @@ describe('the consent page', () => {
     );
     expect(page).toContain('Published at <bdi>agent.example</bdi> (checked)');
     expect(page).toMatch(/The name\s+itself was chosen by the app/);
+  });
+});
+
+describe('a repeat or step-up consent page', () => {
+  const radios = (page: string) =>
+    [...page.matchAll(/<input\s+type="radio"[^>]*>/g)].map(([input]) => ({
+      value: /value="([^"]+)"/.exec(input)![1],
+      checked: / checked\b/.test(input),
+    }));
+  // Between the two choices' ends: one hour ends sooner, "until I take it back" later.
+  const currentEnd = 1_850_000_000;
+
+  it('preselects "until I take it back" on a first consent and says nothing of a current end', () => {
+    const page = consent(selfRegistered, ['courses:read']);
+    expect(radios(page)).toEqual([
+      { value: 'hour', checked: false },
+      { value: 'revoked', checked: true },
+    ]);
+    expect(page).not.toContain('currently ends');
+  });
+
+  it('shows when access ends now, preselects keeping it and says which choice moves it which way', () => {
+    const page = consent(selfRegistered, ['courses:read'], { currentEnd });
+    expect(radios(page)).toEqual([
+      { value: 'current', checked: true },
+      { value: 'hour', checked: false },
+      { value: 'revoked', checked: false },
+    ]);
+    // 1_850_000_000 is Wed 16 Aug 2028, 00:53:20 UTC; the last second of access is 00:53:19.
+    expect(page).toMatch(/Access currently ends <strong>Wed 16 Aug 2028, 00:53<\/strong>/);
+    const line = (value: string) => new RegExp(`value="${value}"[\\s\\S]*?</li>`).exec(page)![0];
+    expect(line('hour')).toContain('ends all of its access sooner');
+    expect(line('revoked')).toContain('extends all of its access');
+    expect(line('current')).not.toMatch(/sooner|extends/);
+  });
+
+  it('starts a scope refused before unticked, marked, and leaves the others as they were', () => {
+    const integration = { ...selfRegistered, kind: 'integration' as const, selfDeclared: false };
+    const page = consent(integration, ['courses:read', 'school:read'], { refusedBefore: ['school:read'] });
+    const box = (scope: string) =>
+      new RegExp(`<input type="checkbox"[^>]*value="${scope}"[^>]*>`).exec(page)![0];
+    expect(box('courses:read')).toMatch(/ checked\b/);
+    expect(box('school:read')).not.toMatch(/ checked\b/);
+    const label = (scope: string) =>
+      new RegExp(`<label for="scope-${scope}">[\\s\\S]*?</label>`).exec(page)![0];
+    expect(label('school-read')).toContain('You refused this before.');
+    expect(label('courses-read')).not.toContain('refused');
   });
 });
 

@@ -8,7 +8,8 @@ import { WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL } from '../passkeys/assets.js'
 import { html, layout, scriptTags } from '../pages/html.js';
 import { formField } from '../pages/form-field.js';
 import { appLabel, destinationText, type AppIdentity } from '../pages/page-parts.js';
-import { schoolTime, type DurationChoice } from './access-duration.js';
+import type { DurationChoice } from './access-duration.js';
+import { durationFieldset } from './duration-fieldset.js';
 import { scopeChoices } from './scope-choices.js';
 
 export { destinationText } from '../pages/page-parts.js';
@@ -170,8 +171,17 @@ export function consentPage(p: {
   allowedBefore?: boolean;
   nothingNew?: boolean;
   accountEmail?: string;
-  /** The "how long" choices on offer, shortest first; the last ("until I take it back") is preselected. */
+  /** Of `scopes`, those the admin refused this app before: they start unticked, marked so. */
+  refusedBefore?: readonly string[];
+  /** All of `scopes` were refused before and the app holds access: Allow with none ticked keeps it. */
+  keepsHeldWhenNoneTicked?: boolean;
+  /**
+   * The "how long" choices on offer, shortest first (duration-fieldset.ts): the last ("until I take it
+   * back") is preselected, unless the app's access ends at `currentEnd` already, which is then kept.
+   */
   durations: readonly DurationChoice[];
+  /** When the access the app holds ends now (Unix seconds): a repeat or step-up consent. */
+  currentEnd?: number;
   /** The school's time zone, in which the ends are shown. */
   timezone: string;
 }): string {
@@ -190,36 +200,16 @@ export function consentPage(p: {
         ${csrf}
         <fieldset class="choices">
           <legend>${scopesHeading(p)}</legend>
-          ${scopeChoices(p.scopes, p.client.selfDeclared)}
+          ${scopeChoices(p.scopes, p.client.selfDeclared, p.refusedBefore)}
           <p class="note">
-            Untick anything you do not want the app to have. Unticking everything is the same as Deny.
+            ${
+              p.keepsHeldWhenNoneTicked
+                ? 'You refused all of this before. Left unticked, Allow keeps only what you allowed before.'
+                : 'Untick anything you do not want the app to have. Unticking everything is the same as Deny.'
+            }
           </p>
         </fieldset>
-        <fieldset class="choices durations">
-          <legend>For how long?</legend>
-          <ul class="scopes choices">
-            ${p.durations.map(
-              (d, i) =>
-                html`<li>
-                  <input
-                    type="radio"
-                    id="duration-${d.value}"
-                    name="duration"
-                    value="${d.value}"
-                    ${i === p.durations.length - 1 ? html`checked` : ''}
-                  />
-                  <label for="duration-${d.value}"
-                    >${d.label}
-                    <span class="note"
-                      >${d.value === 'revoked' ? 'or until the school’s limit,' : 'until'}
-                      ${schoolTime(d.ends, p.timezone)}</span
-                    ></label
-                  >
-                </li>`,
-            )}
-          </ul>
-          <p class="note">Times are the school’s (${p.timezone}).</p>
-        </fieldset>
+        ${durationFieldset(p)}
         <div class="actions">
           <button type="submit">Allow</button>
           <button type="submit" form="deny" class="secondary">Deny</button>

@@ -6,8 +6,10 @@
  * A grant keeps scopes in two places: `openid.scope` (the OpenID scopes, and API scopes asked for
  * without a resource indicator) and `resources[<indicator>]`. A refused scope is also recorded as
  * rejected (oidc-provider's `rejected`), only so that the consent prompt counts it as answered for
- * the request at hand; {@link forgetRefusals} drops those records when a new request starts, so an
- * app that asks again for a refused scope shows the admin the consent page again.
+ * the request at hand; {@link forgetRefusals} drops those records from the grant a new request
+ * loads (not from the stored one), so an app that asks again for a refused scope shows the admin the
+ * consent page again, where the stored records ({@link refusedScopes}) mark it as refused before and
+ * leave it unticked. A refusal is kept until the admin allows that scope.
  *
  * A grant also ends when the admin chose (its `exp`, set on the consent page): {@link withinGrant}
  * keeps the tokens issued from it from outliving it.
@@ -26,10 +28,12 @@ export function withinGrant(ctx: KoaContextWithOIDC | undefined, ttl: number): n
 }
 
 /** The raw fields of a grant this module reads and writes (oidc-provider's payload). */
-interface GrantFields {
+interface ScopeFields {
   openid?: { scope?: string; claims?: string[] };
   resources?: Record<string, string | undefined>;
-  rejected?: unknown;
+}
+interface GrantFields extends ScopeFields {
+  rejected?: ScopeFields;
 }
 
 const fields = (grant: Grant) => grant as unknown as GrantFields;
@@ -42,11 +46,26 @@ function without(list: string | undefined, drop: ReadonlySet<string>): string | 
     .join(' ');
 }
 
+/** The scopes of `f` (OpenID scopes and every resource's), once each. */
+function scopesOf(f: ScopeFields | undefined): string[] {
+  const all = [f?.openid?.scope ?? '', ...Object.values(f?.resources ?? {}).map((s) => s ?? '')];
+  return [...new Set(all.join(' ').split(' ').filter(Boolean))];
+}
+
 /** Every scope `grant` holds (OpenID scopes and every resource's), once each. */
 export function grantedScopes(grant: Grant): string[] {
-  const f = fields(grant);
-  const all = [f.openid?.scope ?? '', ...Object.values(f.resources ?? {}).map((s) => s ?? '')];
-  return [...new Set(all.join(' ').split(' ').filter(Boolean))];
+  return scopesOf(fields(grant));
+}
+
+/** Every scope recorded as refused in `grant` (as stored: see the module comment), once each. */
+export function refusedScopes(grant: Grant): string[] {
+  return scopesOf(fields(grant).rejected).filter((s) => s !== 'openid');
+}
+
+/** Gives `to` the refusals recorded in `from` (a copy of a grant refuses what it refused). */
+export function copyRefusals(from: Grant, to: Grant): void {
+  const { rejected } = fields(from);
+  if (rejected) fields(to).rejected = structuredClone(rejected);
 }
 
 /** Takes `scopes` out of `grant` wherever it holds them (`openid` stays: it grants no data). */

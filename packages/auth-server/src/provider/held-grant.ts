@@ -6,7 +6,8 @@
  * app for one more scope would be shown every scope again. Step-up authorization (docs/decisions.md)
  * needs the page to list only what is new. So when the session names no grant for the client, the
  * newest grant in the account's grant index (storage/account-grants.ts) for this client whose
- * metadata document is unchanged (provider/cimd-consent.ts), if any, is copied into a new grant for this session:
+ * metadata document is unchanged (provider/cimd-consent.ts), if any, is copied into a new grant for this session
+ * (with its end and the scopes refused in it, so the consent page keeps both):
  * the consent adds to the copy, and the tokens of this sign-in hang off it.
  *
  * A copy rather than the grant itself, so that sign-ins stay apart as before: revoking a token, or
@@ -20,6 +21,7 @@ import type { RedisClient } from '@school/shared';
 import type { Grant, KoaContextWithOIDC } from 'oidc-provider';
 import { tieToDocument, tiedToCurrentDocument, type CimdConsentStore } from './cimd-consent.js';
 import { accountGrants } from '../storage/account-grants.js';
+import { copyRefusals } from './grant-scopes.js';
 import { StorageUnavailable } from './storage-outage.js';
 
 /** Where the account's grant index lives. */
@@ -59,6 +61,7 @@ function copyOf(ctx: KoaContextWithOIDC, held: Grant): Grant {
   for (const [indicator, resourceScope] of Object.entries(held.resources ?? {})) {
     if (resourceScope) grant.addResourceScope(indicator, resourceScope);
   }
+  copyRefusals(held, grant); // what the admin refused stays marked as refused on the next consent page
   return grant;
 }
 
