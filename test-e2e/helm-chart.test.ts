@@ -342,3 +342,23 @@ it('admits the ingress controller and scrapers the values name, and refuses to a
     [],
   );
 });
+
+it('lets the resource API alone use a second introspecting client while the secret is rotated', () => {
+  const introspection = (m: Manifest[], component: string) =>
+    Object.fromEntries(
+      m
+        .find((d) => d.kind === 'Deployment' && d.metadata.labels['app.kubernetes.io/name'] === component)
+        .spec.template.spec.containers[0].env.filter((e: Manifest) => e.name.startsWith('INTROSPECTION_'))
+        .map((e: Manifest) => [e.name, e.valueFrom?.secretKeyRef]),
+    );
+  const usual = render(SHAPES['one Redis node']!);
+  const shared = { name: 'school-api-secrets', key: 'INTROSPECTION_CLIENT_SECRET' };
+  expect(introspection(usual, 'resource-api')).toEqual({ INTROSPECTION_CLIENT_SECRET: shared });
+  expect(introspection(usual, 'auth-server')).toEqual({ INTROSPECTION_CLIENT_SECRET: shared });
+  const rotating = render([...SHAPES['one Redis node']!, '--set', 'secrets.apiIntrospectionSecret=rotation']);
+  expect(introspection(rotating, 'resource-api')).toEqual({
+    INTROSPECTION_CLIENT_ID: { name: 'rotation', key: 'INTROSPECTION_CLIENT_ID' },
+    INTROSPECTION_CLIENT_SECRET: { name: 'rotation', key: 'INTROSPECTION_CLIENT_SECRET' },
+  });
+  expect(introspection(rotating, 'auth-server')).toEqual({ INTROSPECTION_CLIENT_SECRET: shared });
+});

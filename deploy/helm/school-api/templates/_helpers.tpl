@@ -44,9 +44,6 @@ app.kubernetes.io/instance: {{ .root.Release.Name }}
 - name: MONGODB_URI
   valueFrom:
     secretKeyRef: { name: {{ .Values.mongodb.uriSecret.name | quote }}, key: {{ .Values.mongodb.uriSecret.key | quote }} }
-- name: INTROSPECTION_CLIENT_SECRET
-  valueFrom:
-    secretKeyRef: { name: {{ required "secrets.existingSecret is required" .Values.secrets.existingSecret | quote }}, key: INTROSPECTION_CLIENT_SECRET }
 - name: BASE_URL
   value: {{ .Values.baseUrl | quote }}
 - name: TRUST_PROXY
@@ -107,4 +104,23 @@ capabilities: { drop: [ALL] }
 {{- define "school-api.tmpVolume" -}}
 - name: tmp
   emptyDir: { sizeLimit: 64Mi }
+{{- end -}}
+
+{{/*
+The introspection client's credentials. The auth server knows the static client's secret; the API
+introspects as that client, or, while `secrets.apiIntrospectionSecret` names a Secret (the secret's
+rotation, docs/deploy.md), as the client whose INTROSPECTION_CLIENT_ID and INTROSPECTION_CLIENT_SECRET
+it holds.
+*/}}
+{{- define "school-api.introspectionEnv" -}}
+{{- $shared := required "secrets.existingSecret is required" .root.Values.secrets.existingSecret -}}
+{{- $own := and .api .root.Values.secrets.apiIntrospectionSecret -}}
+{{- if $own }}
+- name: INTROSPECTION_CLIENT_ID
+  valueFrom:
+    secretKeyRef: { name: {{ $own | quote }}, key: INTROSPECTION_CLIENT_ID }
+{{- end }}
+- name: INTROSPECTION_CLIENT_SECRET
+  valueFrom:
+    secretKeyRef: { name: {{ ($own | default $shared) | quote }}, key: INTROSPECTION_CLIENT_SECRET }
 {{- end -}}
