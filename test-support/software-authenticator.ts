@@ -5,14 +5,7 @@
  * in-process server's relying party is `127.0.0.1`, an IP address browsers refuse, so Chromium's
  * virtual authenticator (test-e2e/passkeys.test.ts) cannot be used there.
  */
-import {
-  createHash,
-  createPublicKey,
-  generateKeyPairSync,
-  randomBytes,
-  sign,
-  type KeyObject,
-} from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes, sign, type KeyObject } from 'node:crypto';
 
 /** A CBOR value this encoder writes: integers, byte strings, text, arrays and maps. */
 type Cbor = number | string | Uint8Array | Cbor[] | Map<Cbor, Cbor>;
