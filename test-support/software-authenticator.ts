@@ -32,6 +32,9 @@ export function cbor(value: Cbor): Buffer {
   return Buffer.concat([head(5, value.size), ...[...value].flatMap(([k, v]) => [cbor(k), cbor(v)])]);
 }
 
+/** An answer as an object, before the page's script turns it into JSON. */
+export type AnswerObject = Record<string, unknown> & { response: Record<string, unknown> };
+
 const b64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64url');
 const sha256 = (data: Uint8Array | string) => createHash('sha256').update(data).digest();
 
@@ -88,7 +91,7 @@ export class SoftwareAuthenticator {
   }
 
   /** The answer `startRegistration` gives for `challenge` (base64url), as an object. */
-  registration(challenge: string): Record<string, unknown> {
+  registration(challenge: string): AnswerObject {
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(this.credentialId.length);
     const attested = Buffer.concat([Buffer.alloc(16), idLength, this.credentialId, this.coseKey()]);
@@ -118,7 +121,7 @@ export class SoftwareAuthenticator {
   }
 
   /** The answer `startAuthentication` gives for `challenge` (base64url), as an object; counts one use. */
-  assertion(challenge: string): Record<string, unknown> {
+  assertion(challenge: string): AnswerObject {
     this.counter += 1;
     const authData = this.authenticatorData(UP | UV);
     const clientDataJSON = this.clientData('webauthn.get', challenge);

@@ -15,7 +15,7 @@ import { hashPassword, verifyPassword } from '../src/accounts/password.js';
 import { recoveryCodeModel } from '../src/passkeys/recovery-code.model.js';
 import { normaliseRecoveryCode, RecoveryCodes } from '../src/passkeys/recovery-codes.js';
 import { authServerForFile, SERVICES } from '../../../test-support/auth-server.js';
-import { formAction, inputValue, openSignInFrom } from '../../../test-support/form-browser.js';
+import { openPasskeySignIn, signInClient } from '../../../test-support/passkey-sign-in.js';
 
 jest.setTimeout(120_000);
 
@@ -124,18 +124,12 @@ describe('trying a recovery code', () => {
 });
 
 describe('the recovery-code form', () => {
-  const REDIRECT = 'http://127.0.0.1:40404/cb';
   const auth = authServerForFile({ LOGIN_ACCOUNT_DELAY_AFTER: '100000' });
   const holder = { email: 'ten.codes@school.test', password: `ten ${randomBytes(9).toString('base64url')}` };
   let clientId: string;
 
   beforeAll(async () => {
-    const res = await fetch(`${auth.issuer}/api/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
-    });
-    clientId = ((await res.json()) as { client_id: string }).client_id;
+    clientId = await signInClient(auth);
     const id = await auth.running.accounts.upsert({ ...holder, name: 'Ten Codes', role: 'staff' });
     await auth.running.passkeys.recoveryCodes.generate(id);
   });
@@ -144,11 +138,11 @@ describe('the recovery-code form', () => {
   /** Milliseconds of one wrong-code answer for `email`, from an address of its own (no pair delay). */
   async function wrongCodeMs(email: string): Promise<number> {
     const from = `127.0.9.${++address}`;
-    const { browser, page } = await openSignInFrom(auth.issuer, { clientId, redirectUri: REDIRECT }, from);
-    const action = formAction(page.body, '/login')!.replace(/\/login$/, '/recovery');
-    const form = { csrf: inputValue(page.body, 'csrf')!, email, code: 'abcd-efgh-jkmn-pqrs' };
+    const page = await openPasskeySignIn(auth, clientId, from);
+    const action = `/oauth/interaction/${page.uid}/recovery`;
+    const form = { csrf: page.csrf, email, code: 'abcd-efgh-jkmn-pqrs' };
     const started = performance.now();
-    const answer = await browser.request(action, { form });
+    const answer = await page.browser.request(action, { form });
     const ms = performance.now() - started;
     expect(answer.status).toBe(401);
     return ms;

@@ -9,10 +9,16 @@
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
-import { formAction, inputValue, openSignInFrom, type Page } from '../../../test-support/form-browser.js';
+import type { Page } from '../../../test-support/form-browser.js';
+import {
+  openPasskeySignIn,
+  signedIn,
+  signInClient,
+  storePasskey,
+  type PasskeySignInPage,
+} from '../../../test-support/passkey-sign-in.js';
 import { SoftwareAuthenticator } from '../../../test-support/software-authenticator.js';
 
-const REDIRECT = 'http://127.0.0.1:40404/cb';
 const PER_PAIR = 3;
 const PER_ADDRESS = 6;
 const TOO_MANY = 'Too many failed sign-ins from this network';
@@ -27,50 +33,21 @@ let clientId: string;
 let key: SoftwareAuthenticator;
 
 beforeAll(async () => {
-  const res = await fetch(`${auth.issuer}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
-  });
-  clientId = ((await res.json()) as { client_id: string }).client_id;
+  clientId = await signInClient(auth);
   const staffId = await auth.running.accounts.upsert({ ...staff, name: 'Pat Passkey', role: 'staff' });
   key = new SoftwareAuthenticator('127.0.0.1', auth.issuer, Buffer.from(staffId));
-  await auth.running.passkeys.store.add({
-    _id: key.id,
-    accountId: staffId,
-    publicKey: key.coseKey().toString('base64url'),
-    counter: 0,
-    transports: ['internal'],
-    name: 'Software key',
-  });
+  await storePasskey(auth, key, staffId);
 });
 
-/** A browser from `from` on a sign-in page, and ways to post its three forms. */
-async function signInFrom(from: string) {
-  const { browser, page } = await openSignInFrom(auth.issuer, { clientId, redirectUri: REDIRECT }, from);
-  const login = formAction(page.body, '/login')!;
-  const uid = /\/oauth\/interaction\/([^/]+)\/login$/.exec(login)![1]!;
-  const csrf = inputValue(page.body, 'csrf')!;
-  return {
-    /** A real answer for this page's current challenge (where the server keeps it: see webauthn-answers.test.ts). */
-    async realAnswer(): Promise<Record<string, unknown> & { response: Record<string, unknown> }> {
-      const challenge = await auth.running.redis.get(
-        `${auth.config.REDIS_KEY_PREFIX}webauthn:sign-in:${uid}`,
-      );
-      return key.assertion(challenge!) as Record<string, unknown> & { response: Record<string, unknown> };
-    },
-    passkey: (response: string) =>
-      browser.request(login.replace(/\/login$/, '/passkey'), { form: { csrf, response } }),
-    password: (email: string, password: string) =>
-      browser.request(login, { form: { csrf, email, password } }),
-  };
-}
+const signInFrom = (from: string) => openPasskeySignIn(auth, clientId, from);
+type SignIn = PasskeySignInPage;
 
-type SignIn = Awaited<ReturnType<typeof signInFrom>>;
+/** A real answer for the page's current challenge. */
+const realAnswer = async (s: SignIn) => key.assertion(await s.challenge());
 
 /** The pair's answer signed with the wrong key: the right shape and credential, a bad signature. */
 async function wrongSignature(s: SignIn): Promise<Page> {
-  const answer = await s.realAnswer();
+  const answer = await realAnswer(s);
   const signature = Buffer.from(answer.response.signature as string, 'base64url');
   signature[signature.length - 1]! ^= 1;
   return s.passkey(
@@ -80,8 +57,6 @@ async function wrongSignature(s: SignIn): Promise<Page> {
     }),
   );
 }
-
-const signedIn = (page: Page) => page.status === 303 && /\/oauth\/authorize\//.test(page.location ?? '');
 
 /** The usual refusal: 429, Retry-After, the sign-in page saying why. */
 function expectThrottled(page: Page): void {
@@ -99,10 +74,10 @@ describe('the passkey sign-in form under the sign-in throttle', () => {
     for (let i = 0; i < PER_PAIR; i++) expect((await wrongSignature(s)).status).toBe(401);
     expectThrottled(await wrongSignature(s));
     // Refused before it is checked: the right answer from this address is refused too.
-    expectThrottled(await s.passkey(JSON.stringify(await s.realAnswer())));
+    expectThrottled(await s.passkey(JSON.stringify(await realAnswer(s))));
     // The owner elsewhere is not locked out.
     const owner = await signInFrom('127.0.8.2');
-    expect(signedIn(await owner.passkey(JSON.stringify(await owner.realAnswer())))).toBe(true);
+    expect(signedIn(await owner.passkey(JSON.stringify(await realAnswer(owner))))).toBe(true);
   });
 
   it('counts an account’s failed passwords and passkey answers from one address together', async () => {
@@ -110,7 +85,7 @@ describe('the passkey sign-in form under the sign-in throttle', () => {
     expect((await s.password(staff.email, 'wrong one')).status).toBe(401);
     expect((await wrongSignature(s)).status).toBe(401);
     expect((await s.password(staff.email, 'wrong two')).status).toBe(401);
-    expectThrottled(await s.passkey(JSON.stringify(await s.realAnswer())));
+    expectThrottled(await s.passkey(JSON.stringify(await realAnswer(s))));
     expectThrottled(await s.password(staff.email, staff.password));
   });
 
@@ -130,7 +105,7 @@ describe('the passkey sign-in form under the sign-in throttle', () => {
     expect((await spread.password(ADMIN.email, 'wrong')).status).toBe(401);
     expect((await spread.password('nobody@school.test', 'wrong')).status).toBe(401);
     expectThrottled(await spread.password('someone.else@school.test', 'wrong'));
-    expectThrottled(await spread.passkey(JSON.stringify(await spread.realAnswer())));
+    expectThrottled(await spread.passkey(JSON.stringify(await realAnswer(spread))));
   });
 });
 

@@ -11,19 +11,19 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it, jest } from '@jest/globals';
 import fc from 'fast-check';
 import { authServerForFile } from '../../../test-support/auth-server.js';
+import { FormBrowser, inputValue, openAccountPage } from '../../../test-support/form-browser.js';
 import {
-  formAction,
-  FormBrowser,
-  inputValue,
-  openAccountPage,
-  openSignInFrom,
-  type Page,
-} from '../../../test-support/form-browser.js';
-import { SoftwareAuthenticator } from '../../../test-support/software-authenticator.js';
+  openPasskeySignIn,
+  signedIn,
+  signInClient,
+  storePasskey,
+  waitingChallenge,
+  type PasskeySignInPage,
+} from '../../../test-support/passkey-sign-in.js';
+import { SoftwareAuthenticator, type AnswerObject } from '../../../test-support/software-authenticator.js';
 
 jest.setTimeout(180_000);
 
-const REDIRECT = 'http://127.0.0.1:40404/cb';
 const PASSKEY_ERROR = 'That passkey could not sign you in';
 const NOT_ADDED = 'The passkey was not added';
 const NOT_AN_ANSWER = 'not a WebAuthn response';
@@ -40,64 +40,13 @@ let clientId: string;
 let key: SoftwareAuthenticator;
 
 beforeAll(async () => {
-  const res = await fetch(`${auth.issuer}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }),
-  });
-  clientId = ((await res.json()) as { client_id: string }).client_id;
+  clientId = await signInClient(auth);
   staffId = await auth.running.accounts.upsert({ ...staff, name: 'Kim Keys', role: 'staff' });
   key = new SoftwareAuthenticator('127.0.0.1', auth.issuer, Buffer.from(staffId));
-  await auth.running.passkeys.store.add({
-    _id: key.id,
-    accountId: staffId,
-    publicKey: key.coseKey().toString('base64url'),
-    counter: 0,
-    transports: ['internal'],
-    name: 'Software key',
-  });
+  await storePasskey(auth, key, staffId);
 });
 
-/** A sign-in page from `from`: where its passkey form posts, its CSRF token, and its challenge. */
-interface SignInPage {
-  browser: FormBrowser;
-  uid: string;
-  action: string;
-  csrf: string;
-}
-
-async function openSignIn(from: string): Promise<SignInPage> {
-  const { browser, page } = await openSignInFrom(auth.issuer, { clientId, redirectUri: REDIRECT }, from);
-  const login = formAction(page.body, '/login');
-  if (!login) throw new Error(`no sign-in page: ${page.status}`);
-  const uid = /\/oauth\/interaction\/([^/]+)\/login$/.exec(login)![1]!;
-  return {
-    browser,
-    uid,
-    action: login.replace(/\/login$/, '/passkey'),
-    csrf: inputValue(page.body, 'csrf')!,
-  };
-}
-
-/**
- * The challenge the page's passkey form carries. The in-process server's relying party is an IP
- * address, so its pages offer no passkey form (browsers would refuse it); the challenge the page was
- * rendered with is read where the server keeps it.
- */
-async function challengeOf(purpose: 'sign-in' | 'register', owner: string): Promise<string> {
-  const challenge = await auth.running.redis.get(
-    `${auth.config.REDIS_KEY_PREFIX}webauthn:${purpose}:${owner}`,
-  );
-  if (!challenge) throw new Error(`no ${purpose} challenge for ${owner}`);
-  return challenge;
-}
-
-function postAnswer(page: SignInPage, response: string): Promise<Page> {
-  return page.browser.request(page.action, { form: { csrf: page.csrf, response } });
-}
-
-/** Signed in: the form answers with the redirect that resumes the authorization. */
-const signedIn = (page: Page) => page.status === 303 && /\/oauth\/authorize\//.test(page.location ?? '');
+const openSignIn = (from: string) => openPasskeySignIn(auth, clientId, from);
 
 /** The reasons of the passkey refusals audited from `ip`, oldest first. */
 async function refusalsFrom(ip: string): Promise<string[]> {
@@ -109,11 +58,11 @@ async function refusalsFrom(ip: string): Promise<string[]> {
 }
 
 /** A real sign-in answer for `page`, as an object to spoil. */
-async function realAnswer(page: SignInPage): Promise<Record<string, unknown>> {
-  return key.assertion(await challengeOf('sign-in', page.uid));
+async function realAnswer(page: PasskeySignInPage): Promise<AnswerObject> {
+  return key.assertion(await page.challenge());
 }
 
-type Answer = Record<string, unknown> & { response: Record<string, unknown> };
+type Answer = AnswerObject;
 
 /** Spoiled sign-in answers: each names the stored passkey, so a lookup by its id would find it. */
 const SPOILED: Array<[string, (a: Answer) => unknown]> = [
@@ -153,7 +102,7 @@ describe('the passkey sign-in answer', () => {
     for (const [i, [what, spoil]] of SPOILED.entries()) {
       const from = `127.0.3.${i + 1}`;
       const page = await openSignIn(from);
-      const answer = await postAnswer(page, JSON.stringify(spoil((await realAnswer(page)) as Answer)));
+      const answer = await page.passkey(JSON.stringify(spoil(await realAnswer(page))));
       expect({ what, status: answer.status, type: answer.headers.get('content-type') }).toEqual({
         what,
         status: 401,
@@ -171,7 +120,7 @@ describe('the passkey sign-in answer', () => {
     // the third, holds the answer back), which is the throttle's test, not this one.
     let n = 0;
     const nextPage = () => openSignIn(`127.0.${4 + Math.floor(n / 250)}.${(n++ % 250) + 1}`);
-    const shapeOf = (await realAnswer(await nextPage())) as Answer;
+    const shapeOf = await realAnswer(await nextPage());
     const member = fc.constantFrom(...Object.keys(shapeOf));
     const responseMember = fc.constantFrom(...Object.keys(shapeOf.response), 'attestationObject', 'x');
     // Never undefined: a member left out is an optional one missing, which a real answer may do.
@@ -200,9 +149,9 @@ describe('the passkey sign-in answer', () => {
     await fc.assert(
       fc.asyncProperty(spoilers, async (spoil) => {
         const page = await nextPage();
-        const real = (await realAnswer(page)) as Answer;
+        const real = await realAnswer(page);
         const spoiled = spoil(real);
-        const answer = await postAnswer(page, spoiled);
+        const answer = await page.passkey(spoiled);
         // A member replaced by its own value (`{}` for clientExtensionResults) spoils nothing.
         if (spoiled === JSON.stringify(real)) expect(signedIn(answer)).toBe(true);
         else {
@@ -216,7 +165,7 @@ describe('the passkey sign-in answer', () => {
 
   it('signs in with a real answer, and refuses a disabled account’s passkey before verifying it', async () => {
     const ok = await openSignIn('127.0.5.1');
-    expect(signedIn(await postAnswer(ok, JSON.stringify(await realAnswer(ok))))).toBe(true);
+    expect(signedIn(await ok.passkey(JSON.stringify(await realAnswer(ok))))).toBe(true);
     const used = await auth.running.passkeys.store.find(key.id);
     expect(used?.counter).toBeGreaterThan(0);
     expect(used?.lastUsedAt).toEqual(expect.any(Date));
@@ -224,7 +173,7 @@ describe('the passkey sign-in answer', () => {
     await auth.running.accounts.setDisabled(staffId, true);
     try {
       const page = await openSignIn('127.0.5.2');
-      const refused = await postAnswer(page, JSON.stringify(await realAnswer(page)));
+      const refused = await page.passkey(JSON.stringify(await realAnswer(page)));
       expect(refused.status).toBe(401);
       expect(refused.body).toContain(PASSKEY_ERROR);
       await expect(refusalsFrom('127.0.5.2')).resolves.toEqual(['account_disabled']);
@@ -238,7 +187,7 @@ describe('the passkey sign-in answer', () => {
       await auth.running.accounts.setDisabled(staffId, false);
     }
     const again = await openSignIn('127.0.5.3');
-    expect(signedIn(await postAnswer(again, JSON.stringify(await realAnswer(again))))).toBe(true);
+    expect(signedIn(await again.passkey(JSON.stringify(await realAnswer(again))))).toBe(true);
   });
 });
 
@@ -257,7 +206,7 @@ describe('the passkey registration answer', () => {
     return { browser, csrf: inputValue(page.body, 'csrf')!, sessionUid: keys[0]!.slice(prefix.length) };
   }
 
-  type Registration = Record<string, unknown> & { response: Record<string, unknown> };
+  type Registration = AnswerObject;
   const SPOILED_REGISTRATIONS: Array<[string, (r: Registration) => unknown]> = [
     ['a number as attestationObject', (r) => ({ ...r, response: { ...r.response, attestationObject: 1 } })],
     [
@@ -289,7 +238,7 @@ describe('the passkey registration answer', () => {
     const before = await auth.running.passkeys.store.count(staffId);
     for (const [what, spoil] of SPOILED_REGISTRATIONS) {
       await browser.request('/oauth/account/account'); // a fresh challenge
-      const real = authenticator.registration(await challengeOf('register', sessionUid)) as Registration;
+      const real = authenticator.registration(await waitingChallenge(auth, 'register', sessionUid));
       const answer = await browser.request('/oauth/account/account/passkeys', {
         form: { csrf, name: 'Spoiled key', response: JSON.stringify(spoil(real)) },
       });
@@ -302,7 +251,7 @@ describe('the passkey registration answer', () => {
 
     // The same authenticator's real answer, every member as the browser library sets it, is added.
     await browser.request('/oauth/account/account');
-    const real = authenticator.registration(await challengeOf('register', sessionUid));
+    const real = authenticator.registration(await waitingChallenge(auth, 'register', sessionUid));
     const added = await browser.request('/oauth/account/account/passkeys', {
       form: { csrf, name: 'Second key', response: JSON.stringify(real) },
     });
