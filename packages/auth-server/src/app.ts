@@ -7,7 +7,7 @@
  * then oidc-provider mounted at the root (it owns the rest of `/oauth/*`, `/api/oauth/*` and both
  * well-known documents). Unknown paths get a JSON 404.
  */
-import { homePageStep } from './http/home-page.js';
+import { homePageRouter } from './http/home-page.js';
 import Koa from 'koa';
 import mount from 'koa-mount';
 import helmet from 'koa-helmet';
@@ -175,8 +175,10 @@ export function createApp({
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
   });
-  app.use(homePageStep);
   // Each page router answers its own routes, then a wrong method on one of them (405 with Allow).
+  const home = homePageRouter();
+  app.use(home.routes());
+  app.use(wrongMethodOf(home));
   const assets = assetsRouter();
   app.use(assets.routes());
   app.use(wrongMethodOf(assets));

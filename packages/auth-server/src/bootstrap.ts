@@ -109,6 +109,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       prefix: config.REDIS_KEY_PREFIX,
       baseUrl: config.BASE_URL,
       passwordFallback: config.PASSWORD_FALLBACK,
+      secrets: config.COOKIE_SECRETS,
     });
     await attempt(mongoAt, () => Promise.all([accounts.init(), audit!.init(), passkeys.init()]));
     const prefix = config.REDIS_KEY_PREFIX;

@@ -386,6 +386,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
       responses: { '200': { description: 'Markdown', contentType: 'text/markdown' } },
     },
   },
+  // The home page (a person's way in; the JSON 404 for programs).
+  { path: '/', kind: 'page', methods: READ, cors: false },
   // The login and consent pages: the page, then the forms it posts.
   { path: `${INTERACTION_PATH}/:uid`, kind: 'page', methods: READ, cors: false },
   ...(['login', 'passkey', 'recovery', 'confirm', 'abort', 'switch'] as const).map((action): Endpoint => ({

@@ -1,10 +1,12 @@
 /**
  * The site root, `/`, for a person: a small page saying what this address is, with the ways in (sign
  * in, Connected apps) and the API's documents. The edge sends `/` here; a client that prefers JSON
- * (or takes anything) gets the JSON 404 of every unknown path, so nothing changes for programs.
+ * (or takes anything) gets the JSON 404 of every unknown path, so nothing changes for programs. It is
+ * a page row of the endpoint table (`GET`, `HEAD`): any other method gets 405 with `Allow` from the
+ * step after its router (`wrongMethodOf`, allowed-methods.ts), like every page.
  */
+import Router from '@koa/router';
 import { ACCOUNT_PATH, NotFoundError } from '@school/shared';
-import type { Middleware } from 'koa';
 import { html, layout, pageCsp } from '../pages/html.js';
 
 /** The page. */
@@ -20,15 +22,15 @@ export function homePage(): string {
   );
 }
 
-/** Answers `GET /` with the page when the request prefers HTML; anything else goes on. */
-export const homePageStep: Middleware = async (ctx, next) => {
-  if (ctx.path !== '/' || (ctx.method !== 'GET' && ctx.method !== 'HEAD')) {
-    await next();
-    return;
-  }
-  if (ctx.accepts('json', 'html') !== 'html') throw new NotFoundError(`no endpoint at ${ctx.method} /`);
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Content-Security-Policy', pageCsp());
-  ctx.type = 'text/html';
-  ctx.body = homePage();
-};
+/** The router of `/`: `GET` (and `HEAD`) answer the page when the request prefers HTML. */
+export function homePageRouter(): Router {
+  const router = new Router();
+  router.get('/', function showHomePage(ctx) {
+    if (ctx.accepts('json', 'html') !== 'html') throw new NotFoundError(`no endpoint at ${ctx.method} /`);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.set('Content-Security-Policy', pageCsp());
+    ctx.type = 'text/html';
+    ctx.body = homePage();
+  });
+  return router;
+}

@@ -9,9 +9,12 @@
  * to an account. A right password of an account whose password sign-in is switched off
  * (passkeys/passkeys.ts) is refused and audited.
  *
- * `POST …/passkey`: `checkPasskey` → `completePasskeyLogin`; the WebAuthn answer is checked against
- * this interaction's single-use challenge (passkeys/passkey-ceremonies.ts). A disabled account signs
- * in by none of the three forms. `POST …/recovery`:
+ * `POST …/passkey`: `throttlePasskey` → `checkPasskey` → `completePasskeyLogin`; the WebAuthn answer
+ * is checked against this interaction's single-use challenge (passkeys/passkey-ceremonies.ts). The
+ * throttle is the same one, keyed by the email of the account whose passkey the answer names (a
+ * malformed answer, or one naming no stored passkey, shares one key): every refused answer counts as
+ * a failed sign-in of that account from that address. A disabled account signs in by none of the
+ * three forms; its passkey is refused before its answer is verified. `POST …/recovery`:
  * `throttleLogin` → `checkRecoveryCode` → `completeRecoveryLogin`, a code working once.
  *
  * When the login prompt asks for a passkey (passkeys/passkey-for-writes.ts), the page offers the
@@ -42,7 +45,25 @@ const PASSWORD_OFF_ERROR =
   'Password sign-in is switched off for this account. Sign in with your passkey, or with a recovery code if you lost it.';
 const PASSKEY_ONLY_ERROR = 'This request needs a passkey sign-in.';
 
+/**
+ * The sign-in throttle's key for a passkey answer that names no stored passkey (or is no answer):
+ * not an email any account can have (emails have no spaces or parentheses).
+ */
+const NO_SUCH_PASSKEY = '(no such passkey)';
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The passkey form's state: the form, the account its answer names (`claimed`, before verifying) and
+ * the throttle's key for it, then the verified account and passkey.
+ */
+interface PasskeyState {
+  form: PasskeyLoginForm;
+  claimed?: { accountId: string; disabled: boolean };
+  guardKey: string;
+  accountId: string;
+  passkeyName: string;
+}
 
 /** What the sign-in steps need beyond the shared steps' dependencies. */
 export interface LoginDeps extends StepDeps {
@@ -62,7 +83,7 @@ function passkeyRequired(ctx: StepContext): boolean {
 export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passkeys }: LoginDeps): {
   show: Step;
   submit: Array<Step<{ form: LoginForm; accountId: string }>>;
-  passkey: Array<Step<{ form: PasskeyLoginForm; accountId: string; passkeyName: string }>>;
+  passkey: Array<Step<PasskeyState>>;
   recovery: Array<Step<{ form: RecoveryLoginForm; accountId: string }>>;
 } {
   /**
@@ -112,33 +133,40 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passke
     return accountId ? { accountId } : {};
   };
 
-  const throttleLogin: Step<{ form: { email: string } }> = async function throttleLogin(ctx, next) {
-    if (passkeyRequired(ctx)) return sendForm(ctx, 403, PASSKEY_ONLY_ERROR);
-    const { email } = ctx.state.form;
+  /**
+   * Takes an attempt for `email` (a throttle key: see the module comment) from the guard's allowances;
+   * false after answering 429 when this address, or this email from it, has failed too often. The same
+   * answer for every email, real or not: the refusal reveals nothing about accounts. An account under
+   * attack from elsewhere only waits a small delay here, never a refusal.
+   */
+  const admitted = async (ctx: StepContext, email: string): Promise<boolean> => {
     const verdict = await loginGuard.before(email, ctx.ip);
     if (verdict.refusedForSeconds > 0) {
-      // This address, or this email from this address, has failed too often. The same answer
-      // for every email, real or not: the refusal reveals nothing about accounts.
       const wait = verdict.refusedForSeconds;
       ctx.set('Retry-After', String(wait));
       void audit.record('login_locked', { ...actor(ctx), ...(await named(email)), details: { email } });
       const minutes = Math.ceil(wait / 60);
-      return sendForm(
+      await sendForm(
         ctx,
         429,
         `Too many failed sign-ins from this network. Try again in ${minutes} minute(s).`,
       );
+      return false;
     }
-    // An account under attack from elsewhere: a small delay for every attempt, never a refusal.
     if (verdict.delayMs) await sleep(verdict.delayMs);
-    await next();
+    return true;
   };
 
-  /** Counts a failed password or recovery code like every failed sign-in, then answers `message`. */
-  const failed = async (ctx: StepContext<{ form: { email: string } }>, form: string, message: string) => {
-    const { email } = ctx.state.form;
-    const account = await named(email);
-    void audit.record('login_failed', { ...actor(ctx), ...account, details: { email, form } });
+  const throttleLogin: Step<{ form: { email: string } }> = async function throttleLogin(ctx, next) {
+    if (passkeyRequired(ctx)) return sendForm(ctx, 403, PASSKEY_ONLY_ERROR);
+    if (await admitted(ctx, ctx.state.form.email)) await next();
+  };
+
+  /**
+   * Counts a failed attempt for `email` (a throttle key) like every failed sign-in, reporting an
+   * attack on `account` when this failure crosses the account's count; returns after the guard's delay.
+   */
+  const countFailure = async (ctx: StepContext, email: string, account: { accountId?: string }) => {
     const { delayMs, attack } = await loginGuard.failed(email, ctx.ip);
     if (attack)
       void audit.record('login_attack_suspected', {
@@ -147,6 +175,14 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passke
         details: { email, ...attack },
       });
     if (delayMs) await sleep(delayMs);
+  };
+
+  /** Counts a failed password or recovery code like every failed sign-in, then answers `message`. */
+  const failed = async (ctx: StepContext<{ form: { email: string } }>, form: string, message: string) => {
+    const { email } = ctx.state.form;
+    const account = await named(email);
+    void audit.record('login_failed', { ...actor(ctx), ...account, details: { email, form } });
+    await countFailure(ctx, email, account);
     return sendForm(ctx, 401, message);
   };
 
@@ -181,22 +217,40 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passke
       },
     ],
     passkey: [
+      async function throttlePasskey(ctx, next) {
+        const accountId = await passkeys.ceremonies.claimedAccount(ctx.state.form.response);
+        const profile = accountId ? await accounts.profile(accountId) : undefined;
+        if (profile) ctx.state.claimed = { accountId: profile._id, disabled: profile.disabled === true };
+        ctx.state.guardKey = profile?.email ?? NO_SUCH_PASSKEY;
+        if (await admitted(ctx, ctx.state.guardKey)) await next();
+      },
       async function checkPasskey(ctx, next) {
+        const { claimed, guardKey } = ctx.state;
         try {
+          // A disabled or removed account's passkeys sign nobody in (accounts/account-status.ts):
+          // refused before the answer is verified or the passkey's use recorded, and after, for an
+          // account disabled meanwhile.
+          if (claimed?.disabled) throw new PasskeyRefused('account_disabled');
           const signIn = await passkeys.ceremonies.signIn(ctx.state.interaction.uid, ctx.state.form.response);
-          // A disabled or removed account's passkeys sign nobody in (accounts/account-status.ts).
           if (!(await accounts.canSignIn(signIn.accountId))) throw new PasskeyRefused('account_disabled');
           ctx.state.accountId = signIn.accountId;
           ctx.state.passkeyName = signIn.passkeyName;
         } catch (err) {
           if (!(err instanceof PasskeyRefused)) throw err;
-          void audit.record('passkey_refused', { ...actor(ctx), details: { reason: err.reason } });
+          const account = claimed ? { accountId: claimed.accountId } : {};
+          void audit.record('passkey_refused', {
+            ...actor(ctx),
+            ...account,
+            details: { reason: err.reason },
+          });
+          await countFailure(ctx, guardKey, account);
           return sendForm(ctx, 401, PASSKEY_ERROR);
         }
         await next();
       },
       async function completePasskeyLogin(ctx) {
         const { accountId, passkeyName } = ctx.state;
+        await loginGuard.succeeded(ctx.state.guardKey, ctx.ip);
         void audit.record('login_succeeded', {
           ...actor(ctx),
           accountId,

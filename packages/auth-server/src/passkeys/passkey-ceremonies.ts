@@ -1,6 +1,7 @@
 /**
  * The two WebAuthn ceremonies, with `@simplewebauthn/server` doing every check of the browser's
- * answer (client data, authenticator data, attestation, signature, counter):
+ * answer (client data, authenticator data, attestation, signature, counter) once the answer has the
+ * shape of one (webauthn-answers.ts: nothing reads a posted value before that):
  *
  * - registration on Your account: a discoverable credential (resident key) with user verification,
  *   for the signed-in account, its challenge bound to the login session;
@@ -17,14 +18,13 @@ import {
   generateRegistrationOptions,
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
   type AuthenticatorTransport,
   type PublicKeyCredentialCreationOptionsJSON,
   type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import type { Challenges } from './challenges.js';
 import { MAX_PASSKEYS_PER_ACCOUNT, type PasskeyStore } from './passkey-store.js';
+import { readAuthenticationAnswer, readRegistrationAnswer } from './webauthn-answers.js';
 
 /** A browser's answer that does not sign in or register, with the reason for the audit log. */
 export class PasskeyRefused extends Error {
@@ -57,17 +57,8 @@ export interface PasskeySignIn {
 
 const TIMEOUT_MS = 2 * 60 * 1000;
 
-/** Reads the JSON a page posted; anything that is not an object is refused. */
-function parsed<T>(json: string): T {
-  try {
-    const value: unknown = JSON.parse(json);
-    if (value && typeof value === 'object' && typeof (value as { id?: unknown }).id === 'string')
-      return value as T;
-  } catch {
-    // refused below
-  }
-  throw new PasskeyRefused('not a WebAuthn response');
-}
+/** The refusal of a posted value that is not a WebAuthn answer of the ceremony's shape (webauthn-answers.ts). */
+const NOT_AN_ANSWER = 'not a WebAuthn response';
 
 /** Registration and sign-in with passkeys. */
 export class PasskeyCeremonies {
@@ -120,7 +111,8 @@ export class PasskeyCeremonies {
     if (!expectedChallenge) throw new PasskeyRefused('no registration was started, or it expired');
     if ((await this.passkeys.count(accountId)) >= MAX_PASSKEYS_PER_ACCOUNT)
       throw new PasskeyRefused(`an account holds at most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys`);
-    const response = parsed<RegistrationResponseJSON>(responseJson);
+    const response = readRegistrationAnswer(responseJson);
+    if (!response) throw new PasskeyRefused(NOT_AN_ANSWER);
     let verification;
     try {
       verification = await verifyRegistrationResponse({
@@ -158,14 +150,25 @@ export class PasskeyCeremonies {
     return options;
   }
 
+  /**
+   * The account of the stored passkey a sign-in answer names, before anything is verified (for the
+   * sign-in throttle and the account's state); undefined when `responseJson` is no sign-in answer or
+   * names no stored passkey. Says nothing about whether the answer is right: {@link signIn} does.
+   */
+  async claimedAccount(responseJson: string): Promise<string | undefined> {
+    const response = readAuthenticationAnswer(responseJson);
+    return response ? (await this.passkeys.find(response.id))?.accountId : undefined;
+  }
+
   /** Verifies a passkey sign-in on interaction `interactionUid`; refused: {@link PasskeyRefused}. */
   async signIn(interactionUid: string, responseJson: string): Promise<PasskeySignIn> {
     const expectedChallenge = await this.challenges.take('sign-in', interactionUid);
     if (!expectedChallenge) throw new PasskeyRefused('no sign-in challenge is waiting (used or expired)');
-    const response = parsed<AuthenticationResponseJSON>(responseJson);
+    const response = readAuthenticationAnswer(responseJson);
+    if (!response) throw new PasskeyRefused(NOT_AN_ANSWER);
     const passkey = await this.passkeys.find(response.id);
     if (!passkey) throw new PasskeyRefused('unknown passkey');
-    const userHandle = response.response?.userHandle;
+    const { userHandle } = response.response;
     if (userHandle && Buffer.from(userHandle, 'base64url').toString('utf8') !== passkey.accountId)
       throw new PasskeyRefused('the passkey belongs to another account');
     let verification;

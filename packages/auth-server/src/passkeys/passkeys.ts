@@ -37,6 +37,8 @@ export interface PasskeysDeps {
   baseUrl: string;
   /** PASSWORD_FALLBACK. */
   passwordFallback: boolean;
+  /** COOKIE_SECRETS, newest first: the keys recovery codes are found by are derived from them. */
+  secrets: readonly string[];
 }
 
 /** Builds {@link Passkeys}. */
@@ -47,9 +49,10 @@ export function createPasskeys({
   prefix,
   baseUrl,
   passwordFallback,
+  secrets,
 }: PasskeysDeps): Passkeys {
   const store = new PasskeyStore(mongo);
-  const recoveryCodes = new RecoveryCodes(mongo);
+  const recoveryCodes = new RecoveryCodes(mongo, secrets);
   const ceremonies = new PasskeyCeremonies({
     baseUrl,
     passkeys: store,

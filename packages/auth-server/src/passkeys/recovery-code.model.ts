@@ -1,6 +1,8 @@
 /**
- * Recovery codes in MongoDB (`recovery_codes`): each one an argon2id hash, like a password, and when
- * it was used (a used code never signs anyone in again).
+ * Recovery codes in MongoDB (`recovery_codes`): each one an argon2id hash, like a password, the keyed
+ * hash it is found by (recovery-codes.ts) with the key's id, and when it was used (a used code never
+ * signs anyone in again). A code stored without a lookup (made before codes had one) is never found,
+ * so it signs nobody in (docs/decisions.md).
  */
 import { Schema, type Connection, type Model } from 'mongoose';
 
@@ -10,6 +12,10 @@ export interface RecoveryCodeDocument {
   accountId: string;
   /** argon2id (accounts/password.ts), never the code. */
   hash: string;
+  /** HMAC-SHA256 of the code under a key derived from a cookie secret (base64url). */
+  lookup?: string;
+  /** Which key made `lookup` (a fingerprint of it, not the key). */
+  keyId?: string;
   createdAt: Date;
   usedAt?: Date;
 }
@@ -19,6 +25,8 @@ const recoveryCodeSchema = new Schema<RecoveryCodeDocument>(
     _id: { type: String, required: true },
     accountId: { type: String, required: true, index: true },
     hash: { type: String, required: true },
+    lookup: String,
+    keyId: String,
     createdAt: { type: Date, required: true },
     usedAt: Date,
   },

@@ -5,8 +5,17 @@
  *
  * A code is 16 characters from an alphabet without look-alikes (80 bits), written in four groups;
  * what is typed is read without case, spaces or dashes.
+ *
+ * A typed code is found by a keyed hash, never by trying the account's hashes in turn: each code is
+ * stored with HMAC-SHA256 of it (`lookup`) under a key derived with HKDF from a cookie secret
+ * (COOKIE_SECRETS, newest first: a code is made with the newest and found with any of them). A sign-in
+ * with a code then costs exactly one argon2id verification whatever the account, the email or the
+ * code: the hash of the one code the lookup found, or a dummy when none was found. So the time says
+ * nothing about which accounts hold codes, and the argon2id hash still stands between a leaked
+ * database and the codes. Codes stored without a lookup, or whose key is no longer among the cookie
+ * secrets, are never found, and Your account counts them as none left (docs/decisions.md).
  */
-import { randomInt, randomUUID } from 'node:crypto';
+import { createHmac, hkdfSync, randomInt, randomUUID } from 'node:crypto';
 import type { Connection, Model } from 'mongoose';
 import { hashPassword, verifyPassword } from '../accounts/password.js';
 import { recoveryCodeModel, type RecoveryCodeDocument } from './recovery-code.model.js';
@@ -16,6 +25,9 @@ export const RECOVERY_CODE_COUNT = 10;
 
 const ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 const LENGTH = 16;
+
+/** HKDF's `info`: what the derived key is for, so no other use of the secret shares it. */
+const KEY_PURPOSE = 'school-auth recovery-code lookup v1';
 
 /** A code as typed, reduced to what counts. */
 export function normaliseRecoveryCode(typed: string): string {
@@ -27,12 +39,40 @@ function newCode(): string {
   return chars.match(/.{4}/g)!.join('-');
 }
 
+/** A lookup key and its id. */
+interface LookupKey {
+  key: Buffer;
+  id: string;
+}
+
+function lookupKey(secret: string): LookupKey {
+  const key = Buffer.from(hkdfSync('sha256', secret, '', KEY_PURPOSE, 32));
+  return { key, id: createHmac('sha256', key).update('key id').digest('base64url').slice(0, 16) };
+}
+
+const lookupOf = ({ key }: LookupKey, code: string) =>
+  createHmac('sha256', key).update(code).digest('base64url');
+
+/** How a typed code is checked against a stored hash (accounts/password.ts; undefined: a dummy hash). */
+export type CodeVerifier = (stored: string | undefined, code: string) => Promise<boolean>;
+
 /** Recovery codes of accounts. */
 export class RecoveryCodes {
   private readonly model: Model<RecoveryCodeDocument>;
+  private readonly keys: LookupKey[];
 
-  constructor(connection: Connection) {
+  /**
+   * `secrets`: COOKIE_SECRETS, newest first, whose derived keys find codes. `verify`: the argon2id
+   * check (replaced only to count the checks).
+   */
+  constructor(
+    connection: Connection,
+    secrets: readonly string[],
+    private readonly verify: CodeVerifier = verifyPassword,
+  ) {
+    if (secrets.length === 0) throw new Error('recovery codes need at least one secret');
     this.model = recoveryCodeModel(connection);
+    this.keys = secrets.map(lookupKey);
   }
 
   /** Creates the indexes. */
@@ -43,10 +83,18 @@ export class RecoveryCodes {
   /** Replaces the account's codes with {@link RECOVERY_CODE_COUNT} new ones, returned to be shown once. */
   async generate(accountId: string): Promise<string[]> {
     const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newCode);
-    const hashes = await Promise.all(codes.map((c) => hashPassword(normaliseRecoveryCode(c))));
+    const newest = this.keys[0]!;
+    const stored = await Promise.all(
+      codes.map(async (c) => {
+        const code = normaliseRecoveryCode(c);
+        return { hash: await hashPassword(code), lookup: lookupOf(newest, code) };
+      }),
+    );
     const createdAt = new Date();
     await this.model.deleteMany({ accountId });
-    await this.model.insertMany(hashes.map((hash) => ({ _id: randomUUID(), accountId, hash, createdAt })));
+    await this.model.insertMany(
+      stored.map((s) => ({ _id: randomUUID(), accountId, ...s, keyId: newest.id, createdAt })),
+    );
     return codes;
   }
 
@@ -55,33 +103,29 @@ export class RecoveryCodes {
     await this.model.deleteMany({ accountId });
   }
 
-  /** How many unused codes an account has. */
+  /** How many unused codes an account has that can still be found (see the module comment). */
   async unused(accountId: string): Promise<number> {
-    return this.model.countDocuments({ accountId, usedAt: null });
+    return this.model.countDocuments({ accountId, usedAt: null, keyId: { $in: this.keys.map((k) => k.id) } });
   }
 
   /**
-   * Uses `typed` for `accountId`: true when it is one of the account's unused codes, which is then
-   * marked used (atomically: of two requests with one code, one wins). An account without codes still
-   * costs one full hash, so the time says nothing about which accounts have codes.
+   * Uses `typed` for `accountId` (undefined: no account may sign in with it): true when it is one of
+   * the account's unused codes, which is then marked used (atomically: of two requests with one code,
+   * one wins). Exactly one argon2id verification in every case (see the module comment).
    */
   async use(accountId: string | undefined, typed: string): Promise<boolean> {
     const code = normaliseRecoveryCode(typed);
-    const stored = accountId
-      ? await this.model.find({ accountId, usedAt: null }, { hash: 1 }).lean<RecoveryCodeDocument[]>()
-      : [];
-    if (stored.length === 0 || code.length !== LENGTH) {
-      await verifyPassword(undefined, code);
-      return false;
-    }
-    for (const { _id, hash } of stored) {
-      if (!(await verifyPassword(hash, code))) continue;
-      const { matchedCount } = await this.model.updateOne(
-        { _id, usedAt: null },
-        { $set: { usedAt: new Date() } },
-      );
-      return matchedCount === 1;
-    }
-    return false;
+    const lookups = code.length === LENGTH ? this.keys.map((k) => lookupOf(k, code)) : [];
+    // Asked whether or not there is an account, so the reads are the same too.
+    const found = await this.model
+      .findOne({ accountId: accountId ?? '', usedAt: null, lookup: { $in: lookups } }, { hash: 1 })
+      .lean<Pick<RecoveryCodeDocument, '_id' | 'hash'>>();
+    const right = await this.verify(found?.hash, code);
+    if (!found || !right || accountId === undefined) return false;
+    const { matchedCount } = await this.model.updateOne(
+      { _id: found._id, usedAt: null },
+      { $set: { usedAt: new Date() } },
+    );
+    return matchedCount === 1;
   }
 }
