@@ -233,6 +233,10 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await expect(laptop.page.innerText('main')).resolves.toContain('You have no passkey yet.');
     await inspectPage(laptop.page, 'your-account-no-passkey');
 
+    // Signed in with the password, which is typed again before a first passkey is added.
+    await laptop.page.fill('#confirm-password', staff.password);
+    await laptop.page.click('button:has-text("Confirm with your password")');
+    await laptop.page.waitForSelector('text=It is you.');
     await laptop.page.fill('#passkey-name', 'Office laptop');
     await laptop.page.click('button:has-text("Add a passkey")');
     await laptop.page.waitForSelector('text=Your passkey is added');
@@ -243,6 +247,10 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     expect(credential.isResidentCredential).toBe(true);
     expect(credential.rpId).toBe('localhost');
 
+    // The account has a passkey now: recovery codes need it, not the password.
+    await laptop.page.click('button:has-text("Confirm with a passkey")');
+    await laptop.page.waitForSelector('text=It is you.');
+    credential = await exported(laptop);
     await laptop.page.click('button:has-text("Make new recovery codes")');
     await laptop.page.waitForSelector('text=shown only this once');
     recoveryCodes = await laptop.page.locator('ul.codes code').allInnerTexts();
@@ -259,7 +267,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await expect(laptop.page.innerText('main')).resolves.toContain('You have 10 unused recovery codes.');
 
     const [registered] = await auditEvents('passkey_registered');
-    expect(registered?.details).toEqual({ name: 'Office laptop' });
+    expect(registered?.details).toEqual({ name: 'Office laptop', proof: 'password' });
     await auditEvents('recovery_codes_generated');
     await laptop.context.close();
   });
@@ -406,6 +414,10 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
   it('shows and removes a passkey, with its last use', async () => {
     const laptop = await device(credential);
     await openYourAccount(laptop.page, staff);
+    // Removing needs the passkey confirmed first.
+    await laptop.page.click('button:has-text("Confirm with a passkey")');
+    await laptop.page.waitForSelector('text=It is you.');
+    credential = await exported(laptop);
     const row = laptop.page.locator('tr', { hasText: 'Office laptop' });
     await expect(row.innerText()).resolves.toMatch(
       /\d{4}-\d\d-\d\d \d\d:\d\d UTC[\s\S]*\d{4}-\d\d-\d\d \d\d:\d\d UTC/,
