@@ -149,7 +149,8 @@ async function openYourAccount(page: Page, who: { email: string; password: strin
   await page.fill('#email', who.email);
   await page.fill('#password', who.password);
   await page.click('button:text-is("Sign in")');
-  await page.waitForSelector('h1:has-text("Connected apps")');
+  // Connected apps, or Your account when it tells of a passkey added elsewhere after only the password.
+  await page.waitForURL(/\/oauth\/account\/(apps|account)$/);
   await page.goto(`${stack.baseUrl}/oauth/account/account`);
   await page.waitForSelector('h1:has-text("Your account")');
 }

@@ -79,7 +79,7 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   };
   router.get('/', home);
   // Back from signing in (provider/account-console.ts): the login session is set; the code is unused.
-  router.get('/signed-in', home);
+  router.get('/signed-in', signedIn, own.afterSignIn);
   router.get('/apps', signedIn, apps.show);
   router.get('/apps/revoke', signedIn, apps.confirm);
   router.post('/apps/revoke', forms, signedIn, check(revokeForm), apps.revoke);

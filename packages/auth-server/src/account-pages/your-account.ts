@@ -7,7 +7,8 @@
  * without it the form is refused and the page asks for the proof. Adding a passkey answers the
  * WebAuthn options the page was rendered with (their challenge bound to this login session, single
  * use; passkeys/passkey-ceremonies.ts), and records the factor shown before it: one added after only a
- * password is told of on this page in every other session of the account for two weeks. Removing a
+ * password is told of on this page in every other session of the account for two weeks (a password
+ * sign-in to the account pages lands here while there is one). Removing a
  * passkey ends the account's other sessions (those it may have signed in), and is refused when it is
  * the last way in (passkeys/ways-in.ts). Recovery codes need a passkey, at most
  * RECOVERY_CODE_SETS_PER_HOUR sets an hour (passkeys/recovery-code-budget.ts); they are made on a POST,
@@ -110,6 +111,7 @@ export function yourAccountSteps(deps: YourAccountDeps): {
   newRecoveryCodes: AccountStep[];
   requireProof: AccountStep;
   proof: ProofSteps;
+  afterSignIn: AccountStep;
 } {
   const { accounts, loginGuard, audit, passkeys, provider, redis, prefix } = deps;
   const proofs = new FactorProofs(redis, prefix);
@@ -238,6 +240,16 @@ export function yourAccountSteps(deps: YourAccountDeps): {
 
   return {
     requireProof,
+    afterSignIn: async function landAfterSignIn(ctx) {
+      // Someone who signs in with the password lands on the notice of a passkey added elsewhere after
+      // only the password: the owner, who has none of their own, learns of it at once.
+      const { account, sessionUid } = ctx.state;
+      const byPassword = (await signInOf(ctx)).amr?.includes('pwd') ?? false;
+      const told =
+        byPassword && (await passkeys.store.addedAfterPassword(account._id, sessionUid)).length > 0;
+      ctx.status = 303;
+      ctx.redirect(accountPath(told ? 'account' : 'apps'));
+    },
     proof: proofSteps({
       ...deps,
       proofs,
