@@ -10,15 +10,23 @@
  * - changing the password and signing out everywhere list the passkeys that stay;
  * - an admin sees another account's passkeys and codes on Staff accounts and removes them, which ends
  *   the sessions they signed in; password sign-in is never switched off for an account with no other
- *   way in.
+ *   way in;
+ * - the owner's removal of a passkey ends their other sessions, and is refused for the last way in.
  * New page states get the axe-core check at 1280 and 390 px.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import mongoose from 'mongoose';
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { inspectPage, launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
-import { createStaff, E2E_ADMIN, startStack, type Stack } from './support/stack.js';
+import type { Browser, CDPSession, Page } from 'playwright-core';
+import { inspectPage, launchBrowser, loopbackListener } from './support/browser.js';
+import {
+  auditEvents as auditEventsOf,
+  openYourAccount as signInToYourAccount,
+  registerClient,
+  virtualDevice,
+  writeScopeRequest,
+  type Device,
+} from './support/passkey-browser.js';
+import { createStaff, E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -41,24 +49,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-/** A new browser context with a virtual authenticator (user verification on, resident keys). */
-async function device(): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; id: string }> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId: id } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  return { context, page, cdp, id };
-}
+/** A new browser context with a virtual authenticator holding no passkey. */
+const device = () => virtualDevice(browser);
+const auditEvents = (type: string, minimum = 1) => auditEventsOf(stack, type, minimum);
 
 /** How many credentials the device's authenticator holds. */
 async function credentialCount(d: { cdp: CDPSession; id: string }): Promise<number> {
@@ -69,14 +62,7 @@ async function credentialCount(d: { cdp: CDPSession; id: string }): Promise<numb
 /** Signs in to the account pages afresh with a password and opens Your account. */
 async function openYourAccount(page: Page, who: { email: string; password: string }): Promise<void> {
   await page.context().clearCookies();
-  await page.goto(`${stack.baseUrl}/oauth/account/account`);
-  await page.fill('#email', who.email);
-  await page.fill('#password', who.password);
-  await page.click('button:text-is("Sign in")');
-  // Connected apps, or Your account when it tells of a passkey added elsewhere after only the password.
-  await page.waitForURL(/\/oauth\/account\/(apps|account)$/);
-  await page.goto(`${stack.baseUrl}/oauth/account/account`);
-  await page.waitForSelector('h1:has-text("Your account")');
+  await signInToYourAccount(stack, page, who);
 }
 
 /** Signs in to the account pages afresh with a passkey of the device and opens Your account. */
@@ -120,53 +106,8 @@ async function storedPasskeys(email: string): Promise<Array<Record<string, unkno
   }
 }
 
-/** The audit events of `type`, waiting until at least `minimum` are stored. */
-async function auditEvents(type: string, minimum = 1): Promise<Array<Record<string, unknown>>> {
-  const conn = await mongoose.createConnection(stack.env.MONGODB_URI!).asPromise();
-  try {
-    for (let i = 0; ; i++) {
-      const events = await conn
-        .collection<Record<string, unknown>>('audit_events')
-        .find({ type })
-        .sort({ at: 1 })
-        .toArray();
-      if (events.length >= minimum || i >= 50) return events;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  } finally {
-    await conn.close();
-  }
-}
-
-async function registerClient(listener: LoopbackListener): Promise<string> {
-  const res = await fetch(`${stack.edgeUrl}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'Course Planner',
-      application_type: 'native',
-      redirect_uris: [listener.redirectUri],
-    }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { client_id: string }).client_id;
-}
-
-/** An authorization request for a write scope. */
-function writeRequest(clientId: string, listener: LoopbackListener): string {
-  return `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: listener.redirectUri,
-    scope: 'openid courses:write',
-    state: randomBytes(8).toString('hex'),
-    code_challenge: createHash('sha256').update(randomBytes(32)).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString()}`;
-}
-
 /** The owner's own device, holding their passkey once it is added. */
-let laptop: Awaited<ReturnType<typeof device>>;
+let laptop: Device;
 
 describe('who may add a passkey', () => {
   it('adds no passkey in a password session until the password is typed again, and tells the owner', async () => {
@@ -249,8 +190,8 @@ describe('who may add a passkey', () => {
     // So a write scope, which needs a passkey sign-in, stays out of reach.
     const listener = await loopbackListener();
     try {
-      const clientId = await registerClient(listener);
-      await intruder.page.goto(writeRequest(clientId, listener));
+      const clientId = await registerClient(stack, listener);
+      await intruder.page.goto(writeScopeRequest(stack, clientId, listener));
       await intruder.page.waitForSelector('text=Sign in with your passkey to allow that');
       await intruder.page.click('button:has-text("Sign in with a passkey")');
       await intruder.page.waitForSelector('text=No passkey was used');
@@ -357,5 +298,41 @@ describe('who may add a passkey', () => {
     await laptop.page.click('button:has-text("Sign in with a passkey")');
     await laptop.page.waitForSelector('text=That passkey could not sign you in');
     await laptop.context.close();
+  });
+
+  it('keeps the last way in, and ends the other sessions when the owner removes a passkey', async () => {
+    const desk = await device();
+    await openYourAccount(desk.page, colleague);
+    await desk.page.fill('#confirm-password', colleague.password);
+    await desk.page.click('button:has-text("Confirm with your password")');
+    await desk.page.fill('#passkey-name', 'Desk key');
+    await desk.page.click('button:has-text("Add a passkey")');
+    await desk.page.waitForSelector('text=Your passkey is added');
+    const elsewhere = await browser.newContext();
+    await openYourAccount(await elsewhere.newPage(), colleague);
+
+    // Password sign-in off, no recovery code: the passkey is the only way in, and stays.
+    schoolAuth(stack, ['accounts', 'password-sign-in', colleague.email, 'off']);
+    await openWithPasskey(desk.page);
+    const row = desk.page.locator('tr', { hasText: 'Desk key' });
+    await row.locator('a:has-text("Remove")').click();
+    await desk.page.click('button:has-text("Remove the passkey")');
+    await desk.page.waitForSelector('text=This is the last way to sign in');
+    await inspectPage(desk.page, 'your-account-last-way-in');
+    expect(await storedPasskeys(colleague.email)).toHaveLength(1);
+
+    schoolAuth(stack, ['accounts', 'password-sign-in', colleague.email, 'on']);
+    await row.locator('a:has-text("Remove")').click();
+    await desk.page.click('button:has-text("Remove the passkey")');
+    await desk.page.waitForSelector('text=The passkey is removed');
+    expect(await storedPasskeys(colleague.email)).toEqual([]);
+    // This session stays; the one elsewhere has ended.
+    await desk.page.goto(`${stack.baseUrl}/oauth/account/account`);
+    await expect(desk.page.title()).resolves.not.toBe('Sign in');
+    const other = elsewhere.pages()[0]!;
+    await other.goto(`${stack.baseUrl}/oauth/account/account`);
+    await expect(other.title()).resolves.toBe('Sign in');
+    await elsewhere.close();
+    await desk.context.close();
   });
 });
