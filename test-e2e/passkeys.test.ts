@@ -1,6 +1,6 @@
 /**
- * Passkeys in headless Chromium through the edge, with Chromium's virtual authenticator (the DevTools
- * protocol's WebAuthn domain: CTAP2, internal, resident keys, user verification). A staff member
+ * Passkeys in headless Chromium through the edge, with Chromium's virtual authenticator
+ * (support/passkey-browser.ts). A staff member
  * adds a passkey and recovery codes on Your account, signs out, signs in with the passkey and allows
  * an app a write scope (PASSKEY_FOR_WRITE_CONSENT is on: a password sign-in asking for one is sent to
  * the passkey first). Refused: an assertion made on another origin, a replayed assertion, a counter
@@ -10,35 +10,25 @@
  *
  * The stack's public host is `localhost`: WebAuthn refuses an IP address as the relying party.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import mongoose from 'mongoose';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
+import { inspectPage, launchBrowser, loopbackListener, tickEveryScope } from './support/browser.js';
 import {
-  inspectPage,
-  launchBrowser,
-  loopbackListener,
-  tickEveryScope,
-  type LoopbackListener,
-} from './support/browser.js';
+  auditEvents as auditEventsOf,
+  openYourAccount as signInToYourAccount,
+  registerClient,
+  virtualDevice,
+  writeScopeRequest,
+  type VirtualCredential,
+} from './support/passkey-browser.js';
 import { createStaff, E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
 let browser: Browser;
 let evilSite: Server;
 let staff: { email: string; password: string };
-
-/** The WebAuthn credential as the virtual authenticator exports it. */
-interface VirtualCredential {
-  credentialId: string;
-  isResidentCredential: boolean;
-  rpId: string;
-  privateKey: string;
-  userHandle: string;
-  signCount: number;
-}
 
 /**
  * Run in a page (as a string: the tests are compiled without the DOM's types): asks the browser's
@@ -97,30 +87,13 @@ afterAll(async () => {
 });
 
 /** A new browser context and page with a virtual authenticator, holding `held` if given. */
-async function device(
-  held?: VirtualCredential,
-): Promise<{ context: BrowserContext; page: Page; cdp: CDPSession; id: string }> {
-  const context = await browser.newContext();
-  const page = await context.newPage();
-  page.on('request', (request) => {
-    if (request.method() === 'POST' && request.url().endsWith('/passkey'))
-      passkeyPosts.push(request.postData()!);
-  });
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('WebAuthn.enable');
-  const { authenticatorId: id } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  });
-  if (held) await cdp.send('WebAuthn.addCredential', { authenticatorId: id, credential: held });
-  return { context, page, cdp, id };
-}
+const device = (held?: VirtualCredential) =>
+  virtualDevice(browser, held, (page) =>
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/passkey'))
+        passkeyPosts.push(request.postData()!);
+    }),
+  );
 
 /** The one credential of a device's authenticator, as it is now (its signCount moved on). */
 async function exported(d: { cdp: CDPSession; id: string }): Promise<VirtualCredential> {
@@ -130,6 +103,10 @@ async function exported(d: { cdp: CDPSession; id: string }): Promise<VirtualCred
     credentials[0] as VirtualCredential;
   return { credentialId, isResidentCredential, rpId, privateKey, userHandle, signCount };
 }
+
+const openYourAccount = (page: Page, who: { email: string; password: string }) =>
+  signInToYourAccount(stack, page, who);
+const auditEvents = (type: string, minimum = 1) => auditEventsOf(stack, type, minimum);
 
 /** Opens the account pages in a new context and signs in as the staff member with a recovery code. */
 async function signInWithCode(code: string): Promise<{ context: BrowserContext; page: Page }> {
@@ -141,44 +118,6 @@ async function signInWithCode(code: string): Promise<{ context: BrowserContext; 
   await page.fill('#recovery-code', code);
   await page.click('button:has-text("Sign in with the code")');
   return { context, page };
-}
-
-/** Signs in to the account pages with a password and opens Your account. */
-async function openYourAccount(page: Page, who: { email: string; password: string }): Promise<void> {
-  await page.goto(`${stack.baseUrl}/oauth/account/account`);
-  await page.fill('#email', who.email);
-  await page.fill('#password', who.password);
-  await page.click('button:text-is("Sign in")');
-  await page.waitForSelector('h1:has-text("Connected apps")');
-  await page.goto(`${stack.baseUrl}/oauth/account/account`);
-  await page.waitForSelector('h1:has-text("Your account")');
-}
-
-async function registerClient(listener: LoopbackListener): Promise<string> {
-  const res = await fetch(`${stack.edgeUrl}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'Course Planner',
-      application_type: 'native',
-      redirect_uris: [listener.redirectUri],
-    }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { client_id: string }).client_id;
-}
-
-/** An authorization request for a write scope. */
-function authorizationUrl(clientId: string, listener: LoopbackListener): string {
-  return `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: listener.redirectUri,
-    scope: 'openid courses:write',
-    state: randomBytes(8).toString('hex'),
-    code_challenge: createHash('sha256').update(randomBytes(32)).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString()}`;
 }
 
 /** What a login page offers a script-less client: the passkey form's action, CSRF token and options. */
@@ -208,24 +147,6 @@ async function postAnswer(context: BrowserContext, action: string, csrf: string,
   return { status: res.status, text: await res.text() };
 }
 
-/** The audit events of `type` about the staff member, waiting for the batch to be stored. */
-async function auditEvents(type: string, minimum = 1): Promise<Array<Record<string, unknown>>> {
-  const conn = await mongoose.createConnection(stack.env.MONGODB_URI!).asPromise();
-  try {
-    for (let i = 0; ; i++) {
-      const events = await conn
-        .collection<Record<string, unknown>>('audit_events')
-        .find({ type })
-        .sort({ at: 1 })
-        .toArray();
-      if (events.length >= minimum || i >= 50) return events;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  } finally {
-    await conn.close();
-  }
-}
-
 describe('passkeys, in a browser with a virtual authenticator', () => {
   it('adds a passkey and recovery codes on Your account', async () => {
     const laptop = await device();
@@ -233,6 +154,10 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await expect(laptop.page.innerText('main')).resolves.toContain('You have no passkey yet.');
     await inspectPage(laptop.page, 'your-account-no-passkey');
 
+    // Signed in with the password, which is typed again before a first passkey is added.
+    await laptop.page.fill('#confirm-password', staff.password);
+    await laptop.page.click('button:has-text("Confirm with your password")');
+    await laptop.page.waitForSelector('text=It is you.');
     await laptop.page.fill('#passkey-name', 'Office laptop');
     await laptop.page.click('button:has-text("Add a passkey")');
     await laptop.page.waitForSelector('text=Your passkey is added');
@@ -243,6 +168,10 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     expect(credential.isResidentCredential).toBe(true);
     expect(credential.rpId).toBe('localhost');
 
+    // The account has a passkey now: recovery codes need it, not the password.
+    await laptop.page.click('button:has-text("Confirm with a passkey")');
+    await laptop.page.waitForSelector('text=It is you.');
+    credential = await exported(laptop);
     await laptop.page.click('button:has-text("Make new recovery codes")');
     await laptop.page.waitForSelector('text=shown only this once');
     recoveryCodes = await laptop.page.locator('ul.codes code').allInnerTexts();
@@ -259,7 +188,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await expect(laptop.page.innerText('main')).resolves.toContain('You have 10 unused recovery codes.');
 
     const [registered] = await auditEvents('passkey_registered');
-    expect(registered?.details).toEqual({ name: 'Office laptop' });
+    expect(registered?.details).toEqual({ name: 'Office laptop', proof: 'password' });
     await auditEvents('recovery_codes_generated');
     await laptop.context.close();
   });
@@ -267,9 +196,9 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
   it('sends a password sign-in asked for a write scope to the passkey, which signs in and allows it', async () => {
     const listener = await loopbackListener();
     try {
-      const clientId = await registerClient(listener);
+      const clientId = await registerClient(stack, listener);
       const laptop = await device(credential);
-      await laptop.page.goto(authorizationUrl(clientId, listener));
+      await laptop.page.goto(writeScopeRequest(stack, clientId, listener));
       await expect(laptop.page.title()).resolves.toBe('Sign in');
       await inspectPage(laptop.page, 'login-with-passkey');
       await laptop.page.fill('#email', staff.email);
@@ -406,6 +335,10 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
   it('shows and removes a passkey, with its last use', async () => {
     const laptop = await device(credential);
     await openYourAccount(laptop.page, staff);
+    // Removing needs the passkey confirmed first.
+    await laptop.page.click('button:has-text("Confirm with a passkey")');
+    await laptop.page.waitForSelector('text=It is you.');
+    credential = await exported(laptop);
     const row = laptop.page.locator('tr', { hasText: 'Office laptop' });
     await expect(row.innerText()).resolves.toMatch(
       /\d{4}-\d\d-\d\d \d\d:\d\d UTC[\s\S]*\d{4}-\d\d-\d\d \d\d:\d\d UTC/,

@@ -1,8 +1,9 @@
 /**
  * `school-auth accounts …` (everything the Staff accounts page does, for operators and
  * scripts), run as a separate process on a test server's storage: list, create-staff (generated or
- * from stdin), unlock, reset-password, password-sign-in, disable, enable, remove, promote, demote;
- * each audited with the actor `operator`, and each visible to the running server at once (the new
+ * from stdin), unlock, reset-password, password-sign-in (refused for an account with no other way
+ * in), passkeys (list, remove one or all), disable, enable, remove, promote, demote; each audited with
+ * the actor `operator`, and each visible to the running server at once (the new
  * person signs in, the unlocked one too, the reset one's session ends).
  */
 import { randomBytes } from 'node:crypto';
@@ -27,6 +28,14 @@ function accounts(args: string[], input?: string): Record<string, unknown> {
 }
 
 const newEmail = () => `staff-${randomBytes(4).toString('hex')}@school.test`;
+
+/** Stores a passkey named `name` for `accountId` (a key no authenticator holds); returns its id. */
+async function addPasskey(accountId: string, name: string): Promise<string> {
+  const id = `cli-${randomBytes(8).toString('hex')}`;
+  const key = { accountId, publicKey: 'AQID', counter: 0, transports: ['internal'], name };
+  expect(await auth.running.passkeys.store.add({ _id: id, ...key })).toBe(true);
+  return id;
+}
 
 /** The status of a fresh sign-in to the account pages (200: signed in; 401: refused; 429: locked). */
 async function trySignIn(
@@ -133,6 +142,7 @@ describe('school-auth accounts', () => {
     const email = newEmail();
     const password = 'a staff password';
     const { _id } = await auth.running.accounts.create({ email, password, name: 'Pat Passkey' });
+    await addPasskey(_id, 'Laptop'); // another way in, so the password may be switched off
     const listed = () =>
       (accounts(['list']) as unknown as Array<Record<string, unknown>>).find((a) => a.email === email);
 
@@ -155,6 +165,81 @@ describe('school-auth accounts', () => {
       ]),
     );
   }, 120_000);
+
+  it('password-sign-in off is refused for an account with no passkey and no recovery code, which keeps signing in', async () => {
+    const email = newEmail();
+    const password = 'a staff password';
+    const { _id } = await auth.running.accounts.create({ email, password, name: 'Only Password' });
+    const refused = run(['password-sign-in', email, 'off']);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr.trim()).toBe(
+      `school-auth: ${email}: Password sign-in stays on: the account has no passkey and no recovery code, so it could not sign in at all. It adds a passkey first.`,
+    );
+    expect(await auth.running.accounts.passwordSwitchedOff(_id)).toBe(false);
+    expect(await trySignIn(email, password)).toBe(200);
+    const events = await auth.running.audit.query({ accountId: _id, type: 'password_sign_in_switched' });
+    expect(events).toEqual([]);
+  });
+
+  it('passkeys lists an account’s passkeys and codes, and removes one or all, ending its sessions, audited', async () => {
+    const email = newEmail();
+    const password = 'a staff password';
+    const { _id } = await auth.running.accounts.create({ email, password, name: 'Kit Keys' });
+    const [laptop, phone] = [await addPasskey(_id, 'Laptop'), await addPasskey(_id, 'Phone')];
+    await auth.running.passkeys.recoveryCodes.generate(_id);
+    const theirs = new FormBrowser(auth.issuer);
+    expect(await trySignIn(email, password, theirs)).toBe(200);
+
+    const listed = accounts(['passkeys', email, 'list']);
+    expect(listed).toEqual({
+      account_id: _id,
+      email,
+      passkeys: [
+        expect.objectContaining({
+          passkey_id: laptop,
+          name: 'Laptop',
+          added_after: 'unrecorded',
+          last_used_at: null,
+        }),
+        expect.objectContaining({ passkey_id: phone, name: 'Phone' }),
+      ],
+      recovery_codes: 10,
+    });
+
+    expect(accounts(['passkeys', email, 'remove', '--passkey-id', phone])).toMatchObject({
+      passkeys_removed: ['Phone'],
+      recovery_codes_removed: 0,
+      sessions_ended: 1,
+    });
+    expect((await theirs.request('/oauth/account/apps')).status).toBe(303); // signed out
+    const unknown = run(['passkeys', email, 'remove', '--passkey-id', 'no-such-passkey']);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain(`${email} has no passkey with the id no-such-passkey.`);
+
+    // With password sign-in off, taking every way in away is refused until it is on again.
+    expect(accounts(['password-sign-in', email, 'off'])).toMatchObject({ password_sign_in: 'off' });
+    const lockOut = run(['passkeys', email, 'remove']);
+    expect(lockOut.status).toBe(1);
+    expect(lockOut.stderr).toContain('Password sign-in is off for this account: switch it on first');
+    expect(await auth.running.passkeys.store.count(_id)).toBe(1);
+    accounts(['password-sign-in', email, 'on']);
+    expect(accounts(['passkeys', email, 'remove'])).toMatchObject({
+      passkeys_removed: ['Laptop'],
+      recovery_codes_removed: 10,
+    });
+    expect(accounts(['passkeys', email, 'list'])).toMatchObject({ passkeys: [], recovery_codes: 0 });
+
+    const events = await auth.running.audit.query({ accountId: _id, limit: 20 });
+    const removed = events.filter((e) => e.type === 'passkey_removed').map((e) => e.details);
+    expect(removed).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ actor: 'operator', name: 'Phone' }),
+        expect.objectContaining({ actor: 'operator', name: 'Laptop' }),
+      ]),
+    );
+    const codes = events.find((e) => e.type === 'recovery_codes_removed');
+    expect(codes?.details).toMatchObject({ actor: 'operator', count: 10 });
+  }, 180_000); // nine runs of the command, each a process of its own
 
   it('disable, enable, promote, demote and remove act at once on the running server, audited as the operator’s', async () => {
     const email = newEmail();

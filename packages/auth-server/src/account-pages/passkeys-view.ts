@@ -1,11 +1,14 @@
 /**
  * The passkey and recovery-code sections of Your account (your-account-view.ts): the account's
- * passkeys with their name, when added and last used, and Remove; the form that adds one (its
- * WebAuthn options with this page's challenge, run by the passkey script); the recovery codes,
- * shown once right after they are made.
+ * passkeys with their name, when added and last used, and Remove; until the person confirmed it is
+ * them (passkeys/factor-proof.ts) the form that does so (a passkey, or the password when the account
+ * has no passkey), after it the form that adds one (its WebAuthn options with this page's challenge,
+ * run by the passkey script); the recovery codes, shown once right after they are made; and a notice
+ * of passkeys added elsewhere after only a password.
  */
 import { ACCOUNT_PATH } from '@school/shared';
-import type { PasskeyView } from '../passkeys/passkey-store.js';
+import type { AddedPasskeyNotice, PasskeyView } from '../passkeys/passkey-store.js';
+import type { ProofFactor } from '../passkeys/factor-proof.js';
 import { PASSKEY_SCRIPT_URL, WEBAUTHN_LIBRARY_URL } from '../passkeys/assets.js';
 import { html, scriptTags, type SafeHtml } from '../pages/html.js';
 import { formField } from '../pages/form-field.js';
@@ -19,8 +22,15 @@ export interface PasskeySections {
   /** Browsers can use passkeys at BASE_URL (not at an IP address). */
   available: boolean;
   passkeys: PasskeyView[];
-  /** WebAuthn creation options (JSON) with this page's challenge. */
+  /**
+   * Whether this session just confirmed it is the person with the account's strongest factor; if not,
+   * which factor it needs, and for a passkey the WebAuthn request options (JSON) of the confirmation.
+   */
+  proof: { proven: true } | { proven: false; needed: ProofFactor; options?: string };
+  /** WebAuthn creation options (JSON) with this page's challenge, once confirmed; else empty. */
   registrationOptions: string;
+  /** Passkeys added in another session after only a password. */
+  addedElsewhere: AddedPasskeyNotice[];
   nonce: string;
   /** How many unused recovery codes the account has. */
   recoveryCodesLeft: number;
@@ -61,6 +71,103 @@ function passkeyRows(passkeys: PasskeyView[]): SafeHtml {
   </table>`;
 }
 
+/** The notice of passkeys added in another session after only the password was typed. */
+function addedElsewhereNotice(added: AddedPasskeyNotice[]): SafeHtml {
+  if (added.length === 0) return html``;
+  return html`<div class="error" role="alert">
+    <p>
+      ${added.length === 1 ? 'A passkey was added' : 'Passkeys were added'} to your account somewhere else,
+      after only your password was typed:
+    </p>
+    <ul>
+      ${added.map((a) => html`<li><bdi>${a.name}</bdi>, ${when(a.createdAt)}</li>`)}
+    </ul>
+    <p>
+      If that was not you, someone knows your password: ask an admin of the school to remove the passkey, and
+      change your password below.
+    </p>
+  </div>`;
+}
+
+/** The form that confirms it is the person, with the factor the account needs. */
+function confirmForms(p: PasskeySections, csrf: SafeHtml): SafeHtml {
+  if (p.proof.proven)
+    return html`<p class="note">
+      You confirmed it is you: for a few minutes you can add or remove passkeys and make recovery codes.
+    </p>`;
+  const intro = html`<h3 id="confirm-it-is-you">Confirm it is you</h3>
+    <p>Passkeys and recovery codes change only right after you confirm it is you, for a few minutes.</p>`;
+  if (p.proof.needed === 'passkey')
+    return html`<div>
+      ${intro}
+      <form
+        method="post"
+        action="${ACCOUNT_PATH}/account/confirm/passkey"
+        data-passkey="sign-in"
+        data-options="${p.proof.options ?? ''}"
+      >
+        ${csrf}
+        <input type="hidden" name="response" value="" />
+        <button type="submit">Confirm with a passkey</button>
+        <p class="note" role="status" data-passkey-status></p>
+      </form>
+    </div>`;
+  return html`<div>
+    ${intro}
+    <form method="post" action="${ACCOUNT_PATH}/account/confirm/password">
+      ${csrf}
+      ${formField({
+        id: 'confirm-password',
+        label: 'Your password',
+        name: 'password',
+        type: 'password',
+        autocomplete: 'current-password',
+        hint: 'You have no passkey yet, so your password confirms it is you.',
+      })}
+      <button type="submit">Confirm with your password</button>
+    </form>
+  </div>`;
+}
+
+/** The form that adds a passkey, once the person confirmed it is them. */
+function addForm(p: PasskeySections, csrf: SafeHtml): SafeHtml {
+  if (!p.proof.proven) return html``;
+  return html`<form
+    method="post"
+    action="${ACCOUNT_PATH}/account/passkeys"
+    data-passkey="register"
+    data-options="${p.registrationOptions}"
+  >
+    ${csrf}
+    <input type="hidden" name="response" value="" />
+    ${formField({
+      id: 'passkey-name',
+      label: 'Name of the new passkey',
+      name: 'name',
+      autocomplete: 'off',
+      value: p.passkeyName ?? '',
+      hint: 'For example “Office laptop” or “Blue security key”.',
+      attributes: html`maxlength="${PASSKEY_NAME_MAX}"`,
+    })}
+    <button type="submit">Add a passkey</button>
+    <p class="note" role="status" data-passkey-status></p>
+  </form>`;
+}
+
+/** The recovery codes' actions: none without a passkey; asking first when unused codes would stop working. */
+function recoveryCodeActions(p: PasskeySections, csrf: SafeHtml): SafeHtml {
+  if (p.passkeys.length === 0)
+    return html`<p class="note">Recovery codes stand in for a lost passkey: add a passkey first.</p>`;
+  if (!p.proof.proven)
+    return html`<p class="note">Confirm it is you (under Passkeys) to make new recovery codes.</p>`;
+  return p.recoveryCodesLeft > 0 && !p.newRecoveryCodes
+    ? html`<p><a href="${ACCOUNT_PATH}/account/recovery-codes">Make new recovery codes…</a></p>`
+    : html`<form method="post" action="${ACCOUNT_PATH}/account/recovery-codes">
+        ${csrf}
+        <button type="submit" class="secondary">Make new recovery codes</button>
+      </form>`;
+}
+
 /** The Passkeys and Recovery codes sections. */
 export function passkeySections(p: PasskeySections, csrf: SafeHtml): SafeHtml {
   if (!p.available) {
@@ -79,27 +186,8 @@ export function passkeySections(p: PasskeySections, csrf: SafeHtml): SafeHtml {
         A passkey signs you in with this device’s screen lock or a security key instead of your password, and
         cannot be typed into a fake site.
       </p>
-      ${passkeyRows(p.passkeys)}
-      <form
-        method="post"
-        action="${ACCOUNT_PATH}/account/passkeys"
-        data-passkey="register"
-        data-options="${p.registrationOptions}"
-      >
-        ${csrf}
-        <input type="hidden" name="response" value="" />
-        ${formField({
-          id: 'passkey-name',
-          label: 'Name of the new passkey',
-          name: 'name',
-          autocomplete: 'off',
-          value: p.passkeyName ?? '',
-          hint: 'For example “Office laptop” or “Blue security key”.',
-          attributes: html`maxlength="${PASSKEY_NAME_MAX}"`,
-        })}
-        <button type="submit">Add a passkey</button>
-        <p class="note" role="status" data-passkey-status></p>
-      </form>
+      ${addedElsewhereNotice(p.addedElsewhere)} ${passkeyRows(p.passkeys)} ${confirmForms(p, csrf)}
+      ${addForm(p, csrf)}
     </section>
     <section class="card" aria-labelledby="recovery">
       <h2 id="recovery">Recovery codes</h2>
@@ -117,14 +205,7 @@ export function passkeySections(p: PasskeySections, csrf: SafeHtml): SafeHtml {
               Each one signs you in once if you lose your passkey.
             </p>`
       }
-      ${
-        left > 0 && !p.newRecoveryCodes
-          ? html`<p><a href="${ACCOUNT_PATH}/account/recovery-codes">Make new recovery codes…</a></p>`
-          : html`<form method="post" action="${ACCOUNT_PATH}/account/recovery-codes">
-              ${csrf}
-              <button type="submit" class="secondary">Make new recovery codes</button>
-            </form>`
-      }
+      ${recoveryCodeActions(p, csrf)}
     </section>
     ${scriptTags(p.nonce, [WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL])}`;
 }

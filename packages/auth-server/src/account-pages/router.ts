@@ -38,6 +38,7 @@ import {
   yourAccountSteps,
 } from './your-account.js';
 import type { Passkeys } from '../passkeys/passkeys.js';
+import { confirmPasskeyForm, confirmPasswordForm } from './your-account-proof.js';
 
 /** What the account pages need. */
 export interface AccountPagesDeps {
@@ -78,7 +79,7 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   };
   router.get('/', home);
   // Back from signing in (provider/account-console.ts): the login session is set; the code is unused.
-  router.get('/signed-in', home);
+  router.get('/signed-in', signedIn, own.afterSignIn);
   router.get('/apps', signedIn, apps.show);
   router.get('/apps/revoke', signedIn, apps.confirm);
   router.post('/apps/revoke', forms, signedIn, check(revokeForm), apps.revoke);
@@ -100,9 +101,24 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   );
   router.post('/account/passkeys', forms, signedIn, check(addPasskeyForm), own.addPasskey);
   router.get('/account/passkeys/remove', signedIn, own.confirmRemovePasskey);
-  router.post('/account/passkeys/remove', forms, signedIn, check(removePasskeyForm), own.removePasskey);
+  router.post(
+    '/account/passkeys/remove',
+    forms,
+    signedIn,
+    check(removePasskeyForm),
+    own.requireProof,
+    own.removePasskey,
+  );
+  router.post('/account/confirm/passkey', forms, signedIn, check(confirmPasskeyForm), own.proof.withPasskey);
+  router.post(
+    '/account/confirm/password',
+    forms,
+    signedIn,
+    check(confirmPasswordForm),
+    ...own.proof.withPassword,
+  );
   router.get('/account/recovery-codes', signedIn, own.confirmNewRecoveryCodes);
-  router.post('/account/recovery-codes', forms, signedIn, check(recoveryCodesForm), own.newRecoveryCodes);
+  router.post('/account/recovery-codes', forms, signedIn, check(recoveryCodesForm), ...own.newRecoveryCodes);
   router.get('/staff', signedIn, requireAdmin, staff.show);
   router.post('/staff/create', forms, signedIn, requireAdmin, check(createStaffForm), staff.create);
   router.post('/staff/unlock', forms, signedIn, requireAdmin, check(accountActionForm), staff.unlock);
@@ -116,6 +132,14 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
     staff.switchPassword,
   );
   router.post('/staff/reset-password', forms, signedIn, requireAdmin, check(accountActionForm), staff.reset);
+  router.post(
+    '/staff/remove-passkeys',
+    forms,
+    signedIn,
+    requireAdmin,
+    check(accountActionForm),
+    staff.removePasskeys,
+  );
   for (const change of ACCOUNT_CHANGES)
     router.post(
       `/staff/${change}`,

@@ -9,6 +9,7 @@ import type { ListedAccount } from '../accounts/account-admin.js';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import type { AccountLockState } from '../accounts/login-guard.js';
+import type { AccountFactors } from '../passkeys/factor-admin.js';
 import { html, type SafeHtml } from '../pages/html.js';
 import { confirmForm } from './confirm-form.js';
 import { formField } from '../pages/form-field.js';
@@ -26,7 +27,10 @@ export interface StaffNotice {
 }
 
 /** The actions that open a confirmation page first. */
-export const CONFIRMED_ACTIONS = ['reset-password', 'disable', 'remove'] as const;
+export const CONFIRMED_ACTIONS = ['reset-password', 'remove-passkeys', 'disable', 'remove'] as const;
+
+/** An account as the page lists it: with its passkeys and unused recovery codes. */
+export type StaffRow = ListedAccount & { factors: AccountFactors };
 
 /** One of {@link CONFIRMED_ACTIONS}. */
 export type ConfirmedAction = (typeof CONFIRMED_ACTIONS)[number];
@@ -54,7 +58,15 @@ function passwordSwitch(a: ListedAccount, csrf: SafeHtml): SafeHtml {
   </form>`;
 }
 
-function row(a: ListedAccount, self: AccountProfile, csrf: SafeHtml): SafeHtml {
+/** An account's passkeys by name, and how many unused recovery codes it has. */
+function factorsText(f: AccountFactors): SafeHtml {
+  const codes = f.recoveryCodes === 1 ? '1 recovery code' : `${f.recoveryCodes} recovery codes`;
+  if (f.passkeys.length === 0) return html`No passkey; ${codes}`;
+  return html`${f.passkeys.length === 1 ? 'Passkey' : 'Passkeys'}:
+  ${f.passkeys.map((p, i) => html`${i ? ', ' : ''}<bdi>${p.name}</bdi>`)}; ${codes}`;
+}
+
+function row(a: StaffRow, self: AccountProfile, csrf: SafeHtml): SafeHtml {
   const action = (path: string, label: string, danger = false) =>
     html`<form method="post" action="${ACCOUNT_PATH}/staff/${path}">
       ${csrf}<input type="hidden" name="account_id" value="${a._id}" />
@@ -63,7 +75,9 @@ function row(a: ListedAccount, self: AccountProfile, csrf: SafeHtml): SafeHtml {
   const confirm = (to: ConfirmedAction, label: string) =>
     html`<a href="${confirmLink(to, a._id)}" aria-label="${label} ${a.email}">${label}…</a>`;
   const held = a.lock.lockedFrom.length > 0 || a.lock.failures > 0;
+  const hasFactors = a.factors.passkeys.length > 0 || a.factors.recoveryCodes > 0;
   const others = html`${confirm('reset-password', 'Reset password')} ${passwordSwitch(a, csrf)}
+  ${hasFactors ? confirm('remove-passkeys', 'Remove passkeys and codes') : ''}
   ${a.disabled ? action('enable', 'Enable') : confirm('disable', 'Disable')}
   ${a.role === 'admin' ? action('demote', 'Make staff') : action('promote', 'Make admin')}
   ${confirm('remove', 'Remove')}`;
@@ -75,7 +89,7 @@ function row(a: ListedAccount, self: AccountProfile, csrf: SafeHtml): SafeHtml {
     <td data-label="Sign-in">
       ${a.disabled ? html`<strong>Disabled</strong>` : lockText(a.lock)}${
         a.passwordOff ? html`<br /><strong>Password sign-in off</strong>` : ''
-      }
+      }<br />${factorsText(a.factors)}
     </td>
     <td data-label="Actions">
       <div class="actions">
@@ -90,7 +104,7 @@ function row(a: ListedAccount, self: AccountProfile, csrf: SafeHtml): SafeHtml {
 export function staffAccountsPage(p: {
   account: AccountProfile;
   csrf: string;
-  accounts: ListedAccount[];
+  accounts: StaffRow[];
   notice?: StaffNotice;
 }): string {
   const csrf = html`<input type="hidden" name="csrf" value="${p.csrf}" />`;
@@ -176,6 +190,14 @@ const CONFIRM_WORDS: Record<ConfirmedAction, { title: string; what: string; butt
       'theirs ends at once. The apps they allowed keep their access.',
     button: 'Reset password',
   },
+  'remove-passkeys': {
+    title: 'Remove their passkeys and recovery codes?',
+    what:
+      'Every passkey and recovery code of theirs stops signing in at once, and every session of theirs ends. ' +
+      'They sign in with their password again, and add a new passkey on Your account. The apps they allowed ' +
+      'keep their access.',
+    button: 'Remove passkeys and codes',
+  },
   disable: {
     title: 'Disable this account?',
     what:
@@ -198,6 +220,8 @@ export function staffConfirmPage(p: {
   csrf: string;
   target: AccountProfile;
   action: ConfirmedAction;
+  /** For Remove passkeys and codes: what they are. */
+  factors?: AccountFactors;
 }): string {
   const words = CONFIRM_WORDS[p.action];
   return accountPage(
@@ -210,6 +234,7 @@ export function staffConfirmPage(p: {
           ${p.target.role === 'admin' ? 'admin' : 'staff'}
         </p>
       </section>
+      ${p.factors ? html`<p>${factorsText(p.factors)}.</p>` : ''}
       <p>${words.what}</p>
       ${confirmForm({
         action: `${ACCOUNT_PATH}/staff/${p.action}`,

@@ -10,6 +10,10 @@
  * opens a confirmation page first (GET `staff/confirm`), as All clients' Delete does; its form is the
  * one that acts. The Add form, refused, comes back with what was typed (but the password) and every
  * problem listed at once.
+ *
+ * Each account's passkeys and unused recovery codes are listed; Remove passkeys and codes (confirmed
+ * first) takes them all away and ends the account's sessions (passkeys/factor-admin.ts). Neither it
+ * nor switching password sign-in off may leave an account no way to sign in (passkeys/ways-in.ts).
  */
 import { NotFoundError } from '@school/shared';
 import { z } from 'zod';
@@ -25,6 +29,14 @@ import {
 import { AccountChangeRefused, changeAccount, type AccountChange } from '../accounts/account-status.js';
 import { AccountExists } from '../accounts/account-store.js';
 import { sendPage } from '../pages/html.js';
+import {
+  accountFactors,
+  FactorRemovalRefused,
+  removeFactors,
+  type AccountFactors,
+} from '../passkeys/factor-admin.js';
+import type { Passkeys } from '../passkeys/passkeys.js';
+import { lockOutProblem, waysIn } from '../passkeys/ways-in.js';
 import type { AccountContext, AccountStep } from './signed-in.js';
 import {
   CONFIRMED_ACTIONS,
@@ -60,7 +72,7 @@ const DONE_WORDS: Record<AccountChange, (email: string) => string> = {
 export const passwordSwitchForm = accountActionForm.extend({ password_sign_in: z.enum(['off', 'on']) });
 
 /** The page, its confirmation page and its actions. */
-export function staffAccountsSteps(deps: AccountAdminDeps): {
+export function staffAccountsSteps(deps: AccountAdminDeps & { passkeys: Passkeys }): {
   show: AccountStep;
   confirm: AccountStep;
   create: AccountStep<{ form: z.infer<typeof createStaffForm> }>;
@@ -68,9 +80,12 @@ export function staffAccountsSteps(deps: AccountAdminDeps): {
   reset: ActionStep;
   change: (change: AccountChange) => ActionStep;
   switchPassword: AccountStep<{ form: z.infer<typeof passwordSwitchForm> }>;
+  removePasskeys: ActionStep;
 } {
   const answer = async (ctx: AccountContext, status: number, notice?: StaffNotice) => {
-    const accounts = await listAccounts(deps);
+    const listed = await listAccounts(deps);
+    const factors = await Promise.all(listed.map((a) => accountFactors(deps, a._id)));
+    const accounts = listed.map((a, i) => ({ ...a, factors: factors[i]! }));
     sendPage(
       ctx,
       status,
@@ -93,7 +108,9 @@ export function staffAccountsSteps(deps: AccountAdminDeps): {
       const accountId = typeof ctx.query.account_id === 'string' ? ctx.query.account_id : '';
       const target = action && accountId ? await deps.accounts.profile(accountId) : undefined;
       if (!action || !target) throw new NotFoundError('no such account or action');
-      const page = staffConfirmPage({ ...ctx.state, target, action: action });
+      const factors: AccountFactors | undefined =
+        action === 'remove-passkeys' ? await accountFactors(deps, target._id) : undefined;
+      const page = staffConfirmPage({ ...ctx.state, target, action: action, factors });
       sendPage(ctx, 200, page);
     },
     create: async function createStaffAccount(ctx) {
@@ -128,6 +145,11 @@ export function staffAccountsSteps(deps: AccountAdminDeps): {
         return answer(ctx, 400, { error: 'Another admin switches your own password sign-in.' });
       const target = await deps.accounts.profile(form.account_id);
       const off = form.password_sign_in === 'off';
+      const problem =
+        target && off
+          ? lockOutProblem(await waysIn(deps.passkeys, deps.accounts, target._id), 'password-off')
+          : undefined;
+      if (problem) return answer(ctx, 409, { error: `${target!.email}: ${problem}` });
       if (!target || !(await switchPasswordSignIn(deps, target._id, off, actorOf(ctx))))
         return answer(ctx, 404, noSuchAccount);
       return answer(ctx, 200, {
@@ -135,6 +157,24 @@ export function staffAccountsSteps(deps: AccountAdminDeps): {
           ? `Password sign-in is off for ${target.email}: they sign in with a passkey or a recovery code.`
           : `Password sign-in is on again for ${target.email}.`,
       });
+    },
+    removePasskeys: async function removeStaffPasskeys(ctx) {
+      const { account, form } = ctx.state;
+      if (form.account_id === account._id)
+        return answer(ctx, 400, { error: 'Remove your own passkeys on Your account.' });
+      const target = await deps.accounts.profile(form.account_id);
+      if (!target) return answer(ctx, 404, noSuchAccount);
+      try {
+        const removed = (await removeFactors(deps, target._id, actorOf(ctx)))!;
+        const n = removed.passkeysRemoved.length;
+        return await answer(ctx, 200, {
+          done: `${target.email} has no passkey (${n} removed) and no recovery code (${removed.recoveryCodesRemoved} removed) any more; their sessions ended.`,
+        });
+      } catch (err) {
+        if (err instanceof FactorRemovalRefused)
+          return answer(ctx, 409, { error: `${target.email}: ${err.message}` });
+        throw err;
+      }
     },
     reset: async function resetStaffPassword(ctx) {
       const { account, form } = ctx.state;

@@ -5,11 +5,12 @@
 import { ACCOUNT_PATH } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
-import { html, layout } from '../pages/html.js';
+import type { PasskeyView } from '../passkeys/passkey-store.js';
+import { html, layout, type SafeHtml } from '../pages/html.js';
 import { confirmForm } from './confirm-form.js';
 import { formField } from '../pages/form-field.js';
 import { passkeySections, type PasskeySections } from './passkeys-view.js';
-import { accountPage, formNotice, newPasswordField } from './views.js';
+import { accountPage, formNotice, newPasswordField, when } from './views.js';
 
 /** The page: a message at the top (`error` or `done`), then the two forms. */
 export function yourAccountPage(p: {
@@ -60,8 +61,38 @@ export function yourAccountPage(p: {
   );
 }
 
-/** Sign out everywhere's confirmation page, whose form does it. */
-export function signOutEverywhereConfirmPage(p: { account: AccountProfile; csrf: string }): string {
+/**
+ * The account's passkeys, each with its Remove link, where signing out does not end them (a password
+ * change, signing out everywhere).
+ */
+function passkeysStaying(passkeys: PasskeyView[]): SafeHtml {
+  if (passkeys.length === 0) return html``;
+  return html`<h2 id="passkeys-staying">Your passkeys stay</h2>
+    <p>
+      Signing out does not remove a passkey: each of these still signs in to your account. Remove any you do
+      not know first.
+    </p>
+    <ul aria-labelledby="passkeys-staying">
+      ${passkeys.map(
+        (p) =>
+          html`<li>
+            <bdi>${p.name}</bdi>, added ${when(p.createdAt)}:
+            <a
+              href="${ACCOUNT_PATH}/account/passkeys/remove?${new URLSearchParams({ passkey_id: p.id }).toString()}"
+              aria-label="Remove the passkey ${p.name}…"
+              >Remove…</a
+            >
+          </li>`,
+      )}
+    </ul>`;
+}
+
+/** Sign out everywhere's confirmation page, whose form does it; the passkeys that stay are listed first. */
+export function signOutEverywhereConfirmPage(p: {
+  account: AccountProfile;
+  csrf: string;
+  passkeys: PasskeyView[];
+}): string {
   return accountPage(
     'Sign out everywhere?',
     p.account,
@@ -71,6 +102,7 @@ export function signOutEverywhereConfirmPage(p: { account: AccountProfile; csrf:
         signed in. Apps you allowed keep their access; take it back on
         <a href="${ACCOUNT_PATH}/apps">Connected apps</a>.
       </p>
+      ${passkeysStaying(p.passkeys)}
       ${confirmForm({
         action: `${ACCOUNT_PATH}/account/sign-out-everywhere`,
         csrf: p.csrf,

@@ -2,18 +2,28 @@
  * Your account, for everyone signed in: passkeys (add, list, remove), recovery codes, change
  * password and sign out everywhere.
  *
- * Adding a passkey answers the WebAuthn options the page was rendered with (their challenge bound to
- * this login session, single use; passkeys/passkey-ceremonies.ts). Recovery codes are made on a POST
- * and shown in its answer only, never again. Each is audited.
+ * Adding or removing a passkey and making recovery codes first need a fresh proof of the strongest
+ * factor the account has (passkeys/factor-proof.ts; the confirm forms are your-account-proof.ts):
+ * without it the form is refused and the page asks for the proof. Adding a passkey answers the
+ * WebAuthn options the page was rendered with (their challenge bound to this login session, single
+ * use; passkeys/passkey-ceremonies.ts), and records the factor shown before it: one added after only a
+ * password is told of on this page in every other session of the account for two weeks (a password
+ * sign-in to the account pages lands here while there is one). Removing a
+ * passkey ends the account's other sessions (those it may have signed in), and is refused when it is
+ * the last way in (passkeys/ways-in.ts). Recovery codes need a passkey, at most
+ * RECOVERY_CODE_SETS_PER_HOUR sets an hour (passkeys/recovery-code-budget.ts); they are made on a POST,
+ * kept for this session for one look, and shown once on the page it redirects to. Each is audited.
  *
  * Changing the password needs the current one, checked like a sign-in: the login guard
  * (accounts/login-guard.ts) counts a wrong one as a failed sign-in of this account from this
  * address, refuses the pair once it has failed too often, and holds failed answers back, so this form
  * is no faster a way to guess a password than the sign-in page. The new password follows the one
  * rule (accounts/password-rule.ts); every other session of the account then ends. Sign out everywhere
- * ends every session, this one too. The apps' grants stay: the pages say so.
+ * ends every session, this one too. The apps' grants stay: the pages say so. Both list the account's
+ * passkeys, each with its Remove link: a passkey outlives a password change.
  */
 import { z } from 'zod';
+import type { Provider } from 'oidc-provider';
 import {
   changePassword,
   PasswordRefused,
@@ -22,8 +32,13 @@ import {
 } from '../accounts/account-admin.js';
 import { displayTextProblem } from '@school/shared';
 import { scriptNonce, sendPage } from '../pages/html.js';
+import { FactorProofs, factorNeeded, type SessionSignIn } from '../passkeys/factor-proof.js';
 import { PasskeyRefused } from '../passkeys/passkey-ceremonies.js';
 import type { Passkeys } from '../passkeys/passkeys.js';
+import { RecoveryCodeBudget } from '../passkeys/recovery-code-budget.js';
+import { lockOutProblem, waysIn } from '../passkeys/ways-in.js';
+import { endAccountSessions } from '../storage/account-sessions.js';
+import { proofSteps, type ProofSteps } from './your-account-proof.js';
 import { PASSKEY_NAME_MAX } from './passkeys-view.js';
 import { accountPath, type AccountContext, type AccountStep } from './signed-in.js';
 import {
@@ -62,18 +77,29 @@ type RemovePasskeyForm = z.infer<typeof removePasskeyForm>;
 export const recoveryCodesForm = z.object({ csrf: z.string() });
 
 const DONE: Record<string, string> = {
-  password: 'Your password is changed. Everywhere else you were signed in has been signed out.',
+  password:
+    'Your password is changed. Everywhere else you were signed in has been signed out. Your passkeys below still sign you in: remove any you do not know.',
   'passkey-added': 'Your passkey is added. You can sign in with it now.',
-  'passkey-removed': 'The passkey is removed. It no longer signs you in.',
+  'passkey-removed':
+    'The passkey is removed. It no longer signs you in, and everywhere else you were signed in has been signed out.',
+  confirmed:
+    'It is you. For the next few minutes you can add or remove passkeys and make recovery codes here.',
 };
+
+/** What the page says when a change needs a fresh proof first. */
+export const CONFIRM_FIRST =
+  'Confirm it is you first (below, under Passkeys): passkeys and recovery codes only change right after that.';
 
 /** What the page says of a passkey answer it could not use. */
 const PASSKEY_NOT_ADDED = 'The passkey was not added: the browser’s answer could not be verified. Try again.';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** What Your account needs. */
+export type YourAccountDeps = AccountAdminDeps & { passkeys: Passkeys; provider: Provider };
+
 /** The page, and the steps of its forms. */
-export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }): {
+export function yourAccountSteps(deps: YourAccountDeps): {
   show: AccountStep;
   changePassword: AccountStep<{ form: ChangePasswordForm }>[];
   confirmSignOutEverywhere: AccountStep;
@@ -82,9 +108,21 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
   signOutEverywhere: AccountStep<{ form: z.infer<typeof signOutEverywhereForm> }>;
   addPasskey: AccountStep<{ form: AddPasskeyForm }>;
   removePasskey: AccountStep<{ form: RemovePasskeyForm }>;
-  newRecoveryCodes: AccountStep;
+  newRecoveryCodes: AccountStep[];
+  requireProof: AccountStep;
+  proof: ProofSteps;
+  afterSignIn: AccountStep;
 } {
-  const { accounts, loginGuard, audit, passkeys } = deps;
+  const { accounts, loginGuard, audit, passkeys, provider, redis, prefix } = deps;
+  const proofs = new FactorProofs(redis, prefix);
+  const budget = new RecoveryCodeBudget(redis, prefix);
+  /** Codes just made, kept for the one page the POST redirects to. */
+  const codesKey = (sessionUid: string) => `${prefix}new-recovery-codes:${sessionUid}`;
+  /** How this login session signed in (oidc-provider's session). */
+  const signInOf = async (ctx: AccountContext): Promise<SessionSignIn> => {
+    const session = await provider.Session.get(ctx);
+    return { amr: session.amr, loginTs: session.loginTs };
+  };
   /** The page, with a fresh registration challenge; `extra` for what one answer alone shows. */
   const answer = async (
     ctx: AccountContext,
@@ -95,10 +133,19 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
   ) => {
     const { account, sessionUid } = ctx.state;
     const nonce = scriptNonce();
-    const [list, options, recoveryCodesLeft] = await Promise.all([
+    const [list, recoveryCodesLeft, signIn, addedElsewhere] = await Promise.all([
       passkeys.store.list(account._id),
-      passkeys.ceremonies.registrationOptions(account, sessionUid),
       passkeys.recoveryCodes.unused(account._id),
+      signInOf(ctx),
+      passkeys.store.addedAfterPassword(account._id, sessionUid),
+    ]);
+    const needed = factorNeeded(list.length);
+    const proven = await proofs.satisfies(sessionUid, account._id, signIn, needed);
+    const [registrationOptions, confirmOptions] = await Promise.all([
+      proven ? passkeys.ceremonies.registrationOptions(account, sessionUid) : undefined,
+      !proven && needed === 'passkey' && passkeys.ceremonies.available
+        ? passkeys.ceremonies.signInOptions(proofChallengeOwner(sessionUid))
+        : undefined,
     ]);
     sendPage(
       ctx,
@@ -111,7 +158,11 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
         passkeys: {
           available: passkeys.ceremonies.available,
           passkeys: list,
-          registrationOptions: JSON.stringify(options),
+          proof: proven
+            ? { proven: true }
+            : { proven: false, needed, options: confirmOptions && JSON.stringify(confirmOptions) },
+          registrationOptions: registrationOptions ? JSON.stringify(registrationOptions) : '',
+          addedElsewhere,
           nonce,
           recoveryCodesLeft,
           ...extra,
@@ -132,10 +183,84 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
     ip: ctx.ip,
   });
 
+  /** Waits for and counts a typed password like a sign-in (accounts/login-guard.ts); 429 when refused. */
+  const throttlePasswordCheck: AccountStep = async function throttlePasswordCheck(ctx, next) {
+    const verdict = await loginGuard.before(ctx.state.account.email, ctx.ip);
+    if (verdict.refusedForSeconds > 0) {
+      ctx.set('Retry-After', String(verdict.refusedForSeconds));
+      const minutes = Math.ceil(verdict.refusedForSeconds / 60);
+      return answer(ctx, 429, `Too many wrong passwords. Try again in ${minutes} minute(s).`);
+    }
+    if (verdict.delayMs) await sleep(verdict.delayMs);
+    await next();
+  };
+
+  /**
+   * Checks `typed` as the account's password: right, the guard forgets the pair's count; wrong, it is
+   * counted and audited as a failed sign-in (`form` says which form) and the answer held back.
+   */
+  const passwordRight = async (ctx: AccountContext, typed: string, form: string): Promise<boolean> => {
+    const { account, requestId } = ctx.state;
+    if (await accounts.checkPassword(account._id, typed)) {
+      await loginGuard.succeeded(account.email, ctx.ip);
+      return true;
+    }
+    void audit.record('login_failed', {
+      requestId,
+      ip: ctx.ip,
+      accountId: account._id,
+      details: { email: account.email, form },
+    });
+    const { delayMs, attack } = await loginGuard.failed(account.email, ctx.ip);
+    if (attack)
+      void audit.record('login_attack_suspected', {
+        requestId,
+        ip: ctx.ip,
+        accountId: account._id,
+        details: { email: account.email, ...attack },
+      });
+    if (delayMs) await sleep(delayMs);
+    return false;
+  };
+
+  /** The factor this session showed, when it is as strong as the account's strongest; else undefined. */
+  const freshProof = async (ctx: AccountContext) => {
+    const { account, sessionUid } = ctx.state;
+    const [count, signIn] = await Promise.all([passkeys.store.count(account._id), signInOf(ctx)]);
+    const needed = factorNeeded(count);
+    return (await proofs.satisfies(sessionUid, account._id, signIn, needed))
+      ? ((await proofs.shown(sessionUid, account._id, signIn)) ?? needed)
+      : undefined;
+  };
+
+  const requireProof: AccountStep = async function requireFreshProof(ctx, next) {
+    if (!(await freshProof(ctx))) return answer(ctx, 403, CONFIRM_FIRST);
+    await next();
+  };
+
   return {
-    confirmSignOutEverywhere: function confirmSignOutEverywhere(ctx) {
-      sendPage(ctx, 200, signOutEverywhereConfirmPage(ctx.state));
-      return Promise.resolve();
+    requireProof,
+    afterSignIn: async function landAfterSignIn(ctx) {
+      // Someone who signs in with the password lands on the notice of a passkey added elsewhere after
+      // only the password: the owner, who has none of their own, learns of it at once.
+      const { account, sessionUid } = ctx.state;
+      const byPassword = (await signInOf(ctx)).amr?.includes('pwd') ?? false;
+      const told =
+        byPassword && (await passkeys.store.addedAfterPassword(account._id, sessionUid)).length > 0;
+      ctx.status = 303;
+      ctx.redirect(accountPath(told ? 'account' : 'apps'));
+    },
+    proof: proofSteps({
+      ...deps,
+      proofs,
+      challengeOwner: proofChallengeOwner,
+      throttlePasswordCheck,
+      passwordRight,
+      answer: (ctx, status, error) => answer(ctx, status, error),
+    }),
+    confirmSignOutEverywhere: async function confirmSignOutEverywhere(ctx) {
+      const list = await passkeys.store.list(ctx.state.account._id);
+      sendPage(ctx, 200, signOutEverywhereConfirmPage({ ...ctx.state, passkeys: list }));
     },
     confirmNewRecoveryCodes: async function confirmNewRecoveryCodes(ctx) {
       const left = await passkeys.recoveryCodes.unused(ctx.state.account._id);
@@ -155,6 +280,12 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
     },
     show: async function showYourAccount(ctx) {
       const done = typeof ctx.query.done === 'string' ? DONE[ctx.query.done] : undefined;
+      if (ctx.query.done === 'recovery-codes') {
+        // The codes the POST made, shown this once.
+        const kept = await redis.getdel(codesKey(ctx.state.sessionUid));
+        if (kept)
+          return answer(ctx, 200, undefined, undefined, { newRecoveryCodes: JSON.parse(kept) as string[] });
+      }
       await answer(ctx, 200, undefined, done);
     },
     addPasskey: async function addPasskey(ctx) {
@@ -174,6 +305,9 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
             passkeyName: form.name,
           },
         );
+      const proof = await freshProof(ctx);
+      if (!proof) return answer(ctx, 403, CONFIRM_FIRST, undefined, { passkeyName: form.name });
+      const before = (await passkeys.store.descriptors(account._id)).map((d) => d.id);
       try {
         await passkeys.ceremonies.register(account._id, sessionUid, form.response, name);
       } catch (err) {
@@ -184,56 +318,56 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
         });
         return answer(ctx, 400, PASSKEY_NOT_ADDED, undefined, { passkeyName: form.name });
       }
-      void audit.record('passkey_registered', { ...audited(ctx), details: { name } });
+      await passkeys.store.recordAdded(account._id, before, { proof, sessionUid });
+      void audit.record('passkey_registered', { ...audited(ctx), details: { name, proof } });
       ctx.status = 303;
       ctx.redirect(`${accountPath('account')}?done=passkey-added`);
     },
     removePasskey: async function removePasskey(ctx) {
-      const removed = await passkeys.store.remove(ctx.state.account._id, ctx.state.form.passkey_id);
+      const { account, sessionId, form } = ctx.state;
+      const problem = lockOutProblem(await waysIn(passkeys, accounts, account._id), 'one-passkey');
+      if (problem) return answer(ctx, 409, problem);
+      const removed = await passkeys.store.remove(account._id, form.passkey_id);
       if (removed === undefined) return answer(ctx, 404, 'You have no such passkey any more.');
-      void audit.record('passkey_removed', { ...audited(ctx), details: { name: removed } });
+      // Sessions it signed in end with it; this one stays.
+      const sessionsEnded = await endAccountSessions(redis, prefix, account._id, sessionId);
+      void audit.record('passkey_removed', { ...audited(ctx), details: { name: removed, sessionsEnded } });
       ctx.status = 303;
       ctx.redirect(`${accountPath('account')}?done=passkey-removed`);
     },
-    newRecoveryCodes: async function newRecoveryCodes(ctx) {
-      const codes = await passkeys.recoveryCodes.generate(ctx.state.account._id);
-      void audit.record('recovery_codes_generated', { ...audited(ctx), details: { count: codes.length } });
-      await answer(ctx, 200, undefined, undefined, { newRecoveryCodes: codes });
-    },
-    changePassword: [
-      async function throttlePasswordCheck(ctx, next) {
-        const verdict = await loginGuard.before(ctx.state.account.email, ctx.ip);
-        if (verdict.refusedForSeconds > 0) {
-          ctx.set('Retry-After', String(verdict.refusedForSeconds));
-          const minutes = Math.ceil(verdict.refusedForSeconds / 60);
-          return answer(ctx, 429, `Too many wrong passwords. Try again in ${minutes} minute(s).`);
-        }
-        if (verdict.delayMs) await sleep(verdict.delayMs);
+    newRecoveryCodes: [
+      async function needPasskey(ctx, next) {
+        if ((await passkeys.store.count(ctx.state.account._id)) === 0)
+          return answer(ctx, 409, 'Recovery codes stand in for a lost passkey: add a passkey first.');
         await next();
       },
+      requireProof,
+      async function makeRecoveryCodes(ctx) {
+        const { account, sessionUid } = ctx.state;
+        const wait = await budget.take(account._id);
+        if (wait > 0) {
+          ctx.set('Retry-After', String(wait));
+          const minutes = Math.ceil(wait / 60);
+          return answer(
+            ctx,
+            429,
+            `You made new recovery codes several times this hour. Try again in ${minutes} minute(s).`,
+          );
+        }
+        const codes = await passkeys.recoveryCodes.generate(account._id);
+        await redis.set(codesKey(sessionUid), JSON.stringify(codes), 'EX', 5 * 60);
+        void audit.record('recovery_codes_generated', { ...audited(ctx), details: { count: codes.length } });
+        ctx.status = 303;
+        ctx.redirect(`${accountPath('account')}?done=recovery-codes`);
+      },
+    ],
+    changePassword: [
+      throttlePasswordCheck,
       async function checkCurrentPassword(ctx, next) {
-        const { account, form } = ctx.state;
-        if (await accounts.checkPassword(account._id, form.current)) {
-          await loginGuard.succeeded(account.email, ctx.ip);
+        if (await passwordRight(ctx, ctx.state.form.current, 'change_password')) {
           await next();
           return;
         }
-        const { requestId } = ctx.state;
-        void audit.record('login_failed', {
-          requestId,
-          ip: ctx.ip,
-          accountId: account._id,
-          details: { email: account.email, form: 'change_password' },
-        });
-        const { delayMs, attack } = await loginGuard.failed(account.email, ctx.ip);
-        if (attack)
-          void audit.record('login_attack_suspected', {
-            requestId,
-            ip: ctx.ip,
-            accountId: account._id,
-            details: { email: account.email, ...attack },
-          });
-        if (delayMs) await sleep(delayMs);
         return answer(ctx, 401, 'Your current password is not right. Your password is unchanged.');
       },
       async function setNewPassword(ctx) {
@@ -258,3 +392,6 @@ export function yourAccountSteps(deps: AccountAdminDeps & { passkeys: Passkeys }
     },
   };
 }
+
+/** Whose WebAuthn challenge a proof on Your account answers: the login session, apart from sign-in pages' interactions. */
+export const proofChallengeOwner = (sessionUid: string) => `account:${sessionUid}`;

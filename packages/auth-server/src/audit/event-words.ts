@@ -37,6 +37,8 @@ export const EVENT_WORDS: Record<AuditEventType, string> = {
   passkey_removed: 'Passkey removed',
   passkey_refused: 'A passkey was refused (its sign-in or registration could not be verified)',
   recovery_codes_generated: 'New recovery codes made',
+  recovery_codes_removed: 'Recovery codes removed by an admin',
+  factor_confirmed: 'Confirmed it is them (passkey or password) before changing passkeys or recovery codes',
   recovery_code_used: 'Signed in with a recovery code',
   password_sign_in_refused: 'Sign-in with a password refused: switched off for this account',
   password_sign_in_switched: 'Password sign-in switched on or off by an admin',

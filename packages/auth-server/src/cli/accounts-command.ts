@@ -1,7 +1,9 @@
 /**
  * `school-auth accounts …`: what the Staff accounts page does, for operators and scripts, through the
- * same operations (accounts/account-admin.ts, accounts/account-status.ts), audited with the actor
- * `operator`. An account is named by its email.
+ * same operations (accounts/account-admin.ts, accounts/account-status.ts, passkeys/factor-admin.ts),
+ * audited with the actor `operator`. An account is named by its email. Switching password sign-in off
+ * and removing passkeys are refused when the account would have no way to sign in left
+ * (passkeys/ways-in.ts).
  */
 import { readFileSync } from 'node:fs';
 import { Argument, type Command } from 'commander';
@@ -17,12 +19,21 @@ import { changeAccount, type AccountChange } from '../accounts/account-status.js
 import type { AuthRuntime } from '../bootstrap.js';
 import type { AuthConfig } from '../config.js';
 import { loginGuardFor } from '../accounts/login-guard.js';
+import {
+  accountFactors,
+  FactorRemovalRefused,
+  removeFactors,
+  type FactorAdminDeps,
+} from '../passkeys/factor-admin.js';
+import { lockOutProblem, waysIn } from '../passkeys/ways-in.js';
 import { OperatorError } from './operator-error.js';
 import { print, withRuntime } from './runtime.js';
 
 const operator = { actor: 'operator' };
 
-const adminDeps = (runtime: AuthRuntime, config: AuthConfig): AccountAdminDeps => ({
+type CommandDeps = AccountAdminDeps & FactorAdminDeps;
+
+const adminDeps = (runtime: AuthRuntime, config: AuthConfig): CommandDeps => ({
   ...runtime,
   loginGuard: loginGuardFor(runtime.redis, config),
   prefix: config.REDIS_KEY_PREFIX,
@@ -31,7 +42,7 @@ const adminDeps = (runtime: AuthRuntime, config: AuthConfig): AccountAdminDeps =
 /** Runs `work` on the account with `email`; a clear refusal when there is none. */
 function onAccount(
   email: string,
-  work: (deps: AccountAdminDeps, account: { _id: string; email: string }) => Promise<unknown>,
+  work: (deps: CommandDeps, account: { _id: string; email: string }) => Promise<unknown>,
 ) {
   return withRuntime(async (runtime, config) => {
     const account = await runtime.accounts.profileByEmail(email);
@@ -139,9 +150,56 @@ export function registerAccountsCommands(program: Command): void {
     .addArgument(new Argument('<on|off>', 'on or off').choices(['on', 'off']))
     .action((email: string, state: 'on' | 'off') =>
       onAccount(email, async (deps, account) => {
+        const problem =
+          state === 'off'
+            ? lockOutProblem(await waysIn(deps.passkeys, deps.accounts, account._id), 'password-off')
+            : undefined;
+        if (problem) throw new OperatorError(`${email}: ${problem}`);
         if (!(await switchPasswordSignIn(deps, account._id, state === 'off', operator)))
           throw new OperatorError(`There is no account with the email ${email}.`);
         return { account_id: account._id, email: account.email, password_sign_in: state };
+      }),
+    );
+
+  accounts
+    .command('passkeys')
+    .description(
+      'list an account’s passkeys (name, id, added, last used, the factor shown before it was added) and unused recovery codes, or remove them (one with --passkey-id, else every passkey and code); removing ends its sessions',
+    )
+    .argument('<email>', 'the account’s email')
+    .addArgument(new Argument('<list|remove>', 'list or remove').choices(['list', 'remove']))
+    .option('--passkey-id <id>', 'remove only this passkey (its passkey_id from list)')
+    .action((email: string, action: 'list' | 'remove', o: { passkeyId?: string }) =>
+      onAccount(email, async (deps, account) => {
+        if (action === 'list') {
+          const factors = await accountFactors(deps, account._id);
+          return {
+            account_id: account._id,
+            email: account.email,
+            passkeys: factors.passkeys.map((p) => ({
+              passkey_id: p.id,
+              name: p.name,
+              added_at: p.createdAt,
+              last_used_at: p.lastUsedAt ?? null,
+              added_after: p.proof ?? 'unrecorded',
+            })),
+            recovery_codes: factors.recoveryCodes,
+          };
+        }
+        try {
+          const removed = await removeFactors(deps, account._id, operator, o.passkeyId);
+          if (!removed) throw new OperatorError(`${email} has no passkey with the id ${o.passkeyId}.`);
+          return {
+            account_id: account._id,
+            email: account.email,
+            passkeys_removed: removed.passkeysRemoved,
+            recovery_codes_removed: removed.recoveryCodesRemoved,
+            sessions_ended: removed.sessionsEnded,
+          };
+        } catch (err) {
+          if (err instanceof FactorRemovalRefused) throw new OperatorError(`${email}: ${err.message}`);
+          throw err;
+        }
       }),
     );
 

@@ -4,6 +4,12 @@
  * {@link PASSKEY_REQUIRED}; the login page then offers the passkey alone (interactions/login.ts).
  * It is a check of oidc-provider's login prompt, so no consent page, code or token can be reached
  * around it.
+ *
+ * It reads only how the session signed in (`amr`, set once by the login page after a verified
+ * assertion), never whether the account has a passkey: a confirmation on Your account
+ * (factor-proof.ts) does not change `amr`, and a passkey is only added after a fresh proof of the
+ * account's strongest factor. Removing a passkey ends the sessions it may have signed in, so a
+ * removed passkey's session passes this check no more.
  */
 import { interactionPolicy } from 'oidc-provider';
 import { namesWriteScope, signedInWithPasskey } from './sign-in-methods.js';

@@ -11,7 +11,18 @@ export interface PasskeyView {
   name: string;
   createdAt: Date;
   lastUsedAt?: Date;
+  /** The factor shown before it was added; absent on passkeys from before that was asked. */
+  proof?: 'password' | 'passkey';
 }
+
+/** A passkey added after only a password was shown, in another login session: its owner is told. */
+export interface AddedPasskeyNotice {
+  name: string;
+  createdAt: Date;
+}
+
+/** How long Your account tells of a passkey added after only a password. */
+export const ADDED_NOTICE_DAYS = 14;
 
 /** The most passkeys one account may hold (each is a page row and a WebAuthn exclude entry). */
 export const MAX_PASSKEYS_PER_ACCOUNT = 20;
@@ -48,10 +59,51 @@ export class PasskeyStore {
   /** An account's passkeys, oldest first, without their keys. */
   async list(accountId: string): Promise<PasskeyView[]> {
     const docs = await this.model
-      .find({ accountId }, { name: 1, createdAt: 1, lastUsedAt: 1 })
+      .find({ accountId }, { name: 1, createdAt: 1, lastUsedAt: 1, proof: 1 })
       .sort({ createdAt: 1, _id: 1 })
-      .lean<Array<Pick<PasskeyDocument, '_id' | 'name' | 'createdAt' | 'lastUsedAt'>>>();
-    return docs.map(({ _id, name, createdAt, lastUsedAt }) => ({ id: _id, name, createdAt, lastUsedAt }));
+      .lean<Array<Pick<PasskeyDocument, '_id' | 'name' | 'createdAt' | 'lastUsedAt' | 'proof'>>>();
+    return docs.map(({ _id, name, createdAt, lastUsedAt, proof }) => ({
+      id: _id,
+      name,
+      createdAt,
+      lastUsedAt,
+      ...(proof ? { proof } : {}),
+    }));
+  }
+
+  /**
+   * Records, on the passkeys of `accountId` that are not among `before` and carry no proof yet (the
+   * one the ceremony just stored), the factor shown before and the login session they were added in.
+   */
+  async recordAdded(
+    accountId: string,
+    before: string[],
+    added: { proof: 'password' | 'passkey'; sessionUid: string },
+  ): Promise<void> {
+    await this.model.updateMany(
+      { accountId, _id: { $nin: before }, proof: { $exists: false } },
+      { $set: { proof: added.proof, addedInSession: added.sessionUid } },
+    );
+  }
+
+  /**
+   * The passkeys of `accountId` added within {@link ADDED_NOTICE_DAYS} after only a password was
+   * shown, in a login session other than `sessionUid`.
+   */
+  async addedAfterPassword(
+    accountId: string,
+    sessionUid: string,
+    now = new Date(),
+  ): Promise<AddedPasskeyNotice[]> {
+    const since = new Date(now.getTime() - ADDED_NOTICE_DAYS * 24 * 60 * 60 * 1000);
+    const docs = await this.model
+      .find(
+        { accountId, proof: 'password', addedInSession: { $ne: sessionUid }, createdAt: { $gte: since } },
+        { name: 1, createdAt: 1 },
+      )
+      .sort({ createdAt: 1, _id: 1 })
+      .lean<Array<Pick<PasskeyDocument, 'name' | 'createdAt'>>>();
+    return docs.map(({ name, createdAt }) => ({ name, createdAt }));
   }
 
   /** The credential ids and transports of an account's passkeys (not to be registered twice). */

@@ -19,6 +19,13 @@ export interface PasskeyDocument {
   name: string;
   createdAt: Date;
   lastUsedAt?: Date;
+  /**
+   * The factor shown just before it was added (passkeys/factor-proof.ts); absent on passkeys added
+   * before additions needed one.
+   */
+  proof?: 'password' | 'passkey';
+  /** The login session (uid) it was added in: its owner is told of it in every other one. */
+  addedInSession?: string;
 }
 
 const passkeySchema = new Schema<PasskeyDocument>(
@@ -31,6 +38,8 @@ const passkeySchema = new Schema<PasskeyDocument>(
     name: { type: String, required: true },
     createdAt: { type: Date, required: true },
     lastUsedAt: Date,
+    proof: { type: String, enum: ['password', 'passkey'] },
+    addedInSession: String,
   },
   { collection: 'passkeys', versionKey: false },
 );
