@@ -133,6 +133,24 @@ const REPLAY_RESERVATION_SECONDS = 600;
 const parsed = (json: string | null): AdapterPayload | undefined =>
   json ? (JSON.parse(json) as AdapterPayload) : undefined;
 
+/**
+ * A stored client record. One that is not a JSON object (corrupt) is a client that cannot be used:
+ * `invalid_client` where it is named, never a storage outage; the account pages list it as
+ * unavailable beside the others (account-pages/client-rows.ts).
+ */
+export function clientRecord(json: string | null): AdapterPayload | undefined {
+  if (json === null) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    value = undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new errors.InvalidClient('the stored client record cannot be read');
+  return value as AdapterPayload;
+}
+
 /** The adapter class's constructor, as oidc-provider's `adapter` option expects it. */
 export type AdapterConstructor = new (name: string) => Adapter;
 
@@ -157,9 +175,13 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
     if (!clients) return r.exists(modelKey(prefix, 'Client', clientId)).then((n) => n === 1);
     if (clients.get(clientId)) return true;
     const started = clients.readStarted();
-    return r
-      .get(modelKey(prefix, 'Client', clientId))
-      .then((json) => !!clients.keep(clientId, json, started));
+    return r.get(modelKey(prefix, 'Client', clientId)).then((json) => {
+      try {
+        return !!clients.keep(clientId, clientRecord(json), started);
+      } catch {
+        return false; // unreadable: a client that cannot be used has no tokens to find
+      }
+    });
   };
 
   /**
@@ -285,7 +307,7 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
         if (cached) return Promise.resolve(cached);
         const started = clients?.readStarted() ?? 0;
         return r.get(key).then(async (json) => {
-          const client = clients ? clients.keep(id, json, started) : parsed(json);
+          const client = clients ? clients.keep(id, clientRecord(json), started) : clientRecord(json);
           if (!client && onClientMissing) await onClientMissing(currentRequest());
           return client;
         });
