@@ -17,7 +17,7 @@
  * The filters read what storage keeps beside each client: last use (`clientUsedAt`, client-usage.ts,
  * which may lag by its resolution) and the kind (clients/client-kind.ts).
  */
-import { getMany, scanPage, type RedisClient } from '@school/shared';
+import { getMany, REGISTRATION_CAPS, scanPage, type RedisClient } from '@school/shared';
 import type { ClientMetadata } from 'oidc-provider';
 import type { AppIdentity } from '../pages/page-parts.js';
 import { clientKind } from '../clients/client-kind.js';
@@ -168,3 +168,11 @@ export async function storedClients(
   return out;
 }
 
+/**
+ * Whether a client record is stored under `clientId` (one EXISTS, which writes nothing). An id longer
+ * than any client id can be (a metadata-document URL's cap) is not looked up.
+ */
+export async function isStoredClient(redis: RedisClient, prefix: string, clientId: string): Promise<boolean> {
+  if (clientId.length > REGISTRATION_CAPS.string) return false;
+  return (await redis.exists(modelPrefix(prefix, 'Client') + clientId)) === 1;
+}
