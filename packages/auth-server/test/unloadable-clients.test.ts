@@ -61,18 +61,18 @@ beforeAll(async () => {
 
   const refused = publish({ client_name: 'Notes agent', redirect_uris: [REDIRECT] });
   refusedDoc = refused.clientId;
-  await signIn(auth, { clientId: refusedDoc }, { scope, account: ADMIN });
+  await signIn(auth, { clientId: refusedDoc }, { scope });
 
   const web = 'https://notes.example/cb';
   disallowedDoc = publish({ client_name: 'Web notes', redirect_uris: [web] }).clientId;
   await allowCimdClient(auth.running.redis, prefix, disallowedDoc);
-  await signIn(auth, { clientId: disallowedDoc }, { scope, account: ADMIN, redirectUri: web });
+  await signIn(auth, { clientId: disallowedDoc }, { scope, redirectUri: web });
 
   const broken = await registerClient(auth, { client_name: 'Broken Record' });
   corrupt = broken.clientId;
-  await signIn(auth, broken, { scope, account: ADMIN });
+  await signIn(auth, broken, { scope });
   const healthy = await registerClient(auth, { client_name: 'Lesson Planner' });
-  healthyToken = (await signIn(auth, healthy, { scope, account: ADMIN })).access_token;
+  healthyToken = (await signIn(auth, healthy, { scope })).access_token;
 
   // Now: the host refuses the first document, the operator takes back the second's https
   // callbacks, and the registered client's record is corrupt.
