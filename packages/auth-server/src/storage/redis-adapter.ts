@@ -129,6 +129,9 @@ export class ConcurrentRefresh extends errors.InvalidGrant {
 
 /** How long a DPoP proof's id is reserved before its save sets its expiry, seconds. */
 const REPLAY_RESERVATION_SECONDS = 600;
+/** The replay ids a request reserved, kept on the request object itself (it dies with the request). */
+const RESERVED = Symbol('reserved-replay-ids');
+type Reserving = { [RESERVED]?: Set<string> };
 
 const parsed = (json: string | null): AdapterPayload | undefined =>
   json ? (JSON.parse(json) as AdapterPayload) : undefined;
@@ -297,10 +300,17 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       // oidc-provider's ReplayDetection.unique (a DPoP proof's jti at the token endpoint) reads, then
       // saves: two instances could both read "not seen". The read reserves the id instead (SET NX), so
       // exactly one request in the deployment finds a proof new; the save then sets its real expiry.
-      if (this.name === 'ReplayDetection')
-        return r
-          .set(key, '{}', 'EX', REPLAY_RESERVATION_SECONDS, 'NX')
-          .then((reserved) => (reserved ? undefined : { jti: id }));
+      // The request that reserved it finds it new again: its proof is checked before the grant runs
+      // and once more by the grant (provider/dpop-replay-first.ts), and it is not its own replay.
+      if (this.name === 'ReplayDetection') {
+        const request = currentRequest() as Reserving | undefined;
+        if (request?.[RESERVED]?.has(key)) return Promise.resolve(undefined);
+        return r.set(key, '{}', 'EX', REPLAY_RESERVATION_SECONDS, 'NX').then((reserved) => {
+          if (!reserved) return { jti: id };
+          if (request) (request[RESERVED] ??= new Set()).add(key);
+          return undefined;
+        });
+      }
       if (this.name === 'Client' && resolveCimdClient && isCimdClientId(id)) return resolveCimdClient(id);
       if (this.name === 'Client') {
         const cached = clients?.get(id);
