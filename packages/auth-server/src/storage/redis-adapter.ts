@@ -141,7 +141,7 @@ const parsed = (json: string | null): AdapterPayload | undefined =>
  * `invalid_client` where it is named, never a storage outage; the account pages list it as
  * unavailable beside the others (account-pages/client-rows.ts).
  */
-export function clientRecord(json: string | null): AdapterPayload | undefined {
+function clientRecord(json: string | null): AdapterPayload | undefined {
   if (json === null) return undefined;
   let value: unknown;
   try {
