@@ -187,6 +187,26 @@ describe('a replayed proof at the code exchange', () => {
   });
 });
 
+describe('a replayed proof at a refresh', () => {
+  it('is refused with invalid_dpop_proof before the refresh token is rotated', async () => {
+    const key = await DpopKey.create();
+    const a = issued(await signInWithDpop(auth, publicClient, key, { scope: 'openid' }));
+    const proof = await key.proof('POST', tokenEndpoint(auth));
+    const b = issued(await refresh(auth.issuer, publicClient, a.refresh_token, proof));
+    expectOAuthError(
+      await refresh(auth.issuer, publicClient, b.refresh_token, proof),
+      400,
+      'invalid_dpop_proof',
+    );
+    // b's refresh token was not used: a fresh proof rotates it as usual, the grant intact.
+    const c = issued(
+      await refresh(auth.issuer, publicClient, b.refresh_token, await key.proof('POST', tokenEndpoint(auth))),
+    );
+    expect(c.refresh_token).not.toBe(b.refresh_token);
+    expect(await isActive(auth, c.access_token)).toBe(true);
+  });
+});
+
 describe('the reuse window for a DPoP-bound grant', () => {
   it('answers a rotated token with a proof of its key from another address with the current token', async () => {
     const key = await DpopKey.create();
