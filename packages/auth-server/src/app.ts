@@ -21,6 +21,8 @@ import { requestLog } from './http/request-log.js';
 import { pinPublicOrigin } from './http/public-origin.js';
 import { unidentifiedClientCount } from './http/unidentified-client-limit.js';
 import { rateLimitSteps } from './http/rate-limit.js';
+import { isStoredClient } from './storage/client-listing.js';
+import { ACCOUNT_CONSOLE_CLIENT_ID } from './clients/client-kind.js';
 import { endpointDispatch } from './http/endpoint-steps.js';
 import { serviceRoutes } from './http/service-routes.js';
 import { wrongMethodOf } from './http/allowed-methods.js';
@@ -116,6 +118,8 @@ export function createApp({
     minute(config.RATE_LIMIT_PER_ADDRESS),
     (key) => void audit.record('rate_limited', { details: { reason: 'client authentication refused', key } }),
   );
+  // The clients of the configuration (provider/configuration.ts), never stored in Redis.
+  const configuredClients = new Set([config.INTROSPECTION_CLIENT_ID, ACCOUNT_CONSOLE_CLIENT_ID]);
   const limits = rateLimitSteps(
     redis,
     config.REDIS_KEY_PREFIX,
@@ -127,6 +131,8 @@ export function createApp({
       revocationPerClient: minute(config.RATE_LIMIT_REVOCATION),
       perAddress: minute(config.RATE_LIMIT_PER_ADDRESS),
     },
+    async (clientId) =>
+      configuredClients.has(clientId) || isStoredClient(redis, config.REDIS_KEY_PREFIX, clientId),
     (ctx, key) =>
       void audit.record('rate_limited', {
         requestId: ctx.state.requestId as string,

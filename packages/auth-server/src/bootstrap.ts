@@ -27,6 +27,7 @@ import type { ClientStore } from './storage/client-removal.js';
 import { createProvider } from './provider/create-provider.js';
 import { allowRefreshReuse } from './provider/refresh-grace.js';
 import { checkRefreshResourceFirst } from './provider/refresh-resource-check.js';
+import { checkDpopReplayFirst } from './provider/dpop-replay-first.js';
 import { loadOrCreateKeys } from './provider/keys.js';
 import { createIntrospectionCount, type IntrospectionCount } from './storage/introspection-count.js';
 import { createRedisAdapter } from './storage/redis-adapter.js';
@@ -157,6 +158,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       grantTtlSeconds: config.GRANT_TTL,
     });
     checkRefreshResourceFirst(provider, (indicator) => isApiResource(config, indicator));
+    checkDpopReplayFirst(provider); // last: the outermost wrapper, before anything else a grant does
     const countIntrospection = createIntrospectionCount(redis, { prefix });
     const clients: ClientStore = { redis, prefix, provider, audit };
     return { redis, mongo, accounts, audit, provider, countIntrospection, clients, cimd, passkeys, close };

@@ -9,6 +9,7 @@ import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import { FormBrowser, formAction, inputValue, type Page } from '../../../test-support/form-browser.js';
 import { createHash, randomBytes } from 'node:crypto';
 import { postFormFrom } from '../../../test-support/from-address.js';
+import { scanKeys } from '@school/shared';
 
 const REDIRECT = 'http://127.0.0.1:40404/cb';
 let clientId: string;
@@ -52,6 +53,14 @@ async function postFrom(localAddress: string, path: string, body: string): Promi
     status: answer.status,
     headers: answer.headers as Record<string, string>,
   });
+}
+
+/** Every key this server's storage holds now. */
+async function storedKeys(): Promise<Set<string>> {
+  const keys = new Set<string>();
+  for await (const batch of scanKeys(auth.running.redis, auth.config.REDIS_KEY_PREFIX))
+    for (const key of batch) keys.add(key);
+  return keys;
 }
 
 async function expectLimited(res: Response): Promise<void> {
@@ -120,6 +129,31 @@ describe('rate limits', () => {
     ).toBe(400);
   });
 
+  it('keeps no key per made-up client id: 300 requests naming new 1.5 KB document URLs leave a few short keys', async () => {
+    // Documentation addresses (192.0.2.0/24): a document there is refused before any connection.
+    const path = () => `/${randomBytes(760).toString('hex')}/client.json`;
+    const paths = ['/api/oauth/token', '/api/oauth/introspect', '/api/oauth/revoke'];
+    const before = await storedKeys();
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 10; batch++) {
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          postFormFrom(auth.issuer, '127.0.0.5', paths[i % 3]!, {
+            grant_type: 'refresh_token',
+            refresh_token: 'x',
+            token: 'x',
+            client_id: `https://192.0.2.1${path()}`,
+          }),
+        ),
+      );
+      statuses.push(...answers.map((a) => a.status));
+    }
+    const added = [...(await storedKeys())].filter((k) => !before.has(k));
+    expect(added.length).toBeLessThanOrEqual(3); // the address's counters
+    for (const key of added) expect(key.length).toBeLessThan(150);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(298); // RATE_LIMIT_PER_ADDRESS: 2
+  });
+
   it('limits requests that name no client per address', async () => {
     const anonymous = () => post('/api/oauth/introspect', 'token=x');
     expect((await anonymous()).status).toBe(401);
@@ -172,6 +206,14 @@ describe('login brute force', () => {
     expect(locked.status).toBe(429);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(locked.body).toContain('Too many failed sign-ins');
+  });
+
+  it('keeps the keys of sign-in failures short for the longest email the form takes', async () => {
+    const before = await storedKeys();
+    expect((await attempt(`${'x'.repeat(300)}@school.test`, 'nope')).status).toBe(401);
+    const added = [...(await storedKeys())].filter((k) => !before.has(k));
+    expect(added.some((k) => k.includes('login'))).toBe(true);
+    for (const key of added) expect(key.length).toBeLessThan(150);
   });
 
   it('answers an unknown email exactly like a real one once its attempts run out', async () => {

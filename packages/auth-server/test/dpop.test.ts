@@ -10,12 +10,16 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { twoInstancesForFile } from '../../../test-support/auth-server.js';
 import { DpopKey, signInWithDpop, tokenEndpoint } from '../../../test-support/dpop.js';
 import { postFormFrom } from '../../../test-support/from-address.js';
+import type { IssuedCode } from '../../../test-support/oauth-flow.js';
+import * as oauth from 'oauth4webapi';
 import {
+  codeExchange,
   credentials,
   expectOAuthError,
   get,
   introspect,
   isActive,
+  obtainCode,
   registerPublicAndConfidential,
   signIn,
   tokenRequest,
@@ -129,6 +133,77 @@ describe('bad proofs at the token endpoint', () => {
     // The replays did not end the grant: the one answer's tokens work.
     const winner = answers.find((a) => a.status === 200)!.body as unknown as Issued;
     expect(await isActive(auth, winner.access_token)).toBe(true);
+  });
+});
+
+describe('a replayed proof at the code exchange', () => {
+  it("is refused with invalid_dpop_proof and leaves the code to the client's own exchange (oauth4webapi)", async () => {
+    const issuer = new URL(auth.issuer);
+    const insecure = { [oauth.allowInsecureRequests]: true } as const; // the test server is http
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, insecure));
+    const client: oauth.Client = { client_id: publicClient.clientId };
+    const dpop = oauth.DPoP(client, await oauth.generateKeyPair('ES256'));
+    let copied: string | null = null;
+    /** The client's fetch: the real one, a copy of each proof it sends kept (what an attacker saw). */
+    const copying = {
+      ...insecure,
+      [oauth.customFetch]: (url: string, init: RequestInit) => {
+        copied = new Headers(init.headers).get('dpop');
+        return fetch(url, init);
+      },
+    };
+    const exchange = async (issued: IssuedCode, options: oauth.TokenEndpointRequestOptions) => {
+      const params = new URLSearchParams({ code: issued.code, iss: as.issuer });
+      const callback = oauth.validateAuthResponse(as, client, params, oauth.skipStateCheck);
+      const res = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        oauth.None(),
+        callback,
+        issued.redirectUri,
+        issued.verifier,
+        options,
+      );
+      return oauth.processAuthorizationCodeResponse(as, client, res);
+    };
+
+    // The client redeems a first code; its proof is copied on the way.
+    const first = await exchange(await obtainCode(auth, publicClient, { scope: 'openid' }), {
+      ...copying,
+      DPoP: dpop,
+    });
+    expect(first.token_type).toBe('dpop');
+    expect(copied).toEqual(expect.any(String));
+
+    // The copied proof, sent with the client's next code before the client sends it.
+    const issued = await obtainCode(auth, publicClient, { scope: 'openid' });
+    const replayed = await tokenRequest(auth, codeExchange(publicClient, issued), { dpop: copied! });
+    expectOAuthError(replayed, 400, 'invalid_dpop_proof');
+
+    // The code is still the client's: its own exchange with a fresh proof gets bound tokens.
+    const tokens = await exchange(issued, { ...insecure, DPoP: dpop });
+    expect(tokens.token_type).toBe('dpop');
+    expect(await isActive(auth, tokens.access_token)).toBe(true);
+  });
+});
+
+describe('a replayed proof at a refresh', () => {
+  it('is refused with invalid_dpop_proof before the refresh token is rotated', async () => {
+    const key = await DpopKey.create();
+    const a = issued(await signInWithDpop(auth, publicClient, key, { scope: 'openid' }));
+    const proof = await key.proof('POST', tokenEndpoint(auth));
+    const b = issued(await refresh(auth.issuer, publicClient, a.refresh_token, proof));
+    expectOAuthError(
+      await refresh(auth.issuer, publicClient, b.refresh_token, proof),
+      400,
+      'invalid_dpop_proof',
+    );
+    // b's refresh token was not used: a fresh proof rotates it as usual, the grant intact.
+    const c = issued(
+      await refresh(auth.issuer, publicClient, b.refresh_token, await key.proof('POST', tokenEndpoint(auth))),
+    );
+    expect(c.refresh_token).not.toBe(b.refresh_token);
+    expect(await isActive(auth, c.access_token)).toBe(true);
   });
 });
 

@@ -9,6 +9,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { OAUTH_ROUTES } from '@school/shared';
 import { startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { registerClient } from '../../../test-support/oauth-flow.js';
 import { readAnswer, type TextAnswer as Answer } from '../../../test-support/raw-http.js';
 
 /** The token endpoint's limit per client and address while these tests run. */
@@ -66,12 +67,15 @@ function send(
 }
 
 let auth: TestAuthServer;
+/** A registered client: only a client that exists is counted per client. */
+let clientId: string;
 
 beforeAll(async () => {
   auth = await startTestAuthServer({
     RATE_LIMIT_TOKEN: String(TOKEN_LIMIT),
     RATE_LIMIT_PER_ADDRESS: '100000',
   });
+  ({ clientId } = await registerClient(auth));
 }, 60_000);
 
 afterAll(async () => {
@@ -80,7 +84,7 @@ afterAll(async () => {
 
 describe('a token endpoint path written otherwise', () => {
   it('is counted in the row’s rate limit or not served', async () => {
-    const form = { grant_type: 'refresh_token', refresh_token: 'x', client_id: 'variant-limit' };
+    const form = { grant_type: 'refresh_token', refresh_token: 'x', client_id: clientId };
     for (let i = 0; i < TOKEN_LIMIT; i++) {
       const res = await send(auth.issuer, 'POST', OAUTH_ROUTES.token, {}, form);
       expect(res.status).not.toBe(429);

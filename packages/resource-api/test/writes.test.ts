@@ -351,6 +351,40 @@ describe('account', () => {
   });
 });
 
+describe('account names: the display rule of every name a person reads', () => {
+  it.each([
+    ['a right-to-left override', { name: 'Ada \u202Enimda' }, 'body.name', 'U+202E'],
+    ['a zero-width space', { given_name: 'Ad\u200Ba' }, 'body.given_name', 'U+200B'],
+    ['a bidirectional isolate', { family_name: '\u2067Lovelace' }, 'body.family_name', 'U+2067'],
+    ['a control character', { name: 'Ada\u0007' }, 'body.name', 'U+0007'],
+  ])('refuses %s with 400 in the API’s error shape, and stores nothing', async (_what, body, path, found) => {
+    const accounts = s.api.running.connection.collection('accounts');
+    const before = await accounts.findOne({ email: ADMIN.email });
+    const res = await patch('account:write', '/api/v1/account', body);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringContaining(path),
+      problems: [{ path, message: expect.stringContaining(found) }],
+    });
+    const after = await accounts.findOne({ email: ADMIN.email });
+    expect([after!.name, after!.givenName, after!.familyName]).toEqual([
+      before!.name,
+      before!.givenName,
+      before!.familyName,
+    ]);
+  });
+
+  it('takes a name in any script, with its combining marks', async () => {
+    const res = await patch('account:write', '/api/v1/account', {
+      given_name: 'Nguyễn',
+      family_name: 'أحمد',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ given_name: 'Nguyễn', family_name: 'أحمد' });
+  });
+});
+
 describe('health', () => {
   it('answers /healthz and /readyz on the API port', async () => {
     expect((await call(s.api.url, '/healthz')).body).toEqual({ status: 'ok' });

@@ -1,7 +1,8 @@
 /**
- * The one rule for text a person reads as a name: a client's name (open registration and Client ID
- * Metadata Documents) and its other metadata, an account's display name (Staff accounts, the
- * `school-auth` command, seed-admin). Such text is refused where it enters, never silently altered.
+ * The one rule for text a person reads as a name: a client's name (open registration, Client ID
+ * Metadata Documents, operator clients) and its other metadata, an account's display name (Staff
+ * accounts, the `school-auth` command, seed-admin, the resource API's `PATCH /api/v1/account`), a
+ * passkey's name. Such text is refused where it enters, never silently altered.
  *
  * Refused, by Unicode property rather than by a list:
  * - controls (`\p{Cc}`: C0, DEL, C1): they truncate or corrupt what is shown, and drive terminals;
@@ -16,6 +17,7 @@
  * - a run of more than {@link MAX_MARKS} combining marks (`\p{M}`), which stacks over the text around
  *   it; real words in any script need no more.
  */
+import type { z } from 'zod';
 
 /** Combining marks one character may carry (Vietnamese, Devanagari and the like use up to three). */
 export const MAX_MARKS = 3;
@@ -41,4 +43,14 @@ export function displayTextProblem(text: string): string | undefined {
   return bad
     ? `must not contain control, invisible, formatting or bidirectional characters, nor more than ${MAX_MARKS} combining marks in a row (found ${bad})`
     : undefined;
+}
+
+/**
+ * `schema` (a string schema) held to the display rule: text that breaks it is a zod issue carrying
+ * the rule's words, for inputs checked with zod (the resource API's name fields).
+ */
+export function followingDisplayRule<T extends z.ZodType<string>>(schema: T): T {
+  return schema.refine((text) => undisplayableCharacter(text) === undefined, {
+    error: (issue) => displayTextProblem(issue.input as string),
+  });
 }

@@ -9,7 +9,7 @@ import type { AccountStore } from '../accounts/account-store.js';
 import type { AuditEvent, AuditLog } from '../audit/audit-log.js';
 import { activityPage, type ActivityFilter } from '../audit/audit-page.js';
 import { sendPage } from '../pages/html.js';
-import { storedClients } from '../storage/client-listing.js';
+import { storedClients, UNREADABLE } from '../storage/client-listing.js';
 import type { AccountStep } from './signed-in.js';
 import { activityPageView, type ActivityNames } from './activity-views.js';
 import { activityQuery } from './activity-query.js';
@@ -44,7 +44,7 @@ export async function activityNames(
     const recorded = e.details?.client_name;
     if (e.clientId && typeof recorded === 'string') apps.set(e.clientId, recorded);
   }
-  for (const [id, m] of stored) if (m.client_name) apps.set(id, m.client_name);
+  for (const [id, m] of stored) if (m !== UNREADABLE && m.client_name) apps.set(id, m.client_name);
   const emails = new Map<string, string>();
   profiles.forEach((p, i) => p && emails.set(accountIds[i]!, p.email));
   return { apps, emails };

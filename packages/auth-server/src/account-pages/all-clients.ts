@@ -15,7 +15,8 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { sendPage } from '../pages/html.js';
 import { NotFoundError } from '@school/shared';
 import { removeClient, type ClientStore } from '../storage/client-removal.js';
-import { listClients, storedClients, type ClientFilter } from '../storage/client-listing.js';
+import { listClients, storedClients, UNREADABLE, type ClientFilter } from '../storage/client-listing.js';
+import { unavailableApp } from './client-rows.js';
 import { countGrantingAccounts } from '../storage/client-accounts.js';
 import { clientKind } from '../clients/client-kind.js';
 import { accountPath, type AccountStep } from './signed-in.js';
@@ -71,11 +72,14 @@ export function allClientsSteps(store: ClientStore & { audit: AuditLog }): {
       const metadata = (await storedClients(store.redis, store.prefix, [clientId])).get(clientId);
       if (!metadata) throw new NotFoundError('no such client');
       const [accounts] = await countGrantingAccounts(store.redis, store.prefix, [clientId]);
-      const app = {
-        clientId,
-        name: metadata.client_name,
-        kind: clientKind({ clientId, metadata: () => metadata }),
-      };
+      const app =
+        metadata === UNREADABLE
+          ? unavailableApp(clientId)
+          : {
+              clientId,
+              name: metadata.client_name,
+              kind: clientKind({ clientId, metadata: () => metadata }),
+            };
       sendPage(ctx, 200, deleteClientPage({ ...ctx.state, app, accounts: accounts ?? 0 }));
     },
     remove: async function deleteClient(ctx) {

@@ -5,7 +5,8 @@
  * app's access and refresh tokens for this person (and only theirs) and is audited. A Revoke names
  * one of the person's apps, so an id that is not one (not printable ASCII, as every client id is,
  * or no grant of theirs) is refused with the page's error and no audit event: the audit log only
- * holds ids of real grants, never text a person typed.
+ * holds ids of real grants, never text a person typed. An app whose client cannot be loaded just now
+ * is listed with its id alone, and can be revoked all the same (client-rows.ts).
  */
 import type { RedisClient } from '@school/shared';
 import type { Provider } from 'oidc-provider';
@@ -20,6 +21,7 @@ import { sendPage } from '../pages/html.js';
 import type { CsrfTokens } from '../pages/csrf.js';
 import type { AccountStep } from './signed-in.js';
 import { accountPath } from './signed-in.js';
+import { clientForRow, unavailableApp } from './client-rows.js';
 import { connectedAppsPage, revokeConfirmPage, type ConnectedApp } from './views.js';
 
 /** The Revoke form. */
@@ -63,13 +65,14 @@ export async function connectedApps(
   for (const [i, g] of grants.entries()) {
     let app = byClient.get(g.clientId);
     if (!app) {
-      const client = await provider.Client.find(g.clientId);
-      if (!client) continue; // removed meanwhile: its grants end with it
+      const found = await clientForRow(provider, g.clientId);
+      if (found.status === 'gone') continue; // removed meanwhile: its grants end with it
+      const { client } = found.status === 'found' ? found : { client: undefined };
       app = {
-        clientId: g.clientId,
-        name: client.clientName,
-        kind: clientKind(client),
-        redirectUris: [...(client.redirectUris ?? [])],
+        ...(client
+          ? { clientId: g.clientId, name: client.clientName, kind: clientKind(client) }
+          : unavailableApp(g.clientId)),
+        redirectUris: [...(client?.redirectUris ?? [])],
         scopes: [],
         firstAuthorized: g.issuedAt,
         scopeUses: {},
@@ -121,8 +124,9 @@ export function connectedAppsSteps(
       const named = typeof ctx.query.revoked === 'string' ? ctx.query.revoked : undefined;
       const revokedId =
         named && proofs.verify(revokedProof(ctx.state.sessionUid, named), ctx.query.done) ? named : undefined;
-      const revokedClient = revokedId ? await deps.provider.Client.find(revokedId) : undefined;
-      const revoked = revokedId ? (revokedClient?.clientName ?? 'the app') : undefined;
+      const revokedClient = revokedId ? await clientForRow(deps.provider, revokedId) : undefined;
+      const revokedName = revokedClient?.status === 'found' ? revokedClient.client.clientName : undefined;
+      const revoked = revokedId ? (revokedName ?? 'the app') : undefined;
       const apps = await connectedApps(deps, account._id);
       sendPage(ctx, 200, connectedAppsPage({ account, csrf, apps, revoked }));
     },

@@ -31,6 +31,7 @@ import type { RedisClient } from '@school/shared';
 import { RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
 import { addressKey } from '../client-address.js';
 import type { AuthConfig } from '../config.js';
+import { boundedKeyPart } from '../storage/redis-keys.js';
 
 /** Login limits. */
 export interface LoginGuardSettings {
@@ -99,8 +100,9 @@ export class LoginGuard {
     this.byAccount = make('account', Number.MAX_SAFE_INTEGER);
   }
 
+  /** An email as a part of the guard's keys: one account one key, bounded (storage/redis-keys.ts). */
   private static account(email: string): string {
-    return email.trim().toLowerCase() || '(empty)';
+    return boundedKeyPart(email.trim().toLowerCase() || '(empty)');
   }
 
   private static pair(email: string, address: string): string {

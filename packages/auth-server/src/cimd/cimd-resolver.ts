@@ -43,7 +43,7 @@
 import type { RedisClient } from '@school/shared';
 import { errors, type ClientMetadata } from 'oidc-provider';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { cimdAllowedKey, cimdEntryKey, modelKey } from '../storage/redis-keys.js';
+import { boundedKeyPart, cimdAllowedKey, cimdEntryKey, modelKey } from '../storage/redis-keys.js';
 import { DocumentFetchError, type FetchedDocument } from './document-fetcher.js';
 import { TooManyRequests } from '../provider/too-many-requests.js';
 import {
@@ -224,9 +224,9 @@ export class CimdResolver {
     try {
       if (requester !== undefined) {
         await this.budgets.perAddress.consume(requester);
-        await this.budgets.perAddressOnHost.consume(`${requester} ${host}`);
+        await this.budgets.perAddressOnHost.consume(`${requester} ${boundedKeyPart(host)}`);
       }
-      await this.budgets.perHost.consume(host);
+      await this.budgets.perHost.consume(boundedKeyPart(host));
     } catch (err) {
       if (!(err instanceof RateLimiterRes)) throw err;
       const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));

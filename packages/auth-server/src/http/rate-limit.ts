@@ -17,6 +17,14 @@
  * is read from the form (http/request-form.ts), parsed once before oidc-provider; the provider then
  * takes the already-read body (`req.body`). Bodies over their cap were refused by the body step before.
  *
+ * A client id is counted per client only when that client exists (a configured client, or a stored
+ * record: one EXISTS, which creates nothing); a request naming one that does not is counted in the
+ * address's bucket of requests that name no client, first, so made-up ids (each new one would open a
+ * bucket of its own) leave no per-client key and are stopped by the address's bound. Such a request
+ * is not counted there a second time when its client is then found missing
+ * (unidentified-client-limit.ts: {@link countedAtAddress}). A client id goes into a key bounded
+ * (storage/redis-keys.ts `boundedKeyPart`).
+ *
  * An exceeded limit answers 429 with `Retry-After` and an RFC 6749-shaped body. When Redis itself is
  * unreachable the limiter lets the request through: the endpoint then answers 503 on its own, and a
  * limiter must not turn a storage outage into a different error.
@@ -32,6 +40,7 @@ import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Count } from '../storage/introspection-count.js';
 import { TooManyRequestsError } from '@school/shared';
 import { addressKey } from '../client-address.js';
+import { boundedKeyPart } from '../storage/redis-keys.js';
 
 /** One limit: `points` requests per `seconds`. */
 export interface Limit {
@@ -72,11 +81,24 @@ export interface RateLimiting {
 const COUNTED = Symbol('rate-limit-counted');
 type Counted = { [COUNTED]?: PerClientName };
 
+/** Marks a request (its Node request, which oidc-provider's context shares) counted in its address's bucket. */
+const AT_ADDRESS = Symbol('counted-at-address');
+type CountedAtAddress = { [AT_ADDRESS]?: true };
+
+/** Whether the limit's step counted `req` in the bucket of its address (requests naming no known client). */
+export function countedAtAddress(req: object | undefined): boolean {
+  return (req as CountedAtAddress | undefined)?.[AT_ADDRESS] === true;
+}
+
+/** Whether a client with this id exists (a configured client, or a stored one). */
+export type ClientExists = (clientId: string) => Promise<boolean>;
+
 /** The rate limits, their counters in Redis shared by every step built here. */
 export function rateLimitSteps(
   redis: RedisClient,
   prefix: string,
   limits: RateLimits,
+  clientExists: ClientExists,
   onLimited: (ctx: Context, key: string) => void = () => undefined,
 ): RateLimiting {
   const limiter = (name: string, l: Limit) =>
@@ -95,7 +117,10 @@ export function rateLimitSteps(
   const authorization = limiter('authorize', limits.authorizationPerAddress);
   const perAddress = limiter('addr', limits.perAddress);
 
-  const clientKey = (ctx: Context, clientId: string) => `client:${clientId}:ip:${addressKey(ctx.ip)}`;
+  const clientKey = (ctx: Context, clientId: string) =>
+    `client:${boundedKeyPart(clientId)}:ip:${addressKey(ctx.ip)}`;
+  /** Whether `clientId` names a client; when the answer cannot be had, no (the address counts it). */
+  const exists = (clientId: string) => clientExists(clientId).catch(() => false);
   const refuse = (ctx: Context, key: string, msBeforeNext: number): never => {
     const retryAfter = Math.max(1, Math.ceil(msBeforeNext / 1000));
     onLimited(ctx, key);
@@ -145,9 +170,9 @@ export function rateLimitSteps(
         return;
       }
       const clientId = form.get('client_id');
-      const chosen = clientId ? byClient : perAddress;
-      const key = clientId ? clientKey(ctx, clientId) : `ip:${addressKey(ctx.ip)}`;
-      return limited(ctx, chosen, key, next);
+      if (clientId && (await exists(clientId))) return limited(ctx, byClient, clientKey(ctx, clientId), next);
+      (ctx.req as CountedAtAddress)[AT_ADDRESS] = true;
+      return limited(ctx, perAddress, `ip:${addressKey(ctx.ip)}`, next);
     };
   }
 

@@ -23,6 +23,7 @@
  */
 import { InvalidClientError, TooManyRequestsError, type ClientAuthentication } from '@school/shared';
 import type { Context, Middleware } from 'koa';
+import { countedAtAddress } from './rate-limit.js';
 import { requestForm } from './request-form.js';
 import type { UnidentifiedClientCount } from './unidentified-client-limit.js';
 
@@ -33,12 +34,13 @@ export function strictClientAuthentication(
   count: UnidentifiedClientCount,
 ): Middleware {
   /**
-   * Counts the refusal against the address, unless the request names no client (the rate limiter
-   * counted it in that bucket already); a `429` instead once the address is over its limit.
+   * Counts the refusal against the address, unless the request names no client or no client that
+   * exists (the rate limiter counted it in that bucket already); a `429` instead once the address is
+   * over its limit.
    */
   const counted = async (ctx: Context) => {
     const form = await requestForm(ctx);
-    if (typeof form === 'string' || !form.get('client_id')) return;
+    if (typeof form === 'string' || !form.get('client_id') || countedAtAddress(ctx.req)) return;
     const retryAfter = await count(ctx.ip);
     if (retryAfter !== undefined)
       throw new TooManyRequestsError(`rate limit exceeded; retry after ${retryAfter} s`, retryAfter);

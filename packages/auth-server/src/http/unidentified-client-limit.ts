@@ -6,13 +6,14 @@
  * such a request is counted again, in the bucket of requests that name no client at all
  * (`ip:<address>` under `rl:addr`, RATE_LIMIT_PER_ADDRESS), and refused once that is spent. The
  * count is taken before the answer, atomically, so concurrent requests cannot all slip through.
- * Clients that exist and authenticate as registered never pay it.
+ * Clients that exist and authenticate as registered never pay it. A request the rate limiter already
+ * counted in that bucket (its client id names no client: rate-limit.ts) is not counted again.
  */
 import type { RedisClient } from '@school/shared';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
 import { refuseTooMany } from '../provider/too-many-requests.js';
 import { addressKey } from '../client-address.js';
-import type { Limit } from './rate-limit.js';
+import { countedAtAddress, type Limit } from './rate-limit.js';
 
 /**
  * Counts one unidentified-client request from `ip`; resolves with the seconds to wait when the
@@ -52,6 +53,7 @@ const COUNTED_ROUTES: ReadonlySet<string> = new Set(['token', 'introspection', '
 /** The request context oidc-provider runs a client lookup in, as far as this limit reads it. */
 interface LookupContext {
   ip?: string;
+  req?: object;
   oidc?: { route?: string };
   set?: (name: string, value: string) => void;
 }
@@ -66,7 +68,7 @@ export function refuseUnknownClientsOverLimit(
 ): (request: object | undefined) => Promise<void> {
   return async (request) => {
     const ctx = request as LookupContext | undefined;
-    if (!ctx?.ip || !COUNTED_ROUTES.has(ctx.oidc?.route ?? '')) return;
+    if (!ctx?.ip || !COUNTED_ROUTES.has(ctx.oidc?.route ?? '') || countedAtAddress(ctx.req)) return;
     const retryAfter = await count(ctx.ip);
     if (retryAfter !== undefined)
       refuseTooMany(ctx, `rate limit exceeded; retry after ${retryAfter} s`, retryAfter);

@@ -19,6 +19,11 @@ export interface AppIdentity {
   name?: string;
   clientId: string;
   kind: ClientKind;
+  /**
+   * Its metadata could not be loaded just now (a metadata document that cannot be used, a stored
+   * record that does not read): only its id is known, and the page says so.
+   */
+  unavailable?: boolean;
 }
 
 /** What the kind of an app says about its name, in words. */
@@ -45,12 +50,27 @@ export function kindText(app: AppIdentity): SafeHtml {
  * with what to do about it; lists and the page after Deny only describe.
  */
 export function appLabel(app: AppIdentity, { asking = false } = {}): SafeHtml {
+  if (app.unavailable) return unavailableLabel(app);
   const name = app.name?.trim() || 'An unnamed app';
   const unchecked = app.kind === 'open' || app.kind === 'metadata-document';
   const advice = asking && unchecked ? ' Only continue if you started this app yourself.' : '';
   return html`<div class="app">
     <span class="app-name"><bdi>${name}</bdi></span>
     <span class="kind kind-${app.kind}">${kindText(app)}${advice}</span>
+  </div>`;
+}
+
+/** The label of an app whose metadata could not be loaded: what is missing, in words, and its id only. */
+function unavailableLabel(app: AppIdentity): SafeHtml {
+  const host = verifiedHost(app.clientId);
+  const missing = host ? 'Metadata document unavailable' : 'Client record unavailable';
+  const why = host
+    ? html`Its metadata document at <bdi>${host}</bdi> cannot be used just now, so only its client id is
+        known.`
+    : html`Its stored record cannot be read, so only its client id is known.`;
+  return html`<div class="app">
+    <span class="app-name">${missing}</span>
+    <span class="kind kind-unavailable">${why}</span>
   </div>`;
 }
 

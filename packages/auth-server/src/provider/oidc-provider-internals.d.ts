@@ -12,4 +12,15 @@ declare module 'oidc-provider/lib/helpers/validate_dpop.js' {
     accessToken?: string,
   ) => Promise<{ thumbprint: string; jti: string; iat: number } | undefined>;
   export default validateDpop;
+  /**
+   * Records the proof's `jti` for `clientId` (oidc-provider's ReplayDetection model) and throws an
+   * `ErrorClass` when it was recorded before.
+   */
+  export const checkDpopReplay: (
+    provider: object,
+    ctx: object,
+    proof: { jti: string },
+    clientId: string,
+    ErrorClass: new (description: string) => Error,
+  ) => Promise<void>;
 }

@@ -43,14 +43,13 @@ export class ClientCache {
   }
 
   /**
-   * The payload of `json` (the client as read from storage, or null), cached unless it is unknown or
-   * a write or delete happened since {@link readStarted} returned `started`.
+   * `payload` (the client as read from storage, or undefined), cached unless it is unknown or a write
+   * or delete happened since {@link readStarted} returned `started`.
    */
-  keep(clientId: string, json: string | null, started: number): AdapterPayload | undefined {
-    if (!json) return undefined;
-    if (started !== this.writes) return JSON.parse(json) as AdapterPayload;
-    const payload = deepFreeze(JSON.parse(json) as AdapterPayload);
-    this.entries.set(clientId, payload);
+  keep(clientId: string, payload: AdapterPayload | undefined, started: number): AdapterPayload | undefined {
+    if (!payload) return undefined;
+    if (started !== this.writes) return payload;
+    this.entries.set(clientId, deepFreeze(payload));
     return payload;
   }
 

@@ -17,7 +17,7 @@
  * The filters read what storage keeps beside each client: last use (`clientUsedAt`, client-usage.ts,
  * which may lag by its resolution) and the kind (clients/client-kind.ts).
  */
-import { getMany, scanPage, type RedisClient } from '@school/shared';
+import { getMany, REGISTRATION_CAPS, scanPage, type RedisClient } from '@school/shared';
 import type { ClientMetadata } from 'oidc-provider';
 import type { AppIdentity } from '../pages/page-parts.js';
 import { clientKind } from '../clients/client-kind.js';
@@ -69,14 +69,36 @@ export function matchesClientFilter(c: ListedClient, filter: ClientFilter, now: 
   return true;
 }
 
-function toListed(m: ClientMetadata, usedAt: string | null): ListedClient {
+/** What {@link readStoredClient} and {@link storedClients} give for a record that does not read. */
+export const UNREADABLE = 'unreadable';
+
+/**
+ * A stored client record, or {@link UNREADABLE} when it is not a JSON object (corrupt): such a client
+ * is listed with its id alone, never taking its page down.
+ */
+export function readStoredClient(json: string): ClientMetadata | typeof UNREADABLE {
+  try {
+    const value: unknown = JSON.parse(json);
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as ClientMetadata;
+  } catch {
+    // corrupt: listed as unreadable
+  }
+  return UNREADABLE;
+}
+
+function toListed(id: string, m: ClientMetadata | typeof UNREADABLE, usedAt: string | null): ListedClient {
+  const lastUsed = usedAt ? Number(usedAt) : undefined;
+  if (m === UNREADABLE) {
+    const kind = clientKind({ clientId: id, metadata: () => ({}) });
+    return { clientId: id, kind, unavailable: true, redirectUris: [], lastUsed, accounts: 0 };
+  }
   return {
-    clientId: m.client_id,
+    clientId: id,
     name: m.client_name,
-    kind: clientKind({ clientId: m.client_id, metadata: () => m }),
+    kind: clientKind({ clientId: id, metadata: () => m }),
     redirectUris: [...(m.redirect_uris ?? [])],
     createdAt: typeof m.client_id_issued_at === 'number' ? m.client_id_issued_at : undefined,
-    lastUsed: usedAt ? Number(usedAt) : undefined,
+    lastUsed,
     accounts: 0,
   };
 }
@@ -99,7 +121,7 @@ export async function listClients(
       const [stored, used] = await Promise.all([getMany(redis, keys), redis.hmget(usageKey(prefix), ...ids)]);
       for (const [i, json] of stored.entries()) {
         if (!json) continue; // removed meanwhile
-        const client = toListed(JSON.parse(json) as ClientMetadata, used[i] ?? null);
+        const client = toListed(ids[i]!, readStoredClient(json), used[i] ?? null);
         if (matchesClientFilter(client, filter, seconds)) found.push(client);
       }
     }
@@ -126,19 +148,31 @@ export interface ClientListOptions {
   now?: number;
 }
 
-/** The stored metadata of `ids` (absent: not stored), one pipelined GET each (MGET cannot span slots). */
+/**
+ * The stored metadata of `ids` (absent: not stored; {@link UNREADABLE}: a record that does not read),
+ * one pipelined GET each (MGET cannot span slots).
+ */
 export async function storedClients(
   redis: RedisClient,
   prefix: string,
   ids: readonly string[],
-): Promise<Map<string, ClientMetadata>> {
+): Promise<Map<string, ClientMetadata | typeof UNREADABLE>> {
   const unique = [...new Set(ids)];
   if (!unique.length) return new Map();
   const values = await getMany(
     redis,
     unique.map((id) => modelPrefix(prefix, 'Client') + id),
   );
-  const out = new Map<string, ClientMetadata>();
-  values.forEach((json, i) => json && out.set(unique[i]!, JSON.parse(json) as ClientMetadata));
+  const out = new Map<string, ClientMetadata | typeof UNREADABLE>();
+  values.forEach((json, i) => json && out.set(unique[i]!, readStoredClient(json)));
   return out;
+}
+
+/**
+ * Whether a client record is stored under `clientId` (one EXISTS, which writes nothing). An id longer
+ * than any client id can be (a metadata-document URL's cap) is not looked up.
+ */
+export async function isStoredClient(redis: RedisClient, prefix: string, clientId: string): Promise<boolean> {
+  if (clientId.length > REGISTRATION_CAPS.string) return false;
+  return (await redis.exists(modelPrefix(prefix, 'Client') + clientId)) === 1;
 }

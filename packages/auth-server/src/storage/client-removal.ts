@@ -28,6 +28,7 @@ import type { AuditEvent, AuditLog } from '../audit/audit-log.js';
 import { clientGrantsKey, grantListKey, modelKey, usageKey } from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
 import { publishRevoked } from './revocations.js';
+import { readStoredClient, UNREADABLE } from './client-listing.js';
 
 /** Grants ended per script call: bounds how long one call holds Redis. */
 const BATCH = 100;
@@ -78,7 +79,8 @@ export async function removeClient(
   const clientKey = modelKey(prefix, 'Client', clientId);
   const stored = await r.get(clientKey);
   const existed = stored !== null;
-  const name = stored ? (JSON.parse(stored) as { client_name?: string }).client_name : undefined;
+  const record = stored ? readStoredClient(stored) : UNREADABLE; // a corrupt record is removed all the same
+  const name = record === UNREADABLE ? undefined : record.client_name;
   const removal: Removal = { clientId, existed, grants: 0, tokens: 0 };
   const index = clientGrantsKey(prefix, clientId);
   for (;;) {

@@ -129,9 +129,30 @@ export class ConcurrentRefresh extends errors.InvalidGrant {
 
 /** How long a DPoP proof's id is reserved before its save sets its expiry, seconds. */
 const REPLAY_RESERVATION_SECONDS = 600;
+/** The replay ids a request reserved, kept on the request object itself (it dies with the request). */
+const RESERVED = Symbol('reserved-replay-ids');
+type Reserving = { [RESERVED]?: Set<string> };
 
 const parsed = (json: string | null): AdapterPayload | undefined =>
   json ? (JSON.parse(json) as AdapterPayload) : undefined;
+
+/**
+ * A stored client record. One that is not a JSON object (corrupt) is a client that cannot be used:
+ * `invalid_client` where it is named, never a storage outage; the account pages list it as
+ * unavailable beside the others (account-pages/client-rows.ts).
+ */
+function clientRecord(json: string | null): AdapterPayload | undefined {
+  if (json === null) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    value = undefined;
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new errors.InvalidClient('the stored client record cannot be read');
+  return value as AdapterPayload;
+}
 
 /** The adapter class's constructor, as oidc-provider's `adapter` option expects it. */
 export type AdapterConstructor = new (name: string) => Adapter;
@@ -157,9 +178,13 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
     if (!clients) return r.exists(modelKey(prefix, 'Client', clientId)).then((n) => n === 1);
     if (clients.get(clientId)) return true;
     const started = clients.readStarted();
-    return r
-      .get(modelKey(prefix, 'Client', clientId))
-      .then((json) => !!clients.keep(clientId, json, started));
+    return r.get(modelKey(prefix, 'Client', clientId)).then((json) => {
+      try {
+        return !!clients.keep(clientId, clientRecord(json), started);
+      } catch {
+        return false; // unreadable: a client that cannot be used has no tokens to find
+      }
+    });
   };
 
   /**
@@ -275,17 +300,24 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       // oidc-provider's ReplayDetection.unique (a DPoP proof's jti at the token endpoint) reads, then
       // saves: two instances could both read "not seen". The read reserves the id instead (SET NX), so
       // exactly one request in the deployment finds a proof new; the save then sets its real expiry.
-      if (this.name === 'ReplayDetection')
-        return r
-          .set(key, '{}', 'EX', REPLAY_RESERVATION_SECONDS, 'NX')
-          .then((reserved) => (reserved ? undefined : { jti: id }));
+      // The request that reserved it finds it new again: its proof is checked before the grant runs
+      // and once more by the grant (provider/dpop-replay-first.ts), and it is not its own replay.
+      if (this.name === 'ReplayDetection') {
+        const request = currentRequest() as Reserving | undefined;
+        if (request?.[RESERVED]?.has(key)) return Promise.resolve(undefined);
+        return r.set(key, '{}', 'EX', REPLAY_RESERVATION_SECONDS, 'NX').then((reserved) => {
+          if (!reserved) return { jti: id };
+          if (request) (request[RESERVED] ??= new Set()).add(key);
+          return undefined;
+        });
+      }
       if (this.name === 'Client' && resolveCimdClient && isCimdClientId(id)) return resolveCimdClient(id);
       if (this.name === 'Client') {
         const cached = clients?.get(id);
         if (cached) return Promise.resolve(cached);
         const started = clients?.readStarted() ?? 0;
         return r.get(key).then(async (json) => {
-          const client = clients ? clients.keep(id, json, started) : parsed(json);
+          const client = clients ? clients.keep(id, clientRecord(json), started) : clientRecord(json);
           if (!client && onClientMissing) await onClientMissing(currentRequest());
           return client;
         });

@@ -68,7 +68,27 @@
  *   `cimdConsent:{tag}<rest>`  the hash of the metadata-document client a grant's consent was given to
  *                        (provider/cimd-consent.ts), for the grant's lifetime, in the grant's slot;
  *   `revocations`        the pub/sub channel revoked access tokens are published on (revocations.ts).
+ *
+ * Every value a request supplies goes into a key of a counter (the rate limits, the sign-in throttle,
+ * the metadata-document budgets) through {@link boundedKeyPart}, and per-client counters are made
+ * only for clients that exist (http/rate-limit.ts): a flood of made-up values leaves no long keys.
+ * Model keys take ids the server minted, or a metadata-document URL (at most
+ * `REGISTRATION_CAPS.string` characters, clients/client-id-url.ts), and are written only for clients
+ * and tokens that exist.
  */
+import { hash } from 'node:crypto';
+
+/** The longest value from a request that goes into a key as it is; a longer one goes in hashed. */
+export const KEY_PART_MAX = 64;
+
+/**
+ * `value` (a client id, an email, a host name: anything a request supplies) as a part of a key,
+ * bounded: as it is up to {@link KEY_PART_MAX} characters, else `sha256:` and its SHA-256. A request
+ * can then make no key longer than its fixed parts and this.
+ */
+export function boundedKeyPart(value: string): string {
+  return value.length <= KEY_PART_MAX ? value : `sha256:${hash('sha256', value, 'base64url')}`;
+}
 
 /** How many leading characters of a grant id name its hash slot. */
 export const GRANT_TAG_LENGTH = 12;

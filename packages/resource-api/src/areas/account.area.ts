@@ -5,6 +5,7 @@
  * never read (projection) and never mapped.
  */
 import { Schema } from 'mongoose';
+import { followingDisplayRule } from '@school/shared';
 import { z } from 'zod';
 import { AccessDeniedError, NotFoundError } from '../lib/errors.js';
 import { choice, computed, custom, text } from '../lib/fields.js';
@@ -20,9 +21,14 @@ const record = recordOf(
   {
     email: text(),
     email_verified: custom({ out: z.boolean(), store: { type: Boolean }, toApi: (v) => v ?? false }),
-    name: text().input(z.string().max(200).trim().min(1)),
-    given_name: text().nullable().input(z.string().max(100).trim().nullable()),
-    family_name: text().nullable().input(z.string().max(100).trim().nullable()),
+    // Names people read (the pages, apps' userinfo): held to the display rule, as everywhere.
+    name: text().input(followingDisplayRule(z.string().max(200).trim().min(1))),
+    given_name: text()
+      .nullable()
+      .input(followingDisplayRule(z.string().max(100).trim()).nullable()),
+    family_name: text()
+      .nullable()
+      .input(followingDisplayRule(z.string().max(100).trim()).nullable()),
     role: choice(['admin', 'staff']),
     created_at: computed(z.string().nullable(), (d) => iso(d.createdAt as Date | undefined)),
     updated_at: computed(z.string().nullable(), (d) => iso(d.updatedAt as Date | undefined)),

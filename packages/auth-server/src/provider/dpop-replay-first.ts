@@ -1,0 +1,32 @@
+/**
+ * A DPoP proof's `jti` is checked for replay, and recorded, before a grant touches anything.
+ * oidc-provider's grant handlers check a proof's signature, method, URL and age first, but its `jti`
+ * only when they bind the new tokens, after the authorization code (or the refresh token) was
+ * consumed: a replayed proof sent with a code burned the code (`invalid_grant`), and the client's own
+ * exchange with a fresh proof then failed as well. So every grant handler is wrapped: the request's
+ * proof is checked (oidc-provider's own check, which it remembers for the request) and its `jti`
+ * recorded for the client first; a proof seen before is `400 invalid_dpop_proof` and the code or
+ * token is left as it was. The handler's own check of the same proof later in the same request then
+ * finds it recorded by this very request and passes (storage/redis-adapter.ts, ReplayDetection).
+ *
+ * oidc-provider has no hook before a grant, so its handlers are wrapped where it keeps them (its
+ * internal instance store; oidc-provider is pinned to an exact version), as refresh-grace.ts does.
+ */
+import { errors, type KoaContextWithOIDC, type Provider } from 'oidc-provider';
+import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js';
+import instance from 'oidc-provider/lib/helpers/weak_cache.js';
+
+type GrantHandler = (ctx: KoaContextWithOIDC) => Promise<void>;
+
+/** Wraps every grant of `provider` so a replayed DPoP proof is refused before the grant runs. */
+export function checkDpopReplayFirst(provider: Provider): void {
+  const handlers = (instance(provider) as { grantTypeHandlers: Map<string, GrantHandler> }).grantTypeHandlers;
+  for (const [grantType, handler] of handlers) {
+    handlers.set(grantType, async function grantWithProofCheckedFirst(ctx: KoaContextWithOIDC) {
+      const proof = await validateDpop(provider, ctx);
+      const clientId = ctx.oidc.client?.clientId;
+      if (proof && clientId) await checkDpopReplay(provider, ctx, proof, clientId, errors.InvalidDpopProof);
+      return handler(ctx);
+    });
+  }
+}
