@@ -74,6 +74,13 @@ const schema = z
      */
     REFRESH_REUSE_GRACE: z.coerce.number().int().min(0).max(3600).default(600),
     /**
+     * Seconds after a rotation during which a hosted client (fixed https callbacks: an integration, or
+     * an allowed metadata-document client) presenting the token that rotation replaced from another
+     * address gets the grant's current refresh token: its workers race from several addresses
+     * (provider/refresh-grace.ts). Later, or a token a generation older, from another address is theft.
+     */
+    HOSTED_REFRESH_RACE: z.coerce.number().int().min(0).max(300).default(30),
+    /**
      * Absolute lifetime of a grant: no refresh token outlives it. It is what "until I take it back"
      * lasts on the consent page; the admin may choose a shorter access there.
      */

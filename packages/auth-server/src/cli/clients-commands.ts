@@ -6,7 +6,13 @@
 import { Option, type Command } from 'commander';
 import { allowCimdClient, disallowCimdClient, listCimdClients } from '../cimd/cimd-operator.js';
 import { sweepClients } from '../provider/client-sweep.js';
-import { createIntegration, createIntrospector, deleteClient } from '../provider/operator-clients.js';
+import {
+  createIntegration,
+  createIntrospector,
+  deleteClient,
+  setClientEgress,
+} from '../provider/operator-clients.js';
+import { everyEgressRange, forgetEgressRanges } from '../storage/client-egress.js';
 import { LISTED_KINDS } from '../storage/client-listing.js';
 import { runClientsList } from './clients-list-command.js';
 import { OperatorError } from './operator-error.js';
@@ -101,6 +107,40 @@ export function registerClientsCommands(program: Command): void {
           throw new OperatorError(`${clientId} was not allowed.`);
         print({ disallowed: clientId });
       }),
+    );
+
+  clients
+    .command('set-egress')
+    .description(
+      'list a hosted client’s published egress ranges: its refreshes from inside them count as one installation',
+    )
+    .argument('<client_id>', 'an integration’s id, or an allowed metadata-document client’s URL')
+    .argument('<cidr...>', 'the ranges, e.g. 198.51.100.0/24 2001:db8:40::/48 (replaces any listed before)')
+    .action((clientId: string, ranges: string[]) =>
+      withRuntime(async (runtime, config) =>
+        print(await setClientEgress(runtime.redis, config.REDIS_KEY_PREFIX, clientId, ranges)),
+      ),
+    );
+
+  clients
+    .command('clear-egress')
+    .description('forget a hosted client’s egress ranges')
+    .argument('<client_id>', 'the client’s id')
+    .action((clientId: string) =>
+      withRuntime(async (runtime, config) => {
+        if (!(await forgetEgressRanges(runtime.redis, config.REDIS_KEY_PREFIX, clientId)))
+          throw new OperatorError(`${clientId} has no egress ranges.`);
+        print({ cleared: clientId });
+      }),
+    );
+
+  clients
+    .command('egress')
+    .description('every hosted client with egress ranges, and its ranges')
+    .action(() =>
+      withRuntime(async (runtime, config) =>
+        print(await everyEgressRange(runtime.redis, config.REDIS_KEY_PREFIX)),
+      ),
     );
 
   clients

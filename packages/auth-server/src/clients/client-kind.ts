@@ -59,6 +59,24 @@ export function isSelfDeclared(client: ClientIdentity): boolean {
   return kind === 'metadata-document' && client.metadata().application_type !== 'web';
 }
 
+/**
+ * Whether `client` runs in its provider's cloud: every redirect URI it may use is a fixed https
+ * callback (an operator's integration, or a metadata-document client an operator allowed https
+ * callbacks with no loopback one beside them). Open and loopback clients run on someone's machine. The
+ * refresh-token reuse window judges a hosted client's rotated tokens by its rules for hosted clients
+ * (provider/refresh-grace.ts).
+ */
+export function hasFixedHttpsCallbacks(client: ClientIdentity): boolean {
+  const kind = clientKind(client);
+  if (kind !== 'integration' && kind !== 'metadata-document') return false;
+  const uris = client.metadata().redirect_uris;
+  return (
+    Array.isArray(uris) &&
+    uris.length > 0 &&
+    uris.every((uri) => typeof uri === 'string' && URL.parse(uri)?.protocol === 'https:')
+  );
+}
+
 /** The host a metadata-document client's id was fetched from (`undefined` for other kinds). */
 export function verifiedHost(clientId: string): string | undefined {
   return isCimdClientId(clientId) ? URL.parse(clientId)?.host : undefined;

@@ -29,6 +29,7 @@ export const CONFIG_DEFAULTS: Record<Key, string> = {
   AUTHORIZATION_CODE_TTL: '60',
   REFRESH_TOKEN_TTL: '2592000',
   REFRESH_REUSE_GRACE: '600',
+  HOSTED_REFRESH_RACE: '30',
   GRANT_TTL: '31536000',
   SCHOOL_TIMEZONE: 'UTC',
   SCHOOL_TERM_ENDS: '',
@@ -95,6 +96,8 @@ export const CONFIG_DOCS: Record<Key, string> = {
   REFRESH_TOKEN_TTL: 'Idle lifetime of a refresh token, seconds (30 days; each rotation issues a fresh one).',
   REFRESH_REUSE_GRACE:
     'Seconds after a rotation during which the same installation (same client, and the same DPoP key or, for an unbound token, the address of the last refresh) presenting the rotated refresh token again gets the grant’s current refresh token and a fresh access token (agents sharing one stored token), not a revoked grant; anything else reusing it revokes the grant. `0`: off (strict rotation), at most `3600`.',
+  HOSTED_REFRESH_RACE:
+    'Seconds after a rotation during which a hosted client (every redirect URI a fixed https callback: an operator’s integration, or a metadata-document client allowed with `school-auth clients allow-cimd`) presenting the refresh token that rotation replaced from another address gets the grant’s current refresh token (its workers refresh in parallel from a pool of addresses); later, or a token a generation older, from another address revokes the grant. Addresses inside the client’s listed egress ranges (`school-auth clients set-egress`) are one installation for the whole `REFRESH_REUSE_GRACE`. `0`: off; at most `300`, and never more than `REFRESH_REUSE_GRACE`.',
   GRANT_TTL: 'Absolute lifetime of a grant, seconds (365 days): no refresh token outlives it.',
   SCHOOL_TIMEZONE:
     'The school’s IANA time zone (e.g. `Europe/Berlin`): the consent page’s “Today” and “This week” end at its midnight, and it shows ends in it.',

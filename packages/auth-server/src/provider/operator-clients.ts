@@ -2,15 +2,19 @@
  * Clients only an operator can create (docs/decisions.md): registered integrations (confidential, fixed
  * HTTPS redirect URIs) and introspecting services (confidential, no grants, may introspect any
  * token). They are stored with the dynamically registered clients, marked by `client_role`, which
- * open registration refuses to set.
+ * open registration refuses to set, so the lifecycle sweep never removes them. Also here: the egress
+ * ranges an operator lists for a hosted client (clients/egress-ranges.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { getMany, scanKeys, type RedisClient } from '@school/shared';
 import type { Adapter, ClientMetadata, Provider } from 'oidc-provider';
-import { CLIENT_ROLE, type ClientRole } from '../clients/client-kind.js';
+import { CLIENT_ROLE, hasFixedHttpsCallbacks, type ClientRole } from '../clients/client-kind.js';
+import { isCimdClientId } from '../clients/client-id-url.js';
+import { egressRange } from '../clients/egress-ranges.js';
 import { memberProblem } from './client-policy.js';
+import { forgetEgressRanges, storeEgressRanges } from '../storage/client-egress.js';
 import { removeClient, type ClientStore } from '../storage/client-removal.js';
-import { modelPrefix } from '../storage/redis-keys.js';
+import { cimdAllowedKey, modelKey, modelPrefix } from '../storage/redis-keys.js';
 
 /** A stored operator client as listed. */
 export interface OperatorClient {
@@ -130,5 +134,45 @@ export async function listOperatorClients(redis: RedisClient, prefix: string): P
  * (client-removal.ts). False when no such client was stored.
  */
 export async function deleteClient(store: ClientStore, clientId: string): Promise<boolean> {
-  return (await removeClient(store, clientId, 'operator')).existed;
+  const { existed } = await removeClient(store, clientId, 'operator');
+  await forgetEgressRanges(store.redis, store.prefix, clientId);
+  return existed;
+}
+
+/** Why `clientId` cannot have egress ranges (it is not a hosted client), or undefined. */
+async function notHosted(redis: RedisClient, prefix: string, clientId: string): Promise<string | undefined> {
+  if (isCimdClientId(clientId)) {
+    const allowed = await redis.sismember(cimdAllowedKey(prefix), clientId);
+    return allowed === 1
+      ? undefined
+      : `${clientId} may not use https callbacks: allow it first (school-auth clients allow-cimd)`;
+  }
+  const json = await redis.get(modelKey(prefix, 'Client', clientId));
+  if (!json) return `There is no stored client ${clientId}`;
+  const metadata = JSON.parse(json) as ClientMetadata;
+  return hasFixedHttpsCallbacks({ clientId, metadata: () => metadata })
+    ? undefined
+    : `${clientId} is not a hosted client (its redirect URIs are not all fixed https callbacks)`;
+}
+
+/**
+ * Lists `ranges` (CIDR) as the published egress ranges of the hosted client `clientId`, replacing
+ * any listed before; returns them in network form. Refuses a client that is not hosted and a range
+ * that does not read or is too wide (clients/egress-ranges.ts), storing nothing then.
+ */
+export async function setClientEgress(
+  redis: RedisClient,
+  prefix: string,
+  clientId: string,
+  ranges: string[],
+): Promise<{ client_id: string; egress_ranges: string[] }> {
+  if (!ranges.length) throw new Error('name at least one range');
+  const read = ranges.map(egressRange);
+  const problems = read.filter((r): r is Error => r instanceof Error).map((e) => e.message);
+  const hosting = await notHosted(redis, prefix, clientId);
+  if (hosting) problems.unshift(hosting);
+  if (problems.length) throw new Error(problems.join('; '));
+  const egress = [...new Set(read as string[])];
+  await storeEgressRanges(redis, prefix, clientId, egress);
+  return { client_id: clientId, egress_ranges: egress };
 }
