@@ -32,6 +32,7 @@ const COMMANDS = [
   ['clients'],
   ...[
     'create-integration',
+    'create-native',
     'create-introspector',
     'list',
     'delete',

@@ -9,6 +9,7 @@ import { sweepClients } from '../provider/client-sweep.js';
 import {
   createIntegration,
   createIntrospector,
+  createNative,
   deleteClient,
   setClientEgress,
 } from '../provider/operator-clients.js';
@@ -22,7 +23,7 @@ import { print, wholeNumber, withRuntime } from './runtime.js';
 export function registerClientsCommands(program: Command): void {
   const clients = program
     .command('clients')
-    .description('stored clients: integrations, services, open registrations');
+    .description('stored clients: integrations, native clients, services, open registrations');
 
   clients
     .command('create-integration')
@@ -35,6 +36,17 @@ export function registerClientsCommands(program: Command): void {
     )
     .action((o: { name: string; redirectUri: string[] }) =>
       withRuntime(async (runtime) => print(await createIntegration(runtime.provider, o.name, o.redirectUri))),
+    );
+
+  clients
+    .command('create-native')
+    .description(
+      'a named public client with a loopback redirect URI, for an app that cannot register itself (its id is printed)',
+    )
+    .requiredOption('--name <name>', 'the name the consent page shows')
+    .requiredOption('--redirect-uri <uri>', 'its loopback redirect URI, e.g. http://localhost:8787/callback')
+    .action((o: { name: string; redirectUri: string }) =>
+      withRuntime(async (runtime) => print(await createNative(runtime.provider, o.name, o.redirectUri))),
     );
 
   clients

@@ -5,7 +5,9 @@
  * - `open`: registered itself through open registration; its name is self-declared, nobody checked it.
  * - `metadata-document`: its `client_id` is an https URL (a Client ID Metadata Document); the host of
  *   that URL is verified (the document was fetched from it), the name is not.
- * - `integration`: created by an operator (`school-auth clients create-integration`).
+ * - `integration`: created by an operator, who vouches for its name: a confidential one with fixed
+ *   https callbacks (`school-auth clients create-integration`), or a public one with a loopback
+ *   callback for a client that cannot register itself (`school-auth clients create-native`).
  * - `service`: an introspecting service an operator created (`school-auth clients create-introspector`):
  *   it checks tokens and never signs anyone in, so only the operator pages (All clients) show it.
  * - `console`: this service's own account pages (provider/account-console.ts).
@@ -16,7 +18,7 @@ import { isCimdClientId } from './client-id-url.js';
 export const CLIENT_ROLE = 'client_role';
 
 /** What an operator-created client is for. */
-export type ClientRole = 'integration' | 'introspector';
+export type ClientRole = 'integration' | 'native' | 'introspector';
 
 /** One kind of client; see the module comment. */
 export type ClientKind = 'open' | 'metadata-document' | 'integration' | 'service' | 'console';
@@ -34,7 +36,7 @@ export interface ClientIdentity {
 export function clientKind(client: ClientIdentity): ClientKind {
   if (client.clientId === ACCOUNT_CONSOLE_CLIENT_ID) return 'console';
   const role = client.metadata()[CLIENT_ROLE];
-  if (role === 'integration') return 'integration';
+  if (role === 'integration' || role === 'native') return 'integration';
   if (role === 'introspector') return 'service';
   if (isCimdClientId(client.clientId)) return 'metadata-document';
   return 'open';

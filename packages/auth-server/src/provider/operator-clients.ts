@@ -1,6 +1,7 @@
 /**
  * Clients only an operator can create (docs/decisions.md): registered integrations (confidential, fixed
- * HTTPS redirect URIs) and introspecting services (confidential, no grants, may introspect any
+ * HTTPS redirect URIs), named native clients (public, PKCE, one loopback redirect URI, for a client
+ * that cannot register itself) and introspecting services (confidential, no grants, may introspect any
  * token). They are stored with the dynamically registered clients, marked by `client_role`, which
  * open registration refuses to set, so the lifecycle sweep never removes them. Also here: the egress
  * ranges an operator lists for a hosted client (clients/egress-ranges.ts).
@@ -11,7 +12,7 @@ import type { Adapter, ClientMetadata, Provider } from 'oidc-provider';
 import { CLIENT_ROLE, hasFixedHttpsCallbacks, type ClientRole } from '../clients/client-kind.js';
 import { isCimdClientId } from '../clients/client-id-url.js';
 import { egressRange } from '../clients/egress-ranges.js';
-import { memberProblem } from './client-policy.js';
+import { loopbackRedirectProblem, memberProblem } from './client-policy.js';
 import { forgetEgressRanges, storeEgressRanges } from '../storage/client-egress.js';
 import { removeClient, type ClientStore } from '../storage/client-removal.js';
 import { cimdAllowedKey, modelKey, modelPrefix } from '../storage/redis-keys.js';
@@ -27,6 +28,11 @@ export interface OperatorClient {
 /** What creating one returns: the only time the secret is shown. */
 export interface CreatedClient extends OperatorClient {
   client_secret: string;
+}
+
+/** What creating a native client returns: it has no secret. */
+export interface CreatedNativeClient extends OperatorClient {
+  token_endpoint_auth_method: 'none';
 }
 
 const randomId = (prefix: string) => `${prefix}-${randomBytes(12).toString('base64url')}`;
@@ -83,6 +89,40 @@ export async function createIntegration(
   };
 }
 
+/**
+ * Creates a named public client for an app that cannot register itself (e.g. Cursor, which takes a
+ * fixed client id and redirects to `http://localhost:8787/callback`): no secret, PKCE as for every
+ * client, one loopback redirect URI checked by open registration's rule and matched on any port
+ * (RFC 8252 §7.3, as for every native client).
+ */
+export async function createNative(
+  provider: Provider,
+  name: string,
+  redirectUri: string,
+): Promise<CreatedNativeClient> {
+  const problem = loopbackRedirectProblem(redirectUri);
+  if (problem) throw new Error(`--redirect-uri ${problem.replace(/; fixed HTTPS callbacks need .*$/, '')}`);
+  const metadata: ClientMetadata = {
+    client_id: randomId('app'),
+    client_name: name,
+    client_id_issued_at: Math.floor(Date.now() / 1000),
+    application_type: 'native',
+    redirect_uris: [redirectUri],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    [CLIENT_ROLE]: 'native',
+  };
+  await store(provider, metadata);
+  return {
+    client_id: metadata.client_id,
+    client_name: name,
+    client_role: 'native',
+    redirect_uris: [redirectUri],
+    token_endpoint_auth_method: 'none',
+  };
+}
+
 /** Creates a service client that may introspect every token (e.g. another resource API). */
 export async function createIntrospector(provider: Provider, name: string): Promise<CreatedClient> {
   const metadata: ClientMetadata = {
@@ -116,7 +156,7 @@ export async function listOperatorClients(redis: RedisClient, prefix: string): P
       if (!json) continue;
       const m = JSON.parse(json) as ClientMetadata;
       const role = m[CLIENT_ROLE];
-      if (role === 'integration' || role === 'introspector') {
+      if (role === 'integration' || role === 'native' || role === 'introspector') {
         out.push({
           client_id: m.client_id,
           client_name: m.client_name,
