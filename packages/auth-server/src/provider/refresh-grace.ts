@@ -24,9 +24,10 @@
  * run again on the current token, told not to rotate it: refresh-rotation.ts), however many rotations
  * ago the presented token was replaced; it is audited (`refresh_token_reuse_allowed`) and counted for
  * Connected apps. Anything else (another client, outside the window, another key, another address
- * outside the rules for hosted clients) is theft: the grant and every token of it are deleted (each instance then finds nothing; the
- * revoked access tokens are published to the resource APIs), the answer is `invalid_grant`, and the
- * grant.error event audits it as `refresh_token_reuse` (audit/provider-events.ts) with the reason.
+ * outside the rules for hosted clients) is theft: the grant and every token of it are deleted (each
+ * instance then finds nothing; the revoked access tokens are published to the resource APIs), the
+ * answer is `invalid_grant`, and the grant.error event audits it as `refresh_token_reuse`
+ * (audit/provider-events.ts) with the reason.
  *
  * How oidc-provider is made to ask first: the presented token is marked (storage/rotated-refresh.ts),
  * and the adapter's read of it throws {@link RotatedRefresh} when it is consumed, before the handler
