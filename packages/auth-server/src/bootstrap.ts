@@ -154,6 +154,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       redis,
       prefix,
       seconds: refreshGraceSeconds,
+      hostedRaceSeconds: config.HOSTED_REFRESH_RACE,
       audit: audit,
       grantTtlSeconds: config.GRANT_TTL,
     });

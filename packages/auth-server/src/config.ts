@@ -105,6 +105,10 @@ const schema = z
       z.coerce.number().int().min(0).max(3600).default(600),
       'Seconds after a rotation during which the same installation (same client, and the same DPoP key or, for an unbound token, the address of the last refresh) presenting the rotated refresh token again gets the grant’s current refresh token and a fresh access token (agents sharing one stored token), not a revoked grant; anything else reusing it revokes the grant. `0`: off (strict rotation), at most `3600`.',
     ),
+    HOSTED_REFRESH_RACE: documented(
+      z.coerce.number().int().min(0).max(300).default(30),
+      'Seconds after a rotation during which a hosted client (every redirect URI a fixed https callback: an operator’s integration, or a metadata-document client allowed with `school-auth clients allow-cimd`) presenting the refresh token that rotation replaced from another address gets the grant’s current refresh token (its workers refresh in parallel from a pool of addresses); later, or a token a generation older, from another address revokes the grant. Addresses inside the client’s listed egress ranges (`school-auth clients set-egress`) are one installation for the whole `REFRESH_REUSE_GRACE`. `0`: off; at most `300`, and never more than `REFRESH_REUSE_GRACE`.',
+    ),
     GRANT_TTL: documented(
       seconds(365 * 24 * 3600),
       'Absolute lifetime of a grant, seconds (365 days): no refresh token outlives it.',

@@ -131,15 +131,20 @@ for (const area of REGISTRY) {
       });
 
       it(`${name} with a token lacking ${scope}: 403 insufficient_scope`, async () => {
-        const res = await send(op, { token: await tokenFor(lackingScope(op)) });
+        const lacking = lackingScope(op);
+        const res = await send(op, { token: await tokenFor(lacking) });
         expect(res.status).toBe(403);
         expect(res.body).toEqual({
           error: 'insufficient_scope',
           error_description: expect.any(String),
           required_scopes: [scope],
         });
+        const description = (res.body as { error_description: string }).error_description;
+        expect(description).toContain('A refresh cannot add a scope');
+        expect(description.endsWith(` and ${scope} (${lacking} ${scope})`)).toBe(true);
+        expect(description).not.toContain('scope=');
         expect(res.headers.get('www-authenticate')).toBe(
-          `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${prm}"`,
+          `Bearer error="insufficient_scope", scope="${scope}", resource_metadata="${prm}", error_description="${description}"`,
         );
       });
 

@@ -207,6 +207,16 @@ describe('/auth.md', () => {
     for (const scope of API_SCOPE_NAMES) expect(md).toContain(`\`${scope}\``);
   });
 
+  it('tells a client refused for a scope that a refresh cannot add it, and what to do instead', async () => {
+    const md = (await call(api.url, '/auth.md')).text.replace(/\s+/g, ' ');
+    for (const expected of [
+      'On `403 insufficient_scope` **do not refresh**: a refresh cannot add a scope',
+      'Start a new authorization request (authorization code with PKCE) asking for the union of the scopes you hold and the one named in the challenge',
+      'error_description="..."',
+    ])
+      expect(md).toContain(expected);
+  });
+
   it('says how to use DPoP and when a replaced refresh token is still answered', async () => {
     const md = (await call(api.url, '/auth.md')).text.replace(/\s+/g, ' ');
     for (const expected of [
@@ -218,6 +228,8 @@ describe('/auth.md', () => {
       "the grant's current refresh token and a fresh access token",
       'a DPoP proof of its key',
       'the network address of the grant',
+      'from another address within 30 seconds of that rotation',
+      'a token a generation older from another address',
     ])
       expect(md).toContain(expected);
     expect(md).not.toContain('5 seconds');

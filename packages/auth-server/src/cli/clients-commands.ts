@@ -8,7 +8,14 @@ import { checkCimdDocument } from '../cimd/cimd-check.js';
 import { allowCimdClient, disallowCimdClient, listCimdClients } from '../cimd/cimd-operator.js';
 import { cimdCachePolicy, createCimdFetcher } from '../cimd/cimd-setup.js';
 import { sweepClients } from '../provider/client-sweep.js';
-import { createIntegration, createIntrospector, deleteClient } from '../provider/operator-clients.js';
+import {
+  createIntegration,
+  createIntrospector,
+  createNative,
+  deleteClient,
+  setClientEgress,
+} from '../provider/operator-clients.js';
+import { everyEgressRange, forgetEgressRanges } from '../storage/client-egress.js';
 import { LISTED_KINDS } from '../storage/client-listing.js';
 import { runClientsList } from './clients-list-command.js';
 import { OperatorError } from './operator-error.js';
@@ -18,7 +25,7 @@ import { print, wholeNumber, withRuntime } from './runtime.js';
 export function registerClientsCommands(program: Command): void {
   const clients = program
     .command('clients')
-    .description('stored clients: integrations, services, open registrations');
+    .description('stored clients: integrations, native clients, services, open registrations');
 
   clients
     .command('create-integration')
@@ -31,6 +38,17 @@ export function registerClientsCommands(program: Command): void {
     )
     .action((o: { name: string; redirectUri: string[] }) =>
       withRuntime(async (runtime) => print(await createIntegration(runtime.provider, o.name, o.redirectUri))),
+    );
+
+  clients
+    .command('create-native')
+    .description(
+      'a named public client with a loopback redirect URI, for an app that cannot register itself (its id is printed)',
+    )
+    .requiredOption('--name <name>', 'the name the consent page shows')
+    .requiredOption('--redirect-uri <uri>', 'its loopback redirect URI, e.g. http://localhost:8787/callback')
+    .action((o: { name: string; redirectUri: string }) =>
+      withRuntime(async (runtime) => print(await createNative(runtime.provider, o.name, o.redirectUri))),
     );
 
   clients
@@ -103,6 +121,40 @@ export function registerClientsCommands(program: Command): void {
           throw new OperatorError(`${clientId} was not allowed.`);
         print({ disallowed: clientId });
       }),
+    );
+
+  clients
+    .command('set-egress')
+    .description(
+      'list a hosted client’s published egress ranges: its refreshes from inside them count as one installation',
+    )
+    .argument('<client_id>', 'an integration’s id, or an allowed metadata-document client’s URL')
+    .argument('<cidr...>', 'the ranges, e.g. 198.51.100.0/24 2001:db8:40::/48 (replaces any listed before)')
+    .action((clientId: string, ranges: string[]) =>
+      withRuntime(async (runtime, config) =>
+        print(await setClientEgress(runtime.redis, config.REDIS_KEY_PREFIX, clientId, ranges)),
+      ),
+    );
+
+  clients
+    .command('clear-egress')
+    .description('forget a hosted client’s egress ranges')
+    .argument('<client_id>', 'the client’s id')
+    .action((clientId: string) =>
+      withRuntime(async (runtime, config) => {
+        if (!(await forgetEgressRanges(runtime.redis, config.REDIS_KEY_PREFIX, clientId)))
+          throw new OperatorError(`${clientId} has no egress ranges.`);
+        print({ cleared: clientId });
+      }),
+    );
+
+  clients
+    .command('egress')
+    .description('every hosted client with egress ranges, and its ranges')
+    .action(() =>
+      withRuntime(async (runtime, config) =>
+        print(await everyEgressRange(runtime.redis, config.REDIS_KEY_PREFIX)),
+      ),
     );
 
   clients

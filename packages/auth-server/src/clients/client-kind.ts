@@ -5,7 +5,9 @@
  * - `open`: registered itself through open registration; its name is self-declared, nobody checked it.
  * - `metadata-document`: its `client_id` is an https URL (a Client ID Metadata Document); the host of
  *   that URL is verified (the document was fetched from it), the name is not.
- * - `integration`: created by an operator (`school-auth clients create-integration`).
+ * - `integration`: created by an operator, who vouches for its name: a confidential one with fixed
+ *   https callbacks (`school-auth clients create-integration`), or a public one with a loopback
+ *   callback for a client that cannot register itself (`school-auth clients create-native`).
  * - `service`: an introspecting service an operator created (`school-auth clients create-introspector`):
  *   it checks tokens and never signs anyone in, so only the operator pages (All clients) show it.
  * - `console`: this service's own account pages (provider/account-console.ts).
@@ -16,7 +18,7 @@ import { isCimdClientId } from './client-id-url.js';
 export const CLIENT_ROLE = 'client_role';
 
 /** What an operator-created client is for. */
-export type ClientRole = 'integration' | 'introspector';
+export type ClientRole = 'integration' | 'native' | 'introspector';
 
 /** One kind of client; see the module comment. */
 export type ClientKind = 'open' | 'metadata-document' | 'integration' | 'service' | 'console';
@@ -34,7 +36,7 @@ export interface ClientIdentity {
 export function clientKind(client: ClientIdentity): ClientKind {
   if (client.clientId === ACCOUNT_CONSOLE_CLIENT_ID) return 'console';
   const role = client.metadata()[CLIENT_ROLE];
-  if (role === 'integration') return 'integration';
+  if (role === 'integration' || role === 'native') return 'integration';
   if (role === 'introspector') return 'service';
   if (isCimdClientId(client.clientId)) return 'metadata-document';
   return 'open';
@@ -57,6 +59,24 @@ export function isSelfDeclared(client: ClientIdentity): boolean {
   const kind = clientKind(client);
   if (kind === 'open') return true;
   return kind === 'metadata-document' && client.metadata().application_type !== 'web';
+}
+
+/**
+ * Whether `client` runs in its provider's cloud: every redirect URI it may use is a fixed https
+ * callback (an operator's integration, or a metadata-document client an operator allowed https
+ * callbacks with no loopback one beside them). Open and loopback clients run on someone's machine. The
+ * refresh-token reuse window judges a hosted client's rotated tokens by its rules for hosted clients
+ * (provider/refresh-grace.ts).
+ */
+export function hasFixedHttpsCallbacks(client: ClientIdentity): boolean {
+  const kind = clientKind(client);
+  if (kind !== 'integration' && kind !== 'metadata-document') return false;
+  const uris = client.metadata().redirect_uris;
+  return (
+    Array.isArray(uris) &&
+    uris.length > 0 &&
+    uris.every((uri) => typeof uri === 'string' && URL.parse(uri)?.protocol === 'https:')
+  );
 }
 
 /** The host a metadata-document client's id was fetched from (`undefined` for other kinds). */

@@ -1,16 +1,21 @@
 /**
  * Clients only an operator can create (docs/decisions.md): registered integrations (confidential, fixed
- * HTTPS redirect URIs) and introspecting services (confidential, no grants, may introspect any
+ * HTTPS redirect URIs), named native clients (public, PKCE, one loopback redirect URI, for a client
+ * that cannot register itself) and introspecting services (confidential, no grants, may introspect any
  * token). They are stored with the dynamically registered clients, marked by `client_role`, which
- * open registration refuses to set.
+ * open registration refuses to set, so the lifecycle sweep never removes them. Also here: the egress
+ * ranges an operator lists for a hosted client (clients/egress-ranges.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { getMany, scanKeys, type RedisClient } from '@school/shared';
 import type { Adapter, ClientMetadata, Provider } from 'oidc-provider';
-import { CLIENT_ROLE, type ClientRole } from '../clients/client-kind.js';
-import { memberProblem } from './client-policy.js';
+import { CLIENT_ROLE, hasFixedHttpsCallbacks, type ClientRole } from '../clients/client-kind.js';
+import { isCimdClientId } from '../clients/client-id-url.js';
+import { egressRange } from '../clients/egress-ranges.js';
+import { loopbackRedirectProblem, memberProblem } from './client-policy.js';
+import { forgetEgressRanges, storeEgressRanges } from '../storage/client-egress.js';
 import { removeClient, type ClientStore } from '../storage/client-removal.js';
-import { modelPrefix } from '../storage/redis-keys.js';
+import { cimdAllowedKey, modelKey, modelPrefix } from '../storage/redis-keys.js';
 
 /** A stored operator client as listed. */
 export interface OperatorClient {
@@ -23,6 +28,11 @@ export interface OperatorClient {
 /** What creating one returns: the only time the secret is shown. */
 export interface CreatedClient extends OperatorClient {
   client_secret: string;
+}
+
+/** What creating a native client returns: it has no secret. */
+export interface CreatedNativeClient extends OperatorClient {
+  token_endpoint_auth_method: 'none';
 }
 
 const randomId = (prefix: string) => `${prefix}-${randomBytes(12).toString('base64url')}`;
@@ -79,6 +89,40 @@ export async function createIntegration(
   };
 }
 
+/**
+ * Creates a named public client for an app that cannot register itself (e.g. Cursor, which takes a
+ * fixed client id and redirects to `http://localhost:8787/callback`): no secret, PKCE as for every
+ * client, one loopback redirect URI checked by open registration's rule and matched on any port
+ * (RFC 8252 §7.3, as for every native client).
+ */
+export async function createNative(
+  provider: Provider,
+  name: string,
+  redirectUri: string,
+): Promise<CreatedNativeClient> {
+  const problem = loopbackRedirectProblem(redirectUri);
+  if (problem) throw new Error(`--redirect-uri ${problem.replace(/; fixed HTTPS callbacks need .*$/, '')}`);
+  const metadata: ClientMetadata = {
+    client_id: randomId('app'),
+    client_name: name,
+    client_id_issued_at: Math.floor(Date.now() / 1000),
+    application_type: 'native',
+    redirect_uris: [redirectUri],
+    grant_types: ['authorization_code', 'refresh_token'],
+    response_types: ['code'],
+    token_endpoint_auth_method: 'none',
+    [CLIENT_ROLE]: 'native',
+  };
+  await store(provider, metadata);
+  return {
+    client_id: metadata.client_id,
+    client_name: name,
+    client_role: 'native',
+    redirect_uris: [redirectUri],
+    token_endpoint_auth_method: 'none',
+  };
+}
+
 /** Creates a service client that may introspect every token (e.g. another resource API). */
 export async function createIntrospector(provider: Provider, name: string): Promise<CreatedClient> {
   const metadata: ClientMetadata = {
@@ -112,7 +156,7 @@ export async function listOperatorClients(redis: RedisClient, prefix: string): P
       if (!json) continue;
       const m = JSON.parse(json) as ClientMetadata;
       const role = m[CLIENT_ROLE];
-      if (role === 'integration' || role === 'introspector') {
+      if (role === 'integration' || role === 'native' || role === 'introspector') {
         out.push({
           client_id: m.client_id,
           client_name: m.client_name,
@@ -130,5 +174,45 @@ export async function listOperatorClients(redis: RedisClient, prefix: string): P
  * (client-removal.ts). False when no such client was stored.
  */
 export async function deleteClient(store: ClientStore, clientId: string): Promise<boolean> {
-  return (await removeClient(store, clientId, 'operator')).existed;
+  const { existed } = await removeClient(store, clientId, 'operator');
+  await forgetEgressRanges(store.redis, store.prefix, clientId);
+  return existed;
+}
+
+/** Why `clientId` cannot have egress ranges (it is not a hosted client), or undefined. */
+async function notHosted(redis: RedisClient, prefix: string, clientId: string): Promise<string | undefined> {
+  if (isCimdClientId(clientId)) {
+    const allowed = await redis.sismember(cimdAllowedKey(prefix), clientId);
+    return allowed === 1
+      ? undefined
+      : `${clientId} may not use https callbacks: allow it first (school-auth clients allow-cimd)`;
+  }
+  const json = await redis.get(modelKey(prefix, 'Client', clientId));
+  if (!json) return `There is no stored client ${clientId}`;
+  const metadata = JSON.parse(json) as ClientMetadata;
+  return hasFixedHttpsCallbacks({ clientId, metadata: () => metadata })
+    ? undefined
+    : `${clientId} is not a hosted client (its redirect URIs are not all fixed https callbacks)`;
+}
+
+/**
+ * Lists `ranges` (CIDR) as the published egress ranges of the hosted client `clientId`, replacing
+ * any listed before; returns them in network form. Refuses a client that is not hosted and a range
+ * that does not read or is too wide (clients/egress-ranges.ts), storing nothing then.
+ */
+export async function setClientEgress(
+  redis: RedisClient,
+  prefix: string,
+  clientId: string,
+  ranges: string[],
+): Promise<{ client_id: string; egress_ranges: string[] }> {
+  if (!ranges.length) throw new Error('name at least one range');
+  const read = ranges.map(egressRange);
+  const problems = read.filter((r): r is Error => r instanceof Error).map((e) => e.message);
+  const hosting = await notHosted(redis, prefix, clientId);
+  if (hosting) problems.unshift(hosting);
+  if (problems.length) throw new Error(problems.join('; '));
+  const egress = [...new Set(read as string[])];
+  await storeEgressRanges(redis, prefix, clientId, egress);
+  return { client_id: clientId, egress_ranges: egress };
 }

@@ -65,6 +65,8 @@
  *                        written apart from the `Client:<url>` record it stores (another slot);
  *   `cimdAllowed`        a set of the metadata-document client ids an operator allowed https redirect
  *                        URIs (`school-auth clients allow-cimd`);
+ *   `clientEgress`       a hash, client id → the egress ranges an operator listed for that hosted client,
+ *                        space separated (`school-auth clients set-egress`, storage/client-egress.ts);
  *   `cimdConsent:{tag}<rest>`  the hash of the metadata-document client a grant's consent was given to
  *                        (provider/cimd-consent.ts), for the grant's lifetime, in the grant's slot;
  *   `revocations`        the pub/sub channel revoked access tokens are published on (revocations.ts).
@@ -197,6 +199,11 @@ export function cimdEntryKey(prefix: string, url: string): string {
 /** The set of metadata-document client ids allowed https redirect URIs. */
 export function cimdAllowedKey(prefix: string): string {
   return `${prefix}cimdAllowed`;
+}
+
+/** The hash of the egress ranges operators listed for hosted clients (client id → ranges). */
+export function clientEgressKey(prefix: string): string {
+  return `${prefix}clientEgress`;
 }
 
 /** The key of the client hash a metadata-document client's grant was consented for, in the grant's slot. */

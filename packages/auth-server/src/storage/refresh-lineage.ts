@@ -1,9 +1,9 @@
 /**
  * What the refresh-token reuse window (provider/refresh-grace.ts) keeps about a grant, in the grant's
  * hash slot (redis-keys.ts):
- * - `refreshCurrent`: the grant's current refresh token id and the address its last rotation came
- *   from, rewritten on every rotation and expiring one window after it (a rotated token is never
- *   answered later than that, so nothing older is needed);
+ * - `refreshCurrent`: the grant's current refresh token id, the one it replaced, and the address its
+ *   last rotation came from, rewritten on every rotation and expiring one window after it (a rotated
+ *   token is never answered later than that, so nothing older is needed);
  * - `grantReuse`: how many rotated tokens of the grant were answered within the window, and when the
  *   last was, for Connected apps ("used from several places"); it expires with the grant's longest life.
  *
@@ -19,6 +19,10 @@ export interface RefreshLineage {
   token: string;
   /** The address key (client-address.ts) of the request that rotated to it. */
   address: string;
+  /** That request's address as Koa reported it (matched against a hosted client's egress ranges). */
+  ip?: string;
+  /** The refresh token id that rotation replaced: the only one a hosted client's race may present. */
+  previous?: string;
 }
 
 /** Records a rotation to `lineage.token`, kept for `windowSeconds`. */

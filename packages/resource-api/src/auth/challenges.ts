@@ -3,7 +3,10 @@
  * - 401 `invalid_token` and 403 `insufficient_scope`: `WWW-Authenticate: Bearer error=..., ...,
  *   resource_metadata="<PRM URL>"` (RFC 6750 §3, RFC 9728 §5.1), both with `scope` naming every scope
  *   the operation needs (the MCP authorization spec of 2026-07-28 asks for it on the 401 too, so a
- *   client asks for the right scopes in one round; a 401 outside any operation has none);
+ *   client asks for the right scopes in one round; a 401 outside any operation has none); the 403's
+ *   `error_description`, in the header and the body alike, says that a refresh cannot add the scope
+ *   and a new authorization request for the union of the held scopes and the needed one can
+ *   (lib/errors.ts);
  * - anonymous 403 `access_denied`: no challenge at all (anonymous is not an error), only
  *   `Link: <PRM URL>; rel="oauth-protected-resource"` so a client can discover how to get a token;
  * - a request with the DPoP scheme, or a DPoP-bound token sent as Bearer (RFC 9449 §7.1, §7.2): the
@@ -14,6 +17,7 @@ import { DPOP_SIGNING_ALGS } from '@school/shared';
 import type { TokenScheme } from './authorization-header.js';
 import {
   AccessDeniedError,
+  insufficientScopeText,
   InsufficientScopeError,
   InvalidDpopProofError,
   InvalidTokenError,
@@ -48,10 +52,15 @@ export function challenges(prmUrl: string) {
         'WWW-Authenticate': `DPoP error="invalid_dpop_proof", error_description=${quoted(description)}${scopeParam}, resource_metadata=${quoted(prmUrl)}, ${ALGS}`,
       });
     },
-    insufficientScope(scope: string, scheme: TokenScheme = 'Bearer'): InsufficientScopeError {
+    insufficientScope(
+      scope: string,
+      held: Iterable<string>,
+      scheme: TokenScheme = 'Bearer',
+    ): InsufficientScopeError {
       const algs = scheme === 'DPoP' ? `, ${ALGS}` : '';
-      return new InsufficientScopeError(scope, {
-        'WWW-Authenticate': `${scheme} error="insufficient_scope", scope=${quoted(scope)}, resource_metadata=${quoted(prmUrl)}${algs}`,
+      const description = insufficientScopeText(scope, held);
+      return new InsufficientScopeError(scope, description, {
+        'WWW-Authenticate': `${scheme} error="insufficient_scope", scope=${quoted(scope)}, resource_metadata=${quoted(prmUrl)}, error_description=${quoted(description)}${algs}`,
       });
     },
     accessDenied(scope: string): AccessDeniedError {

@@ -44,7 +44,7 @@ export function requireScope(scope: string, hasPublicView: boolean, challenge: C
       return next();
     }
     if (!principal.scopes.has(scope))
-      return next(challenge.insufficientScope(scope, principal.jkt ? 'DPoP' : 'Bearer'));
+      return next(challenge.insufficientScope(scope, principal.scopes, principal.jkt ? 'DPoP' : 'Bearer'));
     res.locals.view = 'full';
     return next();
   };

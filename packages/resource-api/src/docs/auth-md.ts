@@ -190,10 +190,15 @@ Several processes of one app that share one stored refresh token may present an 
 \`client_id\` presenting it from the same installation gets **the grant's current refresh token and a
 fresh access token**, however many rotations ago it was replaced. The same installation means: for a
 DPoP-bound refresh token, a DPoP proof of its key (from any address); otherwise, the network address
-of the grant's last refresh. Any other reuse (another client, another key or no proof, another
-address, or after the window) is treated as theft: \`400 invalid_grant\`, and the whole grant ends at
-once (every token refused; the user authorizes again). The user sees such reuse as "used from several
-places" on Connected apps.
+of the grant's last refresh. A hosted client (every redirect URI a fixed https callback, e.g. a
+connector running in its provider's cloud), whose workers race, may also present the token the last
+rotation replaced from another address within 30 seconds of that rotation (the server's
+\`HOSTED_REFRESH_RACE\`, by default), and any rotated token from inside the egress ranges an
+operator listed for it, for the whole window. Any other
+reuse (another client, another key or no proof, another address, a token a generation older from
+another address, or after the window) is treated as theft: \`400 invalid_grant\`, and the whole grant
+ends at once (every token refused; the user authorizes again). The user sees such reuse as "used from
+several places" on Connected apps.
 
 ## DPoP (optional)
 
@@ -272,13 +277,17 @@ Link: <${prm}>; rel="oauth-protected-resource"
 | --- | --- | --- |
 | \`401 invalid_token\` | the \`Authorization\` header is not \`Bearer <token>\` (or \`DPoP <token>\`), or the token is unknown, expired, revoked, a refresh token, bound to another resource, or sent with the wrong scheme (a DPoP-bound token as Bearer) | \`WWW-Authenticate: Bearer error="invalid_token", error_description="...", scope="<needed>", resource_metadata="${prm}"\` (\`DPoP ...\` with \`algs\` for the DPoP scheme or a DPoP-bound token) |
 | \`401 invalid_dpop_proof\` | a DPoP-bound token without one valid, unused \`DPoP\` proof for this request | \`WWW-Authenticate: DPoP error="invalid_dpop_proof", error_description="...", resource_metadata="${prm}", algs="ES256 Ed25519 EdDSA"\` |
-| \`403 insufficient_scope\` | the token is good but lacks the operation's scope | \`WWW-Authenticate: Bearer error="insufficient_scope", scope="<needed>", resource_metadata="${prm}"\` |
+| \`403 insufficient_scope\` | the token is good but lacks the operation's scope | \`WWW-Authenticate: Bearer error="insufficient_scope", scope="<needed>", resource_metadata="${prm}", error_description="..."\` |
 | \`403 access_denied\` | no token, and the operation has no public view | \`Link: <${prm}>; rel="oauth-protected-resource"\` |
 | \`503 temporarily_unavailable\` | the authorization server cannot be reached to check the token, or the database is unavailable; retry | \`Retry-After\` |
 
-On \`401\` get a new token (refresh, or authorize again). On \`403 insufficient_scope\` authorize
-again asking for the scopes you asked for before plus the one named in the challenge: the person is
-asked only about the new one, and the new token carries them all. Every error body is
+On \`401\` get a new token (refresh, or authorize again). On \`403 insufficient_scope\` **do not
+refresh**: a refresh cannot add a scope (the refreshed token carries exactly what the grant holds), so
+it brings the same 403 back. Start a new authorization request (authorization code with PKCE) asking
+for the union of the scopes you hold and the one named in the challenge (\`scope\` in
+\`WWW-Authenticate\`, \`required_scopes\` in the body): the person is asked only about the new one,
+and the new token carries them all. The challenge's \`error_description\` says the same and spells
+the union out. Every error body is
 \`{"error": "...", "error_description": "..."}\`.
 
 ## Not supported

@@ -36,10 +36,27 @@ export class InvalidDpopProofError extends OAuthError {
   }
 }
 
-/** 403 `insufficient_scope`: a valid token that lacks the operation's scope. */
+/**
+ * What a 403 `insufficient_scope` tells the client: the scope needed, and what gets it. A refresh never
+ * adds a scope (the refreshed token carries the grant's scopes), and some clients answer this 403 by
+ * refreshing and then give up; so it says that a new authorization request for the scopes the token
+ * holds plus the one needed is what works, and spells that union out. Printable ASCII without quotes
+ * or `scope=` (a client's parser of the challenge must find only the real `scope` parameter), so it
+ * goes into the `WWW-Authenticate` header unchanged.
+ */
+export function insufficientScopeText(scope: string, held: Iterable<string>): string {
+  const union = [...new Set([...held, scope])].join(' ');
+  return (
+    `this operation needs the scope ${scope}, which this token lacks. A refresh cannot add a scope: ` +
+    `start a new authorization request (authorization code with PKCE) for the union of the scopes ` +
+    `this token holds and ${scope} (${union})`
+  );
+}
+
+/** 403 `insufficient_scope`: a valid token (holding `held`) that lacks the operation's scope. */
 export class InsufficientScopeError extends OAuthError {
-  constructor(scope: string, headers: Record<string, string>) {
-    super(403, 'insufficient_scope', `this operation needs the scope ${scope}`, headers, {
+  constructor(scope: string, description: string, headers: Record<string, string>) {
+    super(403, 'insufficient_scope', description, headers, {
       required_scopes: [scope],
     });
   }

@@ -42,7 +42,7 @@ const STANDARD_RESPONSES: Record<string, { code: string; description: string; he
     headers: {
       'WWW-Authenticate': {
         description:
-          'For insufficient_scope: Bearer error="insufficient_scope", scope="...", resource_metadata="..."',
+          'For insufficient_scope: Bearer error="insufficient_scope", scope="...", resource_metadata="...", error_description="..." (a refresh cannot add the scope; authorize again for the held scopes plus this one)',
         schema: { type: 'string' },
       },
       Link: {
