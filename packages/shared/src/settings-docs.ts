@@ -25,7 +25,7 @@ export interface Setting {
 
 /** `field` with its documentation attached (the last call of a field's chain, so it is the field's own). */
 export function documented<T extends z.ZodType>(field: T, description: string, envDefault?: string): T {
-  return field.meta(envDefault === undefined ? { description } : { description, envDefault }) as T;
+  return field.meta(envDefault === undefined ? { description } : { description, envDefault });
 }
 
 /** The default a field applies when its variable is unset, as an environment would write it. */
