@@ -40,6 +40,9 @@ beforeAll(async () => {
     CIMD_EXTRA_CA_FILE: pki.caFile,
     REFRESH_REUSE_GRACE: '120',
     HOSTED_REFRESH_RACE: String(RACE_SECONDS),
+    // Every connector here is a new document on the one local host, fetched from 127.0.0.1: more
+    // first fetches than one sender's share of the default host budget.
+    CIMD_FETCHES_PER_MINUTE_PER_HOST: '300',
   });
 });
 afterAll(async () => {

@@ -192,12 +192,25 @@ describe('the passkey sign-in answer', () => {
 });
 
 describe('the passkey registration answer', () => {
-  /** The staff member signed in on Your account, as a browser from `from`. */
+  // A staff member without a passkey yet, who adds one after typing the password again.
+  const newcomer = { email: 'noa.new@school.test', password: `noa ${randomBytes(9).toString('base64url')}` };
+  let newcomerId: string;
+  beforeAll(async () => {
+    newcomerId = await auth.running.accounts.upsert({ ...newcomer, name: 'Noa New', role: 'staff' });
+  });
+
+  /** The newcomer signed in on Your account, as a browser from `from`, the password confirmed. */
   async function yourAccount(
     from: string,
   ): Promise<{ browser: FormBrowser; csrf: string; sessionUid: string }> {
     const browser = new FormBrowser(auth.issuer, { localAddress: from });
-    const page = await openAccountPage(browser, '/oauth/account/account', staff);
+    const signedInPage = await openAccountPage(browser, '/oauth/account/account', newcomer);
+    expect(signedInPage.status).toBe(200);
+    const confirmed = await browser.request('/oauth/account/account/confirm/password', {
+      form: { csrf: inputValue(signedInPage.body, 'csrf')!, password: newcomer.password },
+    });
+    expect(confirmed.status).toBeLessThan(400);
+    const page = await browser.request('/oauth/account/account');
     expect(page.status).toBe(200);
     // The login session the page's registration challenge is bound to.
     const prefix = `${auth.config.REDIS_KEY_PREFIX}webauthn:register:`;
@@ -234,8 +247,8 @@ describe('the passkey registration answer', () => {
   it('is refused with Your account’s page and audited as no answer when any member has the wrong shape', async () => {
     const from = '127.0.6.1';
     const { browser, csrf, sessionUid } = await yourAccount(from);
-    const authenticator = new SoftwareAuthenticator('127.0.0.1', auth.issuer, Buffer.from(staffId));
-    const before = await auth.running.passkeys.store.count(staffId);
+    const authenticator = new SoftwareAuthenticator('127.0.0.1', auth.issuer, Buffer.from(newcomerId));
+    const before = await auth.running.passkeys.store.count(newcomerId);
     for (const [what, spoil] of SPOILED_REGISTRATIONS) {
       await browser.request('/oauth/account/account'); // a fresh challenge
       const real = authenticator.registration(await waitingChallenge(auth, 'register', sessionUid));
@@ -247,7 +260,7 @@ describe('the passkey registration answer', () => {
     }
     const reasons = await refusalsFrom(from);
     expect(reasons).toEqual(SPOILED_REGISTRATIONS.map(() => NOT_AN_ANSWER));
-    expect(await auth.running.passkeys.store.count(staffId)).toBe(before);
+    expect(await auth.running.passkeys.store.count(newcomerId)).toBe(before);
 
     // The same authenticator's real answer, every member as the browser library sets it, is added.
     await browser.request('/oauth/account/account');
