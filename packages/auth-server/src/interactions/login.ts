@@ -44,6 +44,8 @@ const PASSKEY_ERROR = 'That passkey could not sign you in. Try again, or use you
 const PASSWORD_OFF_ERROR =
   'Password sign-in is switched off for this account. Sign in with your passkey, or with a recovery code if you lost it.';
 const PASSKEY_ONLY_ERROR = 'This request needs a passkey sign-in.';
+const PASSKEY_ADDED_BY_PASSWORD = (day: string) =>
+  `A passkey was added to this account on ${day} by someone who typed its password. If that was not you, ask your school’s admin to remove it and change your password.`;
 
 /**
  * The sign-in throttle's key for a passkey answer that names no stored passkey (or is no answer):
@@ -90,6 +92,19 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passke
    * The page, with a fresh passkey challenge; after a failed submission with `error` and the email as
    * given (in the recovery form when that was the one sent), for another try.
    */
+  /**
+   * Why a right password is refused. When the account's passkey came on the strength of its password
+   * alone (recently), the owner meeting this refusal may not be the one who added it: say so, and
+   * what to do, rather than only "sign in with your passkey" (docs/decisions.md).
+   */
+  const passwordOffMessage = async (accountId: string): Promise<string> => {
+    const added = await passkeys.store.addedAfterPassword(accountId, '');
+    const last = added.at(-1);
+    return last
+      ? `${PASSWORD_OFF_ERROR} ${PASSKEY_ADDED_BY_PASSWORD(last.createdAt.toISOString().slice(0, 10))}`
+      : PASSWORD_OFF_ERROR;
+  };
+
   const sendForm = async (
     ctx: StepContext<{ form?: Partial<LoginForm & RecoveryLoginForm> }>,
     status = 200,
@@ -207,7 +222,7 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passke
           return;
         }
         void audit.record('password_sign_in_refused', { ...actor(ctx), accountId });
-        return sendForm(ctx, 403, PASSWORD_OFF_ERROR);
+        return sendForm(ctx, 403, await passwordOffMessage(accountId));
       },
       async function completeLogin(ctx) {
         const { accountId } = ctx.state;
