@@ -105,15 +105,23 @@ it(
   5 * MINUTE,
 );
 
-it('checks what podman cannot run (Ingress, autoscalers, disruption budgets) offline, and kubeconform refuses a broken manifest', () => {
+it('checks what podman cannot run (Ingress, autoscalers, disruption budgets, network policies) offline, and kubeconform refuses a broken manifest', () => {
   const plan = JSON.parse(readFileSync(join(kubeDir(), 'play/plan.json'), 'utf8')) as { notRun: string[] };
   expect(plan.notRun).toEqual(
     expect.arrayContaining([`Ingress/${RELEASE}-edge`, `PodDisruptionBudget/${RELEASE}-auth-server`]),
   );
   const defaults = readFileSync(join(kubeDir(), 'kubeconform-defaults.txt'), 'utf8');
-  expect(defaults).toMatch(/Valid: 9, Invalid: 0, Errors: 0, Skipped: 0/);
+  // Two Deployments, Services, autoscalers, disruption budgets and network policies, and the Ingress.
+  expect(defaults).toMatch(/Valid: 11, Invalid: 0, Errors: 0, Skipped: 0/);
   const rendered = readFileSync(join(kubeDir(), 'rendered-defaults.yaml'), 'utf8');
-  for (const kind of ['Ingress', 'HorizontalPodAutoscaler', 'PodDisruptionBudget', 'Deployment', 'Service'])
+  for (const kind of [
+    'Ingress',
+    'HorizontalPodAutoscaler',
+    'PodDisruptionBudget',
+    'NetworkPolicy',
+    'Deployment',
+    'Service',
+  ])
     expect(rendered).toContain(`kind: ${kind}\n`);
   const broken = join(mkdtempSync(join(tmpdir(), 'kubeconform-')), 'broken.yaml');
   writeFileSync(
