@@ -146,6 +146,22 @@ const schema = z
      * a session signed in with a password is asked to sign in with a passkey first.
      */
     PASSKEY_FOR_WRITE_CONSENT: flag(false),
+    /**
+     * Device pairing (RFC 8628, device/device-pairing.ts) for agents that cannot receive a browser
+     * redirect (SSH, containers, Codespaces, WSL): `off` (no device authorization endpoint, the grant is
+     * unsupported), `integrations` (only operator integrations and metadata-document clients an operator
+     * allowed, each listing the device_code grant type), `all` (self-registered clients too).
+     */
+    DEVICE_PAIRING: z.enum(['off', 'integrations', 'all']).default('off'),
+    /** Device authorization requests per minute per client and address. */
+    RATE_LIMIT_DEVICE_AUTHORIZATION: perMinute(30),
+    /**
+     * Wrong user codes one account may enter on the device pairing page within LOGIN_WINDOW before it
+     * is refused there (a code is 8 letters of 20: guessing one takes billions of tries).
+     */
+    DEVICE_CODE_MAX_WRONG_PER_ACCOUNT: perWindow(5),
+    /** Wrong user codes from one address (any accounts) within LOGIN_WINDOW before it is refused there. */
+    DEVICE_CODE_MAX_WRONG_PER_ADDRESS: perWindow(20),
     /** Replaced by the limits above: refused when set, so a deployment does not silently lose it. */
     LOGIN_MAX_FAILURES_PER_ACCOUNT: z.string().optional(),
     /** Days security events are kept in the audit log (MongoDB TTL index). */

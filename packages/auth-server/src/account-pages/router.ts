@@ -21,7 +21,7 @@ import type { LoginGuard } from '../accounts/login-guard.js';
 import { connectedAppsSteps, revokeForm } from './connected-apps.js';
 import { dropUnusedForm, dropUnusedStep } from './drop-unused-scopes.js';
 import { requireAdmin } from './require-admin.js';
-import { accountPath, checkAccountForm, requireSignIn, type AccountState } from './signed-in.js';
+import { accountPath, afterSignIn, checkAccountForm, requireSignIn, type AccountState } from './signed-in.js';
 import { ACCOUNT_CHANGES } from '../accounts/account-status.js';
 import {
   accountActionForm,
@@ -78,7 +78,11 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   };
   router.get('/', home);
   // Back from signing in (provider/account-console.ts): the login session is set; the code is unused.
-  router.get('/signed-in', home);
+  // A sign-in a page elsewhere started (device pairing) goes on to that page.
+  router.get('/signed-in', (ctx) => {
+    ctx.status = 303;
+    ctx.redirect(afterSignIn(ctx.query.state));
+  });
   router.get('/apps', signedIn, apps.show);
   router.get('/apps/revoke', signedIn, apps.confirm);
   router.post('/apps/revoke', forms, signedIn, check(revokeForm), apps.revoke);

@@ -59,6 +59,11 @@ export const AUDIT_EVENT_TYPES = [
   'recovery_code_used',
   'password_sign_in_refused',
   'password_sign_in_switched',
+  'device_pairing_requested',
+  'device_pairing_shown',
+  'device_pairing_approved',
+  'device_pairing_denied',
+  'device_pairing_expired',
   'audit_summary',
 ] as const;
 

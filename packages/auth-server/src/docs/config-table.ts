@@ -51,6 +51,10 @@ export const CONFIG_DEFAULTS: Record<Key, string> = {
   LOGIN_MAX_FAILURES_PER_ACCOUNT: '',
   PASSWORD_FALLBACK: 'true',
   PASSKEY_FOR_WRITE_CONSENT: 'false',
+  DEVICE_PAIRING: 'off',
+  RATE_LIMIT_DEVICE_AUTHORIZATION: '30',
+  DEVICE_CODE_MAX_WRONG_PER_ACCOUNT: '5',
+  DEVICE_CODE_MAX_WRONG_PER_ADDRESS: '20',
   AUDIT_RETENTION_DAYS: '90',
   CLIENT_UNUSED_TTL: '86400',
   CLIENT_IDLE_TTL: '7776000',
@@ -129,6 +133,13 @@ export const CONFIG_DOCS: Record<Key, string> = {
     'Not a setting: refused at start-up, because an account-wide refusal would let anyone lock the owner out; the three limits above apply instead.',
   PASSWORD_FALLBACK:
     '`true`: every account may sign in with its password; `false`: an account with a passkey signs in with the passkey or a recovery code only. An admin can switch the password off for one account on Staff accounts either way.',
+  DEVICE_PAIRING:
+    'Device pairing (RFC 8628) for agents that cannot receive a browser redirect: `off` (no `device_authorization_endpoint`, the grant type unsupported), `integrations` (operator integrations and metadata-document clients an operator allowed), `all` (self-registered clients too). A client must list the device_code grant type; the person signs in and types the code on `/oauth/device` (docs/decisions.md).',
+  RATE_LIMIT_DEVICE_AUTHORIZATION: 'Device authorization requests per minute per client and address.',
+  DEVICE_CODE_MAX_WRONG_PER_ACCOUNT:
+    'Wrong user codes one account may enter on `/oauth/device` within `LOGIN_WINDOW` before it is refused there.',
+  DEVICE_CODE_MAX_WRONG_PER_ADDRESS:
+    'Wrong user codes from one address (any accounts) within `LOGIN_WINDOW` before it is refused on `/oauth/device`.',
   PASSKEY_FOR_WRITE_CONSENT:
     '`true`: an authorization naming a write scope (`<area>:write`) needs a session signed in with a passkey; a password sign-in is asked to sign in with a passkey first.',
   AUDIT_RETENTION_DAYS: 'Days security events are kept in the audit log.',
