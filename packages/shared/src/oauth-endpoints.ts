@@ -384,6 +384,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
             schema: OAuthErrorBody,
           },
           '401': { description: 'invalid_client', schema: OAuthErrorBody },
+          '404': { description: 'not_found: device pairing is off on this server', schema: OAuthErrorBody },
         },
         { limited: true, body: true },
       ),

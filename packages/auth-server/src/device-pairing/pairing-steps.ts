@@ -219,11 +219,11 @@ export function pairingSteps(deps: PairingDeps): {
       accountId,
       clientId: code.clientId,
     } as never);
+    // As a consent does: every scope for tokens without `resource` (the API and userinfo), and the
+    // API's scopes for the resource the device named, for tokens bound to it.
+    grant.addOIDCScope(approved.join(' '));
     const api = new Set<string>(API_SCOPE_NAMES);
-    const [forApi, forOidc] = resource
-      ? [approved.filter((s) => api.has(s)), approved.filter((s) => !api.has(s))]
-      : [[], approved];
-    if (forOidc.length) grant.addOIDCScope(forOidc.join(' '));
+    const forApi = approved.filter((s) => api.has(s));
     if (resource && forApi.length) grant.addResourceScope(resource, forApi.join(' '));
     const { duration } = ctx.state.form;
     grant.exp =
