@@ -111,7 +111,9 @@ function fetchFrom(localAddress: string) {
         },
       );
       req.on('error', reject);
-      req.end(typeof init.body === 'string' ? init.body : init.body ? String(init.body) : undefined);
+      req.end(
+        init.body instanceof URLSearchParams ? init.body.toString() : (init.body as string | undefined),
+      );
     });
 }
 
@@ -245,6 +247,38 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
     await new Promise((done) => setTimeout(done, 5_000));
     expect((await poll(started.device_code)).body.error).toBe('invalid_grant');
   }, 120_000);
+
+  it('binds the tokens to the key of a DPoP proof sent with the polls', async () => {
+    const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'));
+    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'courses:read' });
+    const polling = oidc.pollDeviceAuthorizationGrant(
+      config,
+      started,
+      { resource: stack.baseUrl },
+      { DPoP: dpop, signal: stopPolling.signal },
+    );
+    const page = await signedInPairingPage(E2E_ADMIN);
+    await enterCode(page, started.user_code);
+    await page.click('button:has-text("Allow")');
+    await page.waitForSelector('h1:has-text("Device paired")');
+    const tokens = await polling;
+    expect(tokens.token_type).toBe('dpop');
+    const courses = new URL(`${stack.baseUrl}/api/v1/courses`);
+    const bound = await oidc.fetchProtectedResource(
+      config,
+      tokens.access_token,
+      courses,
+      'GET',
+      null,
+      undefined,
+      {
+        DPoP: dpop,
+      },
+    );
+    expect(bound.status).toBe(200);
+    // The same token without the key's proof is refused.
+    expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(401);
+  }, 60_000);
 
   it('warns in plain words when the request came from another network', async () => {
     // The device asks from 127.1.2.3, another /24 than the browser's 127.0.0.1.

@@ -71,7 +71,7 @@ export function signInUrl(
 
 /** Where `…/signed-in` goes on to: the page its `state` names, else Connected apps. */
 export function afterSignIn(state: unknown): string {
-  const name = typeof state === 'string' ? state.slice(0, state.indexOf('.')) : '';
+  const name = typeof state === 'string' && state.includes('.') ? state.slice(0, state.indexOf('.')) : '';
   return Object.hasOwn(SIGN_IN_RETURNS, name) ? SIGN_IN_RETURNS[name as SignInReturn] : accountPath('apps');
 }
 

@@ -70,11 +70,13 @@ export function agoText(seconds: number): string {
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 /** A refusal shown on the code form: status and words. */
-class Refusal {
+class Refusal extends Error {
   constructor(
     readonly status: number,
     readonly problem: string,
-  ) {}
+  ) {
+    super(problem);
+  }
 }
 
 type Ctx = AccountContext<{ form: PairingForm }>;
@@ -210,7 +212,7 @@ export function pairingSteps(deps: PairingDeps): {
       ...(scopes.includes('openid') ? ['openid'] : []),
       ...choice.approved.filter((s) => s !== 'openid'),
     ];
-    const session = await provider.Session.get(ctx as never);
+    const session = await provider.Session.get(ctx);
     const resource = typeof code.params?.resource === 'string' ? code.params.resource : undefined;
     // The grant's id starts with the device code's slot tag, so the code (stored before any grant
     // existed) joins the grant's token list and slot (storage/redis-keys.ts, the slot rule).
@@ -266,7 +268,7 @@ export function pairingSteps(deps: PairingDeps): {
     requirePasskey: async function requirePasskey(ctx, next) {
       const accountId = ctx.state.account._id;
       if ((await deps.passkeys.store.count(accountId)) > 0) {
-        const session = await provider.Session.get(ctx as never);
+        const session = await provider.Session.get(ctx);
         if (!signedInWithPasskey(session.amr)) {
           sendPage(
             ctx,
@@ -279,8 +281,9 @@ export function pairingSteps(deps: PairingDeps): {
       await next();
     },
 
-    show: async function showPairingForm(ctx) {
+    show: function showPairingForm(ctx) {
       showForm(ctx);
+      return Promise.resolve();
     },
 
     submit: async function submitPairing(ctx) {

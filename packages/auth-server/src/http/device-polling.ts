@@ -35,12 +35,15 @@ export function devicePolling(redis: RedisClient, prefix: string, codeSeconds: n
       typeof form === 'object' &&
       form.get('grant_type') === DEVICE_CODE_GRANT_TYPE &&
       form.get('device_code');
-    if (!code) return next();
+    if (!code) {
+      await next();
+      return;
+    }
     const id = createHash('sha256').update(code).digest('base64url');
     const intervalKey = `${prefix}devicePollInterval:${id}`;
     const markKey = `${prefix}devicePolled:${id}`;
     const early = await tooSoon(intervalKey, markKey).catch(() => undefined); // Redis down: let it through
     if (early) throw new SlowDownError(early);
-    return next();
+    await next();
   };
 }

@@ -23,7 +23,7 @@ export type DevicePairingMode = 'off' | 'integrations' | 'all';
 /** Whether a client with `metadata` may pair devices under `mode`. */
 export function mayPairDevices(mode: DevicePairingMode, metadata: ClientMetadata): boolean {
   if (mode === 'off') return false;
-  const role = metadata[CLIENT_ROLE] as unknown;
+  const role = metadata[CLIENT_ROLE];
   if (role === 'integration') return true;
   if (role !== undefined) return false; // introspecting services never sign anyone in
   if (typeof metadata.client_id === 'string' && isCimdClientId(metadata.client_id))

@@ -228,7 +228,7 @@ Show the person \`user_code\` and \`verification_uri\` and nothing else: they op
 app's name and client id, the scopes, and the address your request came from, with a warning when it
 is not their own network. Meanwhile poll the token endpoint with
 \`grant_type=urn:ietf:params:oauth:grant-type:device_code\`, \`device_code\` and \`client_id\`, no more
-often than every 5 seconds: \`authorization_pending\` means keep waiting, \`slow_down\` means wait 5
+often than every five seconds: \`authorization_pending\` means keep waiting, \`slow_down\` means wait five
 seconds longer from now on, \`access_denied\` that the person denied it (or entered another code
 since), \`expired_token\` that the 5 minutes ran out. A DPoP proof on the polls binds the tokens as
 in the code exchange. The tokens then work and refresh as in steps 5 and 6.
