@@ -198,6 +198,9 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
     );
 
     const page = await signedInPairingPage(E2E_ADMIN);
+    // A link with the code in it opens the same empty form: the person types what the device shows.
+    await page.goto(started.verification_uri_complete!);
+    expect(await page.inputValue('input[name=user_code]')).toBe('');
     await inspectPage(page, 'device-pairing-enter');
     const shown = await enterCode(page, started.user_code.toLowerCase());
     expect(shown).toContain('Pair this device with your account?');
@@ -250,7 +253,10 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
 
   it('binds the tokens to the key of a DPoP proof sent with the polls', async () => {
     const dpop = oidc.getDPoPHandle(config, await oidc.randomDPoPKeyPair('ES256'));
-    const started = await oidc.initiateDeviceAuthorization(config, { scope: 'courses:read' });
+    const started = await oidc.initiateDeviceAuthorization(config, {
+      scope: 'courses:read',
+      resource: stack.baseUrl,
+    });
     const polling = oidc.pollDeviceAuthorizationGrant(
       config,
       started,
@@ -261,7 +267,9 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
     await enterCode(page, started.user_code);
     await page.click('button:has-text("Allow")');
     await page.waitForSelector('h1:has-text("Device paired")');
-    const tokens = await polling;
+    const tokens = await polling.catch((err: { error?: string; error_description?: string }) => {
+      throw new Error(`${err.error}: ${err.error_description}`);
+    });
     expect(tokens.token_type).toBe('dpop');
     const courses = new URL(`${stack.baseUrl}/api/v1/courses`);
     const bound = await oidc.fetchProtectedResource(

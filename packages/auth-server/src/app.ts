@@ -159,6 +159,12 @@ export function createApp({
     endpointDispatch(PROVIDER_ENDPOINTS, { limits, unidentifiedClients, realm: config.BASE_URL, shortcuts }),
   );
   const loginGuard = loginGuardFor(redis, config);
+  // What "how long" on the consent and pairing pages is counted in.
+  const calendar = {
+    timezone: config.SCHOOL_TIMEZONE,
+    termEnds: config.SCHOOL_TERM_ENDS,
+    grantTtl: config.GRANT_TTL,
+  };
   const interactions = interactionRouter({
     audit,
     loginGuard,
@@ -167,11 +173,7 @@ export function createApp({
     passkeys,
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
-    calendar: {
-      timezone: config.SCHOOL_TIMEZONE,
-      termEnds: config.SCHOOL_TERM_ENDS,
-      grantTtl: config.GRANT_TTL,
-    },
+    calendar,
   });
   const accountPages = accountRouter({
     provider,
@@ -203,11 +205,7 @@ export function createApp({
       prefix: config.REDIS_KEY_PREFIX,
       baseUrl: config.BASE_URL,
       csrfSecret: config.COOKIE_SECRETS[0]!,
-      calendar: {
-        timezone: config.SCHOOL_TIMEZONE,
-        termEnds: config.SCHOOL_TERM_ENDS,
-        grantTtl: config.GRANT_TTL,
-      },
+      calendar,
       wrongCodes: {
         perAccount: config.DEVICE_CODE_MAX_WRONG_PER_ACCOUNT,
         perAddress: config.DEVICE_CODE_MAX_WRONG_PER_ADDRESS,

@@ -270,7 +270,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
           '200': { description: 'Tokens', schema: TokenResponse },
           '400': {
             description:
-              'invalid_request, invalid_grant, invalid_scope, invalid_target, unsupported_grant_type, unauthorized_client; for device pairing authorization_pending, slow_down, access_denied, expired_token',
+              'invalid_request, invalid_grant, invalid_scope, invalid_target, unsupported_grant_type; for device pairing authorization_pending, slow_down, access_denied, expired_token',
             schema: OAuthErrorBody,
           },
           '401': { description: 'invalid_client', schema: OAuthErrorBody },
@@ -380,7 +380,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
             schema: DeviceAuthorizationResponse,
           },
           '400': {
-            description: 'invalid_request, invalid_scope, invalid_target, unauthorized_client',
+            description:
+              'invalid_request (also: the client may not pair devices), invalid_scope, invalid_target',
             schema: OAuthErrorBody,
           },
           '401': { description: 'invalid_client', schema: OAuthErrorBody },

@@ -4,7 +4,8 @@
  * device-code phishing: only enter a code that a device in front of you shows, never one someone sent.
  */
 import { ACCOUNT_PATH, OAUTH_ROUTES } from '@school/shared';
-import { schoolTime, type DurationChoice } from '../interactions/access-duration.js';
+import type { DurationChoice } from '../interactions/access-duration.js';
+import { durationFieldset } from '../interactions/duration-choices.js';
 import { scopeChoices } from '../interactions/scope-choices.js';
 import { html, layout, type SafeHtml } from '../pages/html.js';
 import { appLabel, type AppIdentity } from '../pages/page-parts.js';
@@ -144,31 +145,7 @@ export function confirmPairingPage(p: {
             Untick anything you do not want it to have. Unticking everything is the same as Deny.
           </p>
         </fieldset>
-        <fieldset class="choices durations">
-          <legend>For how long?</legend>
-          <ul class="scopes choices">
-            ${p.durations.map(
-              (d, i) =>
-                html`<li>
-                  <input
-                    type="radio"
-                    id="duration-${d.value}"
-                    name="duration"
-                    value="${d.value}"
-                    ${i === 0 ? html`checked` : ''}
-                  />
-                  <label for="duration-${d.value}"
-                    >${d.label}
-                    <span class="note"
-                      >${d.value === 'revoked' ? 'or until the school’s limit,' : 'until'}
-                      ${schoolTime(d.ends, p.timezone)}</span
-                    ></label
-                  >
-                </li>`,
-            )}
-          </ul>
-          <p class="note">Times are the school’s (${p.timezone}).</p>
-        </fieldset>
+        ${durationFieldset(p.durations, p.timezone, 0)}
         <div class="actions">
           <button type="submit">Allow</button>
           <button type="submit" form="deny" class="secondary">Deny</button>

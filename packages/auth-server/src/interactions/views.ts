@@ -8,7 +8,8 @@ import { WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL } from '../passkeys/assets.js'
 import { html, layout, scriptTags } from '../pages/html.js';
 import { formField } from '../pages/form-field.js';
 import { appLabel, destinationText, type AppIdentity } from '../pages/page-parts.js';
-import { schoolTime, type DurationChoice } from './access-duration.js';
+import type { DurationChoice } from './access-duration.js';
+import { durationFieldset } from './duration-choices.js';
 import { scopeChoices } from './scope-choices.js';
 
 export { destinationText } from '../pages/page-parts.js';
@@ -195,31 +196,7 @@ export function consentPage(p: {
             Untick anything you do not want the app to have. Unticking everything is the same as Deny.
           </p>
         </fieldset>
-        <fieldset class="choices durations">
-          <legend>For how long?</legend>
-          <ul class="scopes choices">
-            ${p.durations.map(
-              (d, i) =>
-                html`<li>
-                  <input
-                    type="radio"
-                    id="duration-${d.value}"
-                    name="duration"
-                    value="${d.value}"
-                    ${i === p.durations.length - 1 ? html`checked` : ''}
-                  />
-                  <label for="duration-${d.value}"
-                    >${d.label}
-                    <span class="note"
-                      >${d.value === 'revoked' ? 'or until the school’s limit,' : 'until'}
-                      ${schoolTime(d.ends, p.timezone)}</span
-                    ></label
-                  >
-                </li>`,
-            )}
-          </ul>
-          <p class="note">Times are the school’s (${p.timezone}).</p>
-        </fieldset>
+        ${durationFieldset(p.durations, p.timezone, p.durations.length - 1)}
         <div class="actions">
           <button type="submit">Allow</button>
           <button type="submit" form="deny" class="secondary">Deny</button>

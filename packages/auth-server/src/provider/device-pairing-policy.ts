@@ -9,8 +9,8 @@
  *
  * A client must also list the device_code grant type in its `grant_types`. A stored client whose kind
  * the setting does not allow loads without that grant type (the setting may have changed since it
- * registered), so the device authorization endpoint and the token endpoint both refuse it with
- * `unauthorized_client`; open registration under `integrations` refuses to list it.
+ * registered), so the device authorization endpoint and the token endpoint both refuse it
+ * (oidc-provider's `invalid_request`, "… is not allowed for this client"); open registration under `integrations` refuses to list it.
  */
 import { DEVICE_CODE_GRANT_TYPE } from '@school/shared';
 import { errors, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';

@@ -215,7 +215,7 @@ metadata lists \`device_authorization_endpoint\`: schools leave it off unless th
 the plain device grant is what device-code phishing abuses. Where it is on, a school may offer it to
 its registered integrations only, or to every client; the client lists
 \`urn:ietf:params:oauth:grant-type:device_code\` in its \`grant_types\` (an unlisted or unallowed
-client gets \`unauthorized_client\`). Everywhere else use steps 2 to 4.
+client gets \`invalid_request\`: "… is not allowed for this client"). Everywhere else use steps 2 to 4.
 
 \`\`\`sh
 curl -s -X POST ${base}${OAUTH_ROUTES.device_authorization} -d client_id="$CLIENT_ID" \\
