@@ -35,8 +35,11 @@ import { refuseContentCodings } from './http/content-coding.js';
 import type { IntrospectionCount } from './storage/introspection-count.js';
 import { authMetrics } from './http/metrics.js';
 import { directIntrospection } from './http/direct-introspection.js';
+import { devicePolling } from './http/device-polling.js';
+import { DEVICE_CODE_TTL } from './provider/configuration.js';
 import type { CimdResolver } from './cimd/cimd-resolver.js';
 import { assetsRouter } from './passkeys/assets.js';
+import { devicePairingRouter } from './device-pairing/router.js';
 import type { Passkeys } from './passkeys/passkeys.js';
 
 /** What the app is built from. */
@@ -129,6 +132,7 @@ export function createApp({
       tokenPerClient: minute(config.RATE_LIMIT_TOKEN),
       introspectionPerClient: minute(config.RATE_LIMIT_INTROSPECTION),
       revocationPerClient: minute(config.RATE_LIMIT_REVOCATION),
+      deviceAuthorizationPerClient: minute(config.RATE_LIMIT_DEVICE_AUTHORIZATION),
       perAddress: minute(config.RATE_LIMIT_PER_ADDRESS),
     },
     async (clientId) =>
@@ -140,22 +144,33 @@ export function createApp({
         details: { path: ctx.path, key },
       }),
   );
-  const shortcuts = config.DIRECT_INTROSPECTION
-    ? {
-        'direct-introspection': directIntrospection({
-          provider,
-          clientId: config.INTROSPECTION_CLIENT_ID,
-          clientSecret: config.INTROSPECTION_CLIENT_SECRET,
-          limits,
-          countAndRead: countIntrospection,
-          onAnswered: metrics?.directIntrospection,
-        }),
-      }
-    : {};
+  const shortcuts = {
+    ...(config.DIRECT_INTROSPECTION
+      ? {
+          'direct-introspection': directIntrospection({
+            provider,
+            clientId: config.INTROSPECTION_CLIENT_ID,
+            clientSecret: config.INTROSPECTION_CLIENT_SECRET,
+            limits,
+            countAndRead: countIntrospection,
+            onAnswered: metrics?.directIntrospection,
+          }),
+        }
+      : {}),
+    ...(config.DEVICE_PAIRING !== 'off'
+      ? { 'device-polling': devicePolling(redis, config.REDIS_KEY_PREFIX, DEVICE_CODE_TTL) }
+      : {}),
+  };
   app.use(
     endpointDispatch(PROVIDER_ENDPOINTS, { limits, unidentifiedClients, realm: config.BASE_URL, shortcuts }),
   );
   const loginGuard = loginGuardFor(redis, config);
+  // What "how long" on the consent and pairing pages is counted in.
+  const calendar = {
+    timezone: config.SCHOOL_TIMEZONE,
+    termEnds: config.SCHOOL_TERM_ENDS,
+    grantTtl: config.GRANT_TTL,
+  };
   const interactions = interactionRouter({
     audit,
     loginGuard,
@@ -164,11 +179,7 @@ export function createApp({
     passkeys,
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
-    calendar: {
-      timezone: config.SCHOOL_TIMEZONE,
-      termEnds: config.SCHOOL_TERM_ENDS,
-      grantTtl: config.GRANT_TTL,
-    },
+    calendar,
   });
   const accountPages = accountRouter({
     provider,
@@ -182,7 +193,7 @@ export function createApp({
     csrfSecret: config.COOKIE_SECRETS[0]!,
   });
   // Each page router answers its own routes, then a wrong method on one of them (405 with Allow).
-  const home = homePageRouter();
+  const home = homePageRouter({ devicePairing: config.DEVICE_PAIRING !== 'off' });
   app.use(home.routes());
   app.use(wrongMethodOf(home));
   const assets = assetsRouter();
@@ -192,6 +203,26 @@ export function createApp({
   app.use(wrongMethodOf(interactions));
   app.use(accountPages.routes());
   app.use(wrongMethodOf(accountPages));
+  if (config.DEVICE_PAIRING !== 'off') {
+    const pairing = devicePairingRouter({
+      provider,
+      accounts,
+      audit,
+      passkeys,
+      redis,
+      prefix: config.REDIS_KEY_PREFIX,
+      baseUrl: config.BASE_URL,
+      csrfSecret: config.COOKIE_SECRETS[0]!,
+      calendar,
+      wrongCodes: {
+        perAccount: config.DEVICE_CODE_MAX_WRONG_PER_ACCOUNT,
+        perAddress: config.DEVICE_CODE_MAX_WRONG_PER_ADDRESS,
+        windowSeconds: config.LOGIN_WINDOW,
+      },
+    });
+    app.use(pairing.routes());
+    app.use(wrongMethodOf(pairing));
+  }
   app.use(mount(provider));
 
   app.use((ctx) => {

@@ -182,6 +182,22 @@ const schema = z
       flag(false),
       '`true`: an authorization naming a write scope (`<area>:write`) needs a session signed in with a passkey; a password sign-in is asked to sign in with a passkey first.',
     ),
+    DEVICE_PAIRING: documented(
+      z.enum(['off', 'integrations', 'all']).default('off'),
+      'Device pairing (RFC 8628) for agents that cannot receive a browser redirect: `off` (no `device_authorization_endpoint`, the grant type unsupported), `integrations` (operator integrations and metadata-document clients an operator allowed), `all` (self-registered clients too). A client must list the device_code grant type; the person signs in and types the code on `/oauth/device` (docs/decisions.md).',
+    ),
+    RATE_LIMIT_DEVICE_AUTHORIZATION: documented(
+      perMinute(30),
+      'Device authorization requests per minute per client and address.',
+    ),
+    DEVICE_CODE_MAX_WRONG_PER_ACCOUNT: documented(
+      perWindow(5),
+      'Wrong user codes one account may enter on `/oauth/device` within `LOGIN_WINDOW` before it is refused there.',
+    ),
+    DEVICE_CODE_MAX_WRONG_PER_ADDRESS: documented(
+      perWindow(20),
+      'Wrong user codes from one address (any accounts) within `LOGIN_WINDOW` before it is refused on `/oauth/device`.',
+    ),
     LOGIN_MAX_FAILURES_PER_ACCOUNT: documented(
       z.string().optional(),
       'Not a setting: refused at start-up, because an account-wide refusal would let anyone lock the owner out; the three limits above apply instead.',

@@ -43,6 +43,9 @@ async function providerRouterClass(provider: Provider): Promise<{ prototype: Rec
   return found.constructor;
 }
 
+/** Device pairing on, so that its routes (served only then) are held against their rows too. */
+const EVERY_ROUTE = { DEVICE_PAIRING: 'all' };
+
 /** Starts a server while recording every route its oidc-provider registers. */
 async function startRecordingProviderRoutes(
   routerClass: { prototype: Record<string, unknown> },
@@ -56,7 +59,7 @@ async function startRecordingProviderRoutes(
       return (original as (...args: unknown[]) => unknown).call(this, name, path, ...rest);
     };
   try {
-    return await startTestAuthServer();
+    return await startTestAuthServer(EVERY_ROUTE);
   } finally {
     for (const [verb, original] of originals) routerClass.prototype[verb] = original;
   }
@@ -89,7 +92,7 @@ const providerRoutes: Route[] = [];
 let routerRoutes: Route[];
 
 beforeAll(async () => {
-  const first = await startTestAuthServer();
+  const first = await startTestAuthServer(EVERY_ROUTE);
   const routerClass = await providerRouterClass(first.running.provider).finally(() => first.stop());
   auth = await startRecordingProviderRoutes(routerClass, providerRoutes);
   routerRoutes = appRouterRoutes(auth);

@@ -217,6 +217,20 @@ describe('/auth.md', () => {
       expect(md).toContain(expected);
   });
 
+  it('says when device pairing may be used and what its polling answers mean', async () => {
+    const md = (await call(api.url, '/auth.md')).text.replace(/\s+/g, ' ');
+    for (const expected of [
+      '## Agents without a browser: device pairing (only where the school turned it on)',
+      '**only if** the authorization server metadata lists `device_authorization_endpoint`',
+      'urn:ietf:params:oauth:grant-type:device_code',
+      '`authorization_pending`',
+      '`slow_down`',
+      '`expired_token`',
+      '**type** the code',
+    ])
+      expect(md).toContain(expected);
+  });
+
   it('says how to use DPoP and when a replaced refresh token is still answered', async () => {
     const md = (await call(api.url, '/auth.md')).text.replace(/\s+/g, ' ');
     for (const expected of [

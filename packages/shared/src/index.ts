@@ -13,6 +13,7 @@ export * from './config-fields.js';
 export * from './oauth-routes.js';
 export * from './oauth-endpoints.js';
 export type { NamedSchema } from './oauth-endpoint-schemas.js';
+export { DEVICE_CODE_GRANT_TYPE } from './oauth-endpoint-schemas.js';
 export * from './introspection.js';
 export * from './revocation-feed.js';
 export * from './logger.js';

@@ -8,6 +8,9 @@ import { introspectionAnswerSchema } from './introspection.js';
 import { LOOPBACK_REDIRECT_URI } from './loopback.js';
 import { REGISTRATION_CAPS } from './registration-caps.js';
 
+/** RFC 8628's grant type, the token request of device pairing. */
+export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
+
 /** A zod schema with the name it gets under `components.schemas` in the OpenAPI document. */
 export interface NamedSchema {
   name: string;
@@ -76,7 +79,9 @@ export const RegistrationResponse: NamedSchema = {
 export const TokenRequest: NamedSchema = {
   name: 'TokenRequest',
   schema: z.object({
-    grant_type: z.enum(['authorization_code', 'refresh_token']),
+    grant_type: z
+      .enum(['authorization_code', 'refresh_token', DEVICE_CODE_GRANT_TYPE])
+      .describe(`${DEVICE_CODE_GRANT_TYPE} only where device pairing is on (RFC 8628)`),
     code: z.string().optional().describe('authorization_code: the code from the redirect'),
     redirect_uri: z
       .string()
@@ -84,6 +89,7 @@ export const TokenRequest: NamedSchema = {
       .describe('authorization_code: the same redirect_uri as in the authorization request'),
     code_verifier: z.string().optional().describe('authorization_code: the PKCE verifier (S256)'),
     refresh_token: z.string().optional().describe('refresh_token: the refresh token'),
+    device_code: z.string().optional().describe('device_code: the device_code of the device authorization'),
     client_id: z.string(),
     client_secret: z.string().optional().describe('Confidential clients only (client_secret_post)'),
     resource: z.string().optional().describe('RFC 8707: the API origin, to get a token bound to this API'),
@@ -100,6 +106,33 @@ export const TokenResponse: NamedSchema = {
     refresh_token: z.string().optional(),
     id_token: z.string().optional().describe('When openid was granted'),
     scope: z.string(),
+  }),
+};
+
+export const DeviceAuthorizationRequest: NamedSchema = {
+  name: 'DeviceAuthorizationRequest',
+  schema: z.object({
+    client_id: z.string(),
+    client_secret: z.string().optional().describe('Confidential clients only (client_secret_post)'),
+    scope: z
+      .string()
+      .optional()
+      .describe('Space-separated scopes; without it, the baseline school:read account:read'),
+    resource: z.string().optional().describe('RFC 8707: the API origin, to get a token bound to this API'),
+  }),
+};
+
+export const DeviceAuthorizationResponse: NamedSchema = {
+  name: 'DeviceAuthorizationResponse',
+  schema: z.looseObject({
+    device_code: z.string(),
+    user_code: z.string().describe('8 letters of an alphabet without look-alikes, shown as XXXX-XXXX'),
+    verification_uri: z.string().describe('The page where the person signs in and types user_code'),
+    verification_uri_complete: z
+      .string()
+      .optional()
+      .describe('The same page: it never fills the code in, the person types it'),
+    expires_in: z.number().int(),
   }),
 };
 

@@ -26,6 +26,8 @@ import {
   RegistrationRequest,
   RegistrationResponse,
   RevocationRequest,
+  DeviceAuthorizationRequest,
+  DeviceAuthorizationResponse,
   TokenRequest,
   TokenResponse,
   UserInfo,
@@ -36,7 +38,8 @@ import {
 export type HttpMethod = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
 
 /** The rate limit a row is counted under (the auth server's `RATE_LIMIT_*` settings). */
-export type RateLimitName = 'authorization' | 'registration' | 'token' | 'introspection' | 'revocation';
+export type RateLimitName =
+  'authorization' | 'registration' | 'token' | 'introspection' | 'revocation' | 'deviceAuthorization';
 
 /**
  * How a client authenticates at a row, exactly as the discovery metadata lists it: `client_secret_post`
@@ -100,14 +103,15 @@ export interface Endpoint {
   /**
    * A step of the auth server's own, last before oidc-provider, that answers the requests it knows
    * how to and passes on the rest: `direct-introspection`, the resource API's questions about active
-   * access tokens (the auth server's http/direct-introspection.ts).
+   * access tokens (the auth server's http/direct-introspection.ts); `device-polling`, a device polling
+   * for its pairing faster than its interval, answered `slow_down` (http/device-polling.ts).
    */
   shortcut?: EndpointShortcut;
   docs?: EndpointDocs;
 }
 
 /** The auth server's own answering steps a row can name. */
-export type EndpointShortcut = 'direct-introspection';
+export type EndpointShortcut = 'direct-introspection' | 'device-polling';
 
 /** oidc-provider's own cap on a form or JSON body; over it, it answers 413. */
 export const PROVIDER_BODY_LIMIT = 56 * 1024;
@@ -253,19 +257,20 @@ export const ENDPOINTS: readonly Endpoint[] = [
     rateLimit: 'token',
     clientAuthentication: 'client_secret_post_or_none',
     body: FORM,
+    shortcut: 'device-polling',
     docs: {
       tag: 'oauth',
       operationId: 'oauth.token',
       summary: 'Token endpoint',
       description:
-        'authorization_code (with code_verifier) or refresh_token. Public clients send client_id; confidential clients also client_secret (client_secret_post). Refresh tokens of public clients rotate.',
+        'authorization_code (with code_verifier) or refresh_token; where device pairing is on, urn:ietf:params:oauth:grant-type:device_code with device_code (authorization_pending until approved, slow_down when polled faster than every 5 seconds, expired_token after 5 minutes). Public clients send client_id; confidential clients also client_secret (client_secret_post). Refresh tokens of public clients rotate.',
       form: TokenRequest,
       responses: guarded(
         {
           '200': { description: 'Tokens', schema: TokenResponse },
           '400': {
             description:
-              'invalid_request, invalid_grant, invalid_scope, invalid_target, unsupported_grant_type',
+              'invalid_request, invalid_grant, invalid_scope, invalid_target, unsupported_grant_type; for device pairing authorization_pending, slow_down, access_denied, expired_token',
             schema: OAuthErrorBody,
           },
           '401': { description: 'invalid_client', schema: OAuthErrorBody },
@@ -349,6 +354,45 @@ export const ENDPOINTS: readonly Endpoint[] = [
     },
   },
   { path: OAUTH_ROUTES.jwks, kind: 'oauth', methods: READ, cors: true },
+  // Device pairing (RFC 8628), served only when DEVICE_PAIRING is not off: the client's request for a
+  // code, then the page where a signed-in person enters it and approves (the auth server's own page
+  // answers both methods of oidc-provider's route), and oidc-provider's resume route, which no
+  // request reaches (the page never starts an interaction).
+  {
+    path: OAUTH_ROUTES.device_authorization,
+    kind: 'oauth',
+    methods: ['POST'],
+    cors: true,
+    rateLimit: 'deviceAuthorization',
+    clientAuthentication: 'client_secret_post_or_none',
+    body: FORM,
+    docs: {
+      tag: 'oauth',
+      operationId: 'oauth.deviceAuthorization',
+      summary: 'Device authorization (RFC 8628), when the operator turned device pairing on',
+      description:
+        'Advertised as device_authorization_endpoint only when DEVICE_PAIRING is on and then only for the clients it allows, each listing urn:ietf:params:oauth:grant-type:device_code in grant_types. The person enters user_code at verification_uri after signing in; the client polls the token endpoint with grant_type=urn:ietf:params:oauth:grant-type:device_code. Codes live 5 minutes.',
+      form: DeviceAuthorizationRequest,
+      responses: guarded(
+        {
+          '200': {
+            description: 'A device code and the code the person enters',
+            schema: DeviceAuthorizationResponse,
+          },
+          '400': {
+            description:
+              'invalid_request (also: the client may not pair devices), invalid_scope, invalid_target',
+            schema: OAuthErrorBody,
+          },
+          '401': { description: 'invalid_client', schema: OAuthErrorBody },
+          '404': { description: 'not_found: device pairing is off on this server', schema: OAuthErrorBody },
+        },
+        { limited: true, body: true },
+      ),
+    },
+  },
+  { path: OAUTH_ROUTES.code_verification, kind: 'oauth', methods: [...READ, 'POST'], cors: false },
+  { path: `${OAUTH_ROUTES.code_verification}/:uid`, kind: 'oauth', methods: READ, cors: false },
   // RP-initiated logout: the request (GET: oidc-provider takes no POST here), the confirmation form,
   // the page after it.
   { path: OAUTH_ROUTES.end_session, kind: 'oauth', methods: READ, cors: false },

@@ -111,6 +111,16 @@ export class UnsupportedMediaTypeError extends OAuthError {
   }
 }
 
+/**
+ * 400 `slow_down` (RFC 8628 §3.5): a device polled the token endpoint again before its interval was
+ * up; it must wait 5 seconds longer from now on. The pairing is still pending.
+ */
+export class SlowDownError extends OAuthError {
+  constructor(intervalSeconds: number) {
+    super(400, 'slow_down', `polling too fast: wait ${intervalSeconds} seconds between requests`);
+  }
+}
+
 /** 429 `too_many_requests`: a rate limit was hit; `Retry-After` says when to come back. */
 export class TooManyRequestsError extends OAuthError {
   constructor(description: string, retryAfterSeconds: number) {

@@ -40,18 +40,39 @@ export type AccountContext<S = object> = ParameterizedContext<AccountState & S> 
 /** One step of an account route. */
 export type AccountStep<S = object> = (ctx: AccountContext<S>, next: Next) => Promise<unknown>;
 
-/** The authorization request that signs a person in to the account pages. */
-export function signInUrl(baseUrl: string): string {
+/**
+ * The pages other than the account pages that sign a person in the same way, by name: the sign-in
+ * comes back to `…/signed-in` with the name at the start of its `state`, and goes on to the page.
+ */
+export const SIGN_IN_RETURNS = { device: OAUTH_ROUTES.code_verification } as const;
+export type SignInReturn = keyof typeof SIGN_IN_RETURNS;
+
+/**
+ * The authorization request that signs a person in to the account pages (or, with `returnTo`, to
+ * that page); `prompt: 'login'` asks to sign in again although signed in.
+ */
+export function signInUrl(
+  baseUrl: string,
+  { returnTo, prompt }: { returnTo?: SignInReturn; prompt?: 'login' } = {},
+): string {
   const challenge = createHash('sha256').update(randomBytes(32)).digest('base64url');
+  const state = randomBytes(12).toString('base64url');
   return `${OAUTH_ROUTES.authorization}?${new URLSearchParams({
     client_id: ACCOUNT_CONSOLE_CLIENT_ID,
     response_type: 'code',
     redirect_uri: `${baseUrl}${ACCOUNT_SIGNED_IN_PATH}`,
     scope: 'openid',
-    state: randomBytes(12).toString('base64url'),
+    state: returnTo ? `${returnTo}.${state}` : state,
     code_challenge: challenge,
     code_challenge_method: 'S256',
+    ...(prompt ? { prompt } : {}),
   }).toString()}`;
+}
+
+/** Where `…/signed-in` goes on to: the page its `state` names, else Connected apps. */
+export function afterSignIn(state: unknown): string {
+  const name = typeof state === 'string' && state.includes('.') ? state.slice(0, state.indexOf('.')) : '';
+  return Object.hasOwn(SIGN_IN_RETURNS, name) ? SIGN_IN_RETURNS[name as SignInReturn] : accountPath('apps');
 }
 
 /** Loads the signed-in person, or sends a page request to sign in first (a form: {@link FormRejected}). */
@@ -60,6 +81,7 @@ export function requireSignIn(
   accounts: AccountStore,
   csrf: CsrfTokens,
   baseUrl: string,
+  returnTo?: SignInReturn,
 ): AccountStep {
   return async function requireSignIn(ctx, next) {
     const session = await provider.Session.get(ctx);
@@ -68,7 +90,7 @@ export function requireSignIn(
     if (!account) {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new FormRejected();
       ctx.status = 303;
-      ctx.redirect(signInUrl(baseUrl));
+      ctx.redirect(signInUrl(baseUrl, { returnTo }));
       return;
     }
     ctx.state.account = account;

@@ -40,7 +40,7 @@ import { lockOutProblem, waysIn } from '../passkeys/ways-in.js';
 import { endAccountSessions } from '../storage/account-sessions.js';
 import { proofSteps, type ProofSteps } from './your-account-proof.js';
 import { PASSKEY_NAME_MAX } from './passkeys-view.js';
-import { accountPath, type AccountContext, type AccountStep } from './signed-in.js';
+import { accountPath, afterSignIn, type AccountContext, type AccountStep } from './signed-in.js';
 import {
   newRecoveryCodesConfirmPage,
   removePasskeyConfirmPage,
@@ -248,7 +248,8 @@ export function yourAccountSteps(deps: YourAccountDeps): {
       const told =
         byPassword && (await passkeys.store.addedAfterPassword(account._id, sessionUid)).length > 0;
       ctx.status = 303;
-      ctx.redirect(accountPath(told ? 'account' : 'apps'));
+      // Otherwise on to the page the sign-in was started from (device pairing), else Connected apps.
+      ctx.redirect(told ? accountPath('account') : afterSignIn(ctx.query.state));
     },
     proof: proofSteps({
       ...deps,

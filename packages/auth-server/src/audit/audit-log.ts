@@ -61,6 +61,11 @@ export const AUDIT_EVENT_TYPES = [
   'factor_confirmed',
   'password_sign_in_refused',
   'password_sign_in_switched',
+  'device_pairing_requested',
+  'device_pairing_shown',
+  'device_pairing_approved',
+  'device_pairing_denied',
+  'device_pairing_expired',
   'audit_summary',
 ] as const;
 

@@ -42,6 +42,11 @@ export const EVENT_WORDS: Record<AuditEventType, string> = {
   recovery_code_used: 'Signed in with a recovery code',
   password_sign_in_refused: 'Sign-in with a password refused: switched off for this account',
   password_sign_in_switched: 'Password sign-in switched on or off by an admin',
+  device_pairing_requested: 'A device asked to be paired (waiting for someone to enter its code)',
+  device_pairing_shown: 'A device pairing code was entered and its request shown',
+  device_pairing_approved: 'A device was paired: access allowed',
+  device_pairing_denied: 'A device pairing was denied',
+  device_pairing_expired: 'A device pairing code expired before it was approved',
   audit_summary: 'Many events of one kind from one address, counted in one entry',
 };
 

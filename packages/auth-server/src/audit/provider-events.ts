@@ -1,6 +1,6 @@
 /**
  * Turns oidc-provider's events into audit events: registrations, token issuance, code replay and
- * refresh-token reuse, revocations. Consent, login and rate-limit events are recorded where they
+ * refresh-token reuse, revocations, device pairing requests and codes polled past their life. Consent, login and rate-limit events are recorded where they
  * happen (interactions/login.ts and consent.ts, http/rate-limit.ts).
  */
 import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
@@ -37,8 +37,17 @@ export function auditProviderEvents(provider: Provider, audit: AuditLog): void {
       },
     });
   });
-  provider.on('grant.error', (ctx: KoaContextWithOIDC, err: { error_detail?: string }) => {
+  provider.on('device_authorization.success', (ctx: KoaContextWithOIDC) => {
+    void audit.record('device_pairing_requested', {
+      ...common(ctx),
+      details: { scope: ctx.oidc.params?.scope, resource: ctx.oidc.params?.resource },
+    });
+  });
+  provider.on('grant.error', (ctx: KoaContextWithOIDC, err: { error?: string; error_detail?: string }) => {
     const detail = err.error_detail ?? '';
+    // The device polled past its code's life: nobody approved it in time.
+    if (err.error === 'expired_token')
+      void audit.record('device_pairing_expired', { ...common(ctx), details: { by: 'device' } });
     if (/refresh token already used/.test(detail))
       void audit.record('refresh_token_reuse', { ...common(ctx), details: { detail } });
     else if (/already (consumed|used)/.test(detail))

@@ -36,8 +36,15 @@ export function registerClientsCommands(program: Command): void {
       'an https redirect URI (repeat the option for more)',
       (uri: string, all: string[] = []) => [...all, uri],
     )
-    .action((o: { name: string; redirectUri: string[] }) =>
-      withRuntime(async (runtime) => print(await createIntegration(runtime.provider, o.name, o.redirectUri))),
+    .option('--device-pairing', 'may also pair devices (RFC 8628) while DEVICE_PAIRING is on')
+    .action((o: { name: string; redirectUri: string[]; devicePairing?: boolean }) =>
+      withRuntime(async (runtime) =>
+        print(
+          await createIntegration(runtime.provider, o.name, o.redirectUri, {
+            devicePairing: o.devicePairing ?? false,
+          }),
+        ),
+      ),
     );
 
   clients

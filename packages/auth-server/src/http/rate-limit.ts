@@ -1,6 +1,6 @@
 /**
  * Rate limits on the endpoints anybody can call (the endpoint table's `rateLimit`: authorization,
- * registration, token, introspection, revocation), one step per limit, counted in Redis with rate-limiter-flexible so they hold across every auth-server
+ * registration, token, introspection, revocation, device authorization), one step per limit, counted in Redis with rate-limiter-flexible so they hold across every auth-server
  * instance. Addresses are counted by `addressKey` (an IPv6 client by its /64).
  *
  * The authorization endpoint is limited per address because every valid request there writes an
@@ -56,11 +56,13 @@ export interface RateLimits {
   tokenPerClient: Limit;
   introspectionPerClient: Limit;
   revocationPerClient: Limit;
+  /** Device authorization requests (each stores a pending device code), per client and address. */
+  deviceAuthorizationPerClient: Limit;
   /** For requests that name no client. */
   perAddress: Limit;
 }
 
-type PerClientName = 'token' | 'introspection' | 'revocation';
+type PerClientName = 'token' | 'introspection' | 'revocation' | 'deviceAuthorization';
 
 /** A request's count under a per-client limit, for a step that counts the request itself. */
 export interface PerClientCount {
@@ -112,6 +114,7 @@ export function rateLimitSteps(
     token: limiter('token', limits.tokenPerClient),
     introspection: limiter('introspect', limits.introspectionPerClient),
     revocation: limiter('revoke', limits.revocationPerClient),
+    deviceAuthorization: limiter('device', limits.deviceAuthorizationPerClient),
   };
   const registration = limiter('register', limits.registrationPerAddress);
   const authorization = limiter('authorize', limits.authorizationPerAddress);

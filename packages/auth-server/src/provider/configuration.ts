@@ -17,7 +17,10 @@
  * - DPoP is optional: a proof at the token endpoint binds the tokens to the client's key (public
  *   clients' refresh tokens too; confidential clients' refresh tokens are bound by their client
  *   authentication, RFC 9449 §5).
- * - Anything else not in docs/contract.md is off: PAR, device flow, dev interactions.
+ * - Device pairing (RFC 8628) only with DEVICE_PAIRING on, for the clients it allows
+ *   (device-pairing-policy.ts); its page is the auth server's own (device-pairing/), never
+ *   oidc-provider's, whose user code routes it answers instead. Codes live 5 minutes.
+ * - Anything else not in docs/contract.md is off: PAR, dev interactions.
  */
 import type { Configuration, KoaContextWithOIDC, Client, SubjectTypes } from 'oidc-provider';
 import { errors } from 'oidc-provider';
@@ -48,6 +51,10 @@ import { signOutSources } from './sign-out-pages.js';
 import { StorageUnavailable } from './storage-outage.js';
 import { interactionPolicyWithPasskeys } from '../passkeys/passkey-for-writes.js';
 import { rotateRefreshToken } from './refresh-rotation.js';
+import { applyDevicePairingPolicy } from './device-pairing-policy.js';
+
+/** Seconds a device pairing code lives (RFC 8628 `expires_in`): long enough to sign in and type it. */
+export const DEVICE_CODE_TTL = 300;
 
 /**
  * How old an account read the token endpoint may reuse, ms: for this long a deleted account can still
@@ -196,7 +203,13 @@ export function buildConfiguration({
     },
     allowOmittingSingleRegisteredRedirectUri: false,
     extraParams: { scope: scopeOrBaseline },
-    extraClientMetadata: { properties: [CLIENT_ROLE], validator: validateClientMetadata },
+    extraClientMetadata: {
+      properties: [CLIENT_ROLE],
+      validator: (ctx, key, value, metadata) => {
+        if (key === CLIENT_ROLE) applyDevicePairingPolicy(config.DEVICE_PAIRING, ctx, metadata);
+        validateClientMetadata(ctx, key, value, metadata);
+      },
+    },
     issueRefreshToken: (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     rotateRefreshToken,
     expiresWithSession: () => false,
@@ -207,6 +220,7 @@ export function buildConfiguration({
       Grant: config.GRANT_TTL,
       Session: config.SESSION_TTL,
       Interaction: config.INTERACTION_TTL,
+      DeviceCode: DEVICE_CODE_TTL,
       IdToken: config.ACCESS_TOKEN_TTL,
     },
     interactions: {
@@ -234,7 +248,14 @@ export function buildConfiguration({
       dPoP: { enabled: true, requireNonce: () => false },
       rpInitiatedLogout: { enabled: true, ...signOutSources(accounts) },
       clientCredentials: { enabled: false },
-      deviceFlow: { enabled: false },
+      deviceFlow: {
+        enabled: config.DEVICE_PAIRING !== 'off',
+        // 20 consonants without look-alikes (no vowels, no digits), shown as XXXX-XXXX: 20^8 codes.
+        charset: 'base-20',
+        mask: '****-****',
+        // Where the request came from, which the pairing page shows the person approving it.
+        deviceInfo: (ctx) => ({ ip: ctx.ip, ua: ctx.get('user-agent').slice(0, 200) }),
+      },
       userinfo: { enabled: true },
       revocation: {
         enabled: true,

@@ -7,7 +7,7 @@
  * ranges an operator lists for a hosted client (clients/egress-ranges.ts).
  */
 import { randomBytes } from 'node:crypto';
-import { getMany, scanKeys, type RedisClient } from '@school/shared';
+import { DEVICE_CODE_GRANT_TYPE, getMany, scanKeys, type RedisClient } from '@school/shared';
 import type { Adapter, ClientMetadata, Provider } from 'oidc-provider';
 import { CLIENT_ROLE, hasFixedHttpsCallbacks, type ClientRole } from '../clients/client-kind.js';
 import { isCimdClientId } from '../clients/client-id-url.js';
@@ -58,11 +58,15 @@ async function store(provider: Provider, metadata: ClientMetadata): Promise<void
   await clientStorage(provider).upsert(metadata.client_id, metadata);
 }
 
-/** Creates a registered integration with fixed HTTPS redirect URIs. */
+/**
+ * Creates a registered integration with fixed HTTPS redirect URIs; `devicePairing`: it may also pair
+ * devices (the device_code grant type, refused by the provider's checks while DEVICE_PAIRING is off).
+ */
 export async function createIntegration(
   provider: Provider,
   name: string,
   redirectUris: string[],
+  { devicePairing = false }: { devicePairing?: boolean } = {},
 ): Promise<CreatedClient> {
   const problems = redirectUris.map(integrationRedirectProblem).filter(Boolean);
   if (!redirectUris.length) problems.push('at least one --redirect-uri is needed');
@@ -74,7 +78,7 @@ export async function createIntegration(
     client_id_issued_at: Math.floor(Date.now() / 1000),
     application_type: 'web',
     redirect_uris: redirectUris,
-    grant_types: ['authorization_code', 'refresh_token'],
+    grant_types: ['authorization_code', 'refresh_token', ...(devicePairing ? [DEVICE_CODE_GRANT_TYPE] : [])],
     response_types: ['code'],
     token_endpoint_auth_method: 'client_secret_post',
     [CLIENT_ROLE]: 'integration',

@@ -31,6 +31,7 @@
  * the keep first. introspection-count.ts goes one step further on the introspection route.
  *
  * A Session that names an account is indexed by it (account-sessions.ts), so its sessions can be ended.
+ * A DeviceCode is indexed by its user code, which the device pairing page looks it up by.
  *
  * Every revocation is published for resource servers (revocations.ts).
  *
@@ -57,6 +58,7 @@ import {
   modelKey,
   modelPrefix,
   sessionUidKey,
+  userCodeKey,
 } from './redis-keys.js';
 import { withScripts } from './redis-scripts.js';
 import { indexAccountSession } from './account-sessions.js';
@@ -275,6 +277,9 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       );
       if (sessionOf) await Promise.all([stored, indexAccountSession(r, prefix, sessionOf, id, ttl!)]);
       else await stored;
+      // A user code's key is in a slot of its own: written after the DeviceCode it points to.
+      if (this.name === 'DeviceCode' && typeof payload.userCode === 'string' && ttl)
+        await r.set(userCodeKey(prefix, payload.userCode), id, 'EX', ttl);
       // The uid's key is in a slot of its own: written after the Session it points to.
       if (this.name === 'Session' && payload.uid && ttl)
         await r.set(sessionUidKey(prefix, payload.uid), id, 'EX', ttl);
@@ -330,8 +335,9 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       return id ? this.find(id) : undefined;
     }
 
-    findByUserCode(): Promise<AdapterPayload | undefined> {
-      return Promise.resolve(undefined); // the device flow is not enabled
+    async findByUserCode(userCode: string): Promise<AdapterPayload | undefined> {
+      const id = await r.get(userCodeKey(prefix, userCode));
+      return id ? this.find(id) : undefined;
     }
 
     async consume(id: string): Promise<void> {

@@ -69,6 +69,11 @@
  *                        space separated (`school-auth clients set-egress`, storage/client-egress.ts);
  *   `cimdConsent:{tag}<rest>`  the hash of the metadata-document client a grant's consent was given to
  *                        (provider/cimd-consent.ts), for the grant's lifetime, in the grant's slot;
+ *   `userCode:<code>`    the id of the DeviceCode with that (normalized) user code, with its TTL;
+ *   `deviceClaim:<id>`   the account that entered that device code first (device-pairing/pairing-claims.ts);
+ *   `devicePending:<accountId>`  the id of the one device code that account has entered and not yet
+ *                        approved or denied;
+ *   `devicePollInterval:<hash>`, `devicePolled:<hash>`  a device code's polling pace (http/device-polling.ts);
  *   `revocations`        the pub/sub channel revoked access tokens are published on (revocations.ts).
  *
  * Every value a request supplies goes into a key of a counter (the rate limits, the sign-in throttle,
@@ -140,6 +145,21 @@ export function idOfKey(prefix: string, model: string, key: string): string {
 /** The list of the keys of every token issued under a grant. */
 export function grantListKey(prefix: string, grantId: string): string {
   return grantScopedKey(prefix, 'grant', grantId);
+}
+
+/** The key of the DeviceCode id stored under its user code (normalized), for the pairing page. */
+export function userCodeKey(prefix: string, userCode: string): string {
+  return `${prefix}userCode:${userCode}`;
+}
+
+/** The account that entered device code `codeId` first. */
+export function deviceClaimKey(prefix: string, codeId: string): string {
+  return `${prefix}deviceClaim:${codeId}`;
+}
+
+/** The device code an account has entered and not yet decided. */
+export function devicePendingKey(prefix: string, accountId: string): string {
+  return `${prefix}devicePending:${accountId}`;
 }
 
 /** The key of the Session id stored under a session uid. */

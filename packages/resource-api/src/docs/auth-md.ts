@@ -212,6 +212,32 @@ you called under ${base} without query or fragment, \`ath\` the base64url SHA-25
 token, a unique \`jti\`, \`iat\` within 5 minutes of now. Each proof is accepted once. A bound token
 sent as \`Bearer\` is refused, as is a bearer token sent as \`DPoP\`.
 
+## Agents without a browser: device pairing (only where the school turned it on)
+
+An agent that cannot receive a redirect on this computer's loopback (over SSH, in a container, a
+Codespace or WSL) may pair with a code instead (RFC 8628), **only if** the authorization server
+metadata lists \`device_authorization_endpoint\`: schools leave it off unless they need it, because
+the plain device grant is what device-code phishing abuses. Where it is on, a school may offer it to
+its registered integrations only, or to every client; the client lists
+\`urn:ietf:params:oauth:grant-type:device_code\` in its \`grant_types\` (an unlisted or unallowed
+client gets \`invalid_request\`: "… is not allowed for this client"). Everywhere else use steps 2 to 4.
+
+\`\`\`sh
+curl -s -X POST ${base}${OAUTH_ROUTES.device_authorization} -d client_id="$CLIENT_ID" \\
+     -d scope="school:read courses:read" -d resource="${base}"
+# {"device_code":"…","user_code":"BCDF-GHJK","verification_uri":"${base}${OAUTH_ROUTES.code_verification}","expires_in":300,…}
+\`\`\`
+
+Show the person \`user_code\` and \`verification_uri\` and nothing else: they open the page, sign in
+(with their passkey if they have one), **type** the code (a link never fills it in) and see your
+app's name and client id, the scopes, and the address your request came from, with a warning when it
+is not their own network. Meanwhile poll the token endpoint with
+\`grant_type=urn:ietf:params:oauth:grant-type:device_code\`, \`device_code\` and \`client_id\`, no more
+often than every five seconds: \`authorization_pending\` means keep waiting, \`slow_down\` means wait five
+seconds longer from now on, \`access_denied\` that the person denied it (or entered another code
+since), \`expired_token\` that the 5 minutes ran out. A DPoP proof on the polls binds the tokens as
+in the code exchange. The tokens then work and refresh as in steps 5 and 6.
+
 ## 7. Revoke
 
 \`\`\`sh
