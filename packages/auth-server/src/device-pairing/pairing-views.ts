@@ -5,7 +5,7 @@
  */
 import { ACCOUNT_PATH, OAUTH_ROUTES } from '@school/shared';
 import type { DurationChoice } from '../interactions/access-duration.js';
-import { durationFieldset } from '../interactions/duration-choices.js';
+import { durationFieldset } from '../interactions/duration-fieldset.js';
 import { scopeChoices } from '../interactions/scope-choices.js';
 import { html, layout, type SafeHtml } from '../pages/html.js';
 import { appLabel, type AppIdentity } from '../pages/page-parts.js';
@@ -145,7 +145,7 @@ export function confirmPairingPage(p: {
             Untick anything you do not want it to have. Unticking everything is the same as Deny.
           </p>
         </fieldset>
-        ${durationFieldset(p.durations, p.timezone, 0)}
+        ${durationFieldset({ durations: p.durations, timezone: p.timezone, preselected: 0 })}
         <div class="actions">
           <button type="submit">Allow</button>
           <button type="submit" form="deny" class="secondary">Deny</button>

@@ -1,6 +1,7 @@
 /**
- * The consent page's "For how long?" radios (access-duration.ts). The end is the whole grant's: on a
- * first consent "until I take it back" is preselected; when the app holds access already (a repeat or
+ * The "For how long?" radios of a form that grants access (the consent page, the device pairing
+ * page; access-duration.ts). The end is the whole grant's: on a first consent "until I take it back"
+ * is preselected unless the page names another choice; when the app holds access already (a repeat or
  * step-up consent) the page says when that access ends now and preselects keeping that end, and every
  * other choice says that it moves the end, sooner or later, of everything the app was allowed.
  */
@@ -29,14 +30,17 @@ function changeNote(d: DurationChoice, currentEnd: number): string {
 
 /**
  * The fieldset for `durations` (shortest first), its times in `timezone`; `currentEnd`: when the
- * access the app holds ends now (Unix seconds), absent on a first consent.
+ * access the app holds ends now (Unix seconds), absent on a first consent; `preselected`: the index
+ * of the choice selected at first on a first consent (default: the last, the longest).
  */
 export function durationFieldset(p: {
   durations: readonly DurationChoice[];
   timezone: string;
   currentEnd?: number;
+  preselected?: number;
 }): SafeHtml {
   const { currentEnd, timezone } = p;
+  const preselected = p.preselected ?? p.durations.length - 1;
   const until = (d: DurationChoice) =>
     html`${d.value === 'revoked' ? 'or until the school’s limit,' : 'until'} ${schoolTime(d.ends, timezone)}`;
   return html`<fieldset class="choices durations">
@@ -58,7 +62,7 @@ export function durationFieldset(p: {
       ${p.durations.map((d, i) =>
         radio(
           d.value,
-          currentEnd === undefined && i === p.durations.length - 1,
+          currentEnd === undefined && i === preselected,
           d.label,
           html`${until(d)}${currentEnd === undefined ? '' : changeNote(d, currentEnd)}`,
         ),
