@@ -132,7 +132,7 @@ it('checks what podman cannot run (Ingress, autoscalers, disruption budgets, net
   );
   const result = kubeconform(broken);
   expect(result.status).not.toBe(0);
-  expect(result.output).toMatch(/Valid: 7, Invalid: 2/);
+  expect(result.output).toMatch(/Valid: 9, Invalid: 2/);
 });
 
 it('renders, lints and schema-checks the example values file of docs/deploy.md', () => {
