@@ -142,7 +142,7 @@ describe('device pairing is off by default', () => {
     expect(token.status).toBe(400);
     expect(await token.json()).toMatchObject({ error: 'unsupported_grant_type' });
 
-    const endpoint = await fetch(`${offStack.baseUrl}/oauth/device/auth`, {
+    const endpoint = await fetch(`${offStack.baseUrl}/api/oauth/device/auth`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ client_id }),
@@ -163,7 +163,7 @@ describe('device pairing is off by default', () => {
 describe('device pairing with DEVICE_PAIRING=all', () => {
   it('advertises the device authorization endpoint and the grant, and links the page from home', async () => {
     const metadata = config.serverMetadata();
-    expect(metadata.device_authorization_endpoint).toBe(`${stack.baseUrl}/oauth/device/auth`);
+    expect(metadata.device_authorization_endpoint).toBe(`${stack.baseUrl}/api/oauth/device/auth`);
     expect(metadata.grant_types_supported).toContain(DEVICE_GRANT);
     const home = await fetch(`${stack.baseUrl}/`, { headers: { accept: 'text/html' } });
     expect(await home.text()).toContain('href="/oauth/device"');

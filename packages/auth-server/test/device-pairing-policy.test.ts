@@ -31,7 +31,7 @@ describe('device pairing for integrations only', () => {
     const metadata = (await (
       await fetch(`${auth.issuer}/.well-known/oauth-authorization-server`)
     ).json()) as Record<string, unknown>;
-    expect(metadata.device_authorization_endpoint).toBe(`${auth.issuer}/oauth/device/auth`);
+    expect(metadata.device_authorization_endpoint).toBe(`${auth.issuer}/api/oauth/device/auth`);
     expect(metadata.grant_types_supported).toContain(DEVICE_CODE_GRANT_TYPE);
   });
 
@@ -46,7 +46,7 @@ describe('device pairing for integrations only', () => {
 
   it('refuses a self-registered client at both endpoints', async () => {
     const { client_id } = (await (await register({})).json()) as { client_id: string };
-    const asked = await post('/oauth/device/auth', { client_id, scope: 'school:read' });
+    const asked = await post('/api/oauth/device/auth', { client_id, scope: 'school:read' });
     expect(asked.status).toBe(400);
     expect(await asked.json()).toMatchObject({
       error: 'invalid_request',
@@ -71,7 +71,7 @@ describe('device pairing for integrations only', () => {
       ['https://lab.example/callback'],
       { devicePairing: true },
     );
-    const asked = await post('/oauth/device/auth', {
+    const asked = await post('/api/oauth/device/auth', {
       client_id: pairing.client_id,
       client_secret: pairing.client_secret,
       scope: 'school:read',
@@ -82,7 +82,7 @@ describe('device pairing for integrations only', () => {
     expect(body.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
 
     const plain = await createIntegration(auth.running.provider, 'Web CRM', ['https://crm.example/callback']);
-    const refused = await post('/oauth/device/auth', {
+    const refused = await post('/api/oauth/device/auth', {
       client_id: plain.client_id,
       client_secret: plain.client_secret,
       scope: 'school:read',

@@ -16,7 +16,7 @@ export const OAUTH_ROUTES = {
   end_session: '/oauth/session/end',
   pushed_authorization_request: '/oauth/par',
   code_verification: '/oauth/device',
-  device_authorization: '/oauth/device/auth',
+  device_authorization: '/api/oauth/device/auth',
   backchannel_authentication: '/oauth/backchannel',
   challenge: '/oauth/challenge',
 } as const;
