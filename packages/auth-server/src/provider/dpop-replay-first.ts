@@ -9,23 +9,20 @@
  * token is left as it was. The handler's own check of the same proof later in the same request then
  * finds it recorded by this very request and passes (storage/redis-adapter.ts, ReplayDetection).
  *
- * oidc-provider has no hook before a grant, so its handlers are wrapped where it keeps them (its
- * internal instance store; oidc-provider is pinned to an exact version), as refresh-grace.ts does.
+ * oidc-provider has no hook before a grant, so its handlers are wrapped where it keeps them
+ * (oidc-internals.ts), as refresh-grace.ts does.
  */
-import { errors, type KoaContextWithOIDC, type Provider } from 'oidc-provider';
-import validateDpop, { checkDpopReplay } from 'oidc-provider/lib/helpers/validate_dpop.js';
-import instance from 'oidc-provider/lib/helpers/weak_cache.js';
-
-type GrantHandler = (ctx: KoaContextWithOIDC) => Promise<void>;
+import type { KoaContextWithOIDC, Provider } from 'oidc-provider';
+import { grantHandlers, recordDpopProof, requestDpopProof } from './oidc-internals.js';
 
 /** Wraps every grant of `provider` so a replayed DPoP proof is refused before the grant runs. */
 export function checkDpopReplayFirst(provider: Provider): void {
-  const handlers = (instance(provider) as { grantTypeHandlers: Map<string, GrantHandler> }).grantTypeHandlers;
+  const handlers = grantHandlers(provider);
   for (const [grantType, handler] of handlers) {
     handlers.set(grantType, async function grantWithProofCheckedFirst(ctx: KoaContextWithOIDC) {
-      const proof = await validateDpop(provider, ctx);
+      const proof = await requestDpopProof(provider, ctx);
       const clientId = ctx.oidc.client?.clientId;
-      if (proof && clientId) await checkDpopReplay(provider, ctx, proof, clientId, errors.InvalidDpopProof);
+      if (proof && clientId) await recordDpopProof(provider, ctx, proof, clientId);
       return handler(ctx);
     });
   }

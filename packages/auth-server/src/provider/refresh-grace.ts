@@ -36,18 +36,17 @@
  * and answers with the winner's response, kept for a few seconds, under the same conditions.
  *
  * oidc-provider has no hook around a grant, so its refresh_token handler is wrapped where it keeps it
- * (its internal instance store; oidc-provider is pinned to an exact version).
+ * (oidc-internals.ts).
  */
 import type { RedisClient } from '@school/shared';
 import { errors, type KoaContextWithOIDC, type Provider } from 'oidc-provider';
-import validateDpop from 'oidc-provider/lib/helpers/validate_dpop.js';
-import instance from 'oidc-provider/lib/helpers/weak_cache.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { addressKey } from '../client-address.js';
 import { hasFixedHttpsCallbacks } from '../clients/client-kind.js';
 import { inEgressRanges } from '../clients/egress-ranges.js';
 import { clientEgressRanges } from '../storage/client-egress.js';
 import { ConcurrentRefresh } from '../storage/redis-adapter.js';
+import { grantHandlers, requestDpopProof } from './oidc-internals.js';
 import { refreshAnswerKey } from '../storage/redis-keys.js';
 import {
   countReuse,
@@ -57,8 +56,6 @@ import {
 } from '../storage/refresh-lineage.js';
 import { RotatedRefresh, watchRotation } from '../storage/rotated-refresh.js';
 import { answerWithoutRotation } from './refresh-rotation.js';
-
-type GrantHandler = (ctx: KoaContextWithOIDC) => Promise<void>;
 
 /** A token response as oidc-provider writes it. */
 interface TokenAnswer {
@@ -119,7 +116,7 @@ export function allowRefreshReuse({
   grantTtlSeconds,
 }: RefreshReuseOptions): void {
   if (seconds <= 0) return;
-  const handlers = (instance(provider) as { grantTypeHandlers: Map<string, GrantHandler> }).grantTypeHandlers;
+  const handlers = grantHandlers(provider);
   const original = handlers.get('refresh_token');
   if (!original) throw new Error('oidc-provider has no refresh_token grant to wrap');
   const raceWaitMs = Math.min(seconds * 1000, 10_000);
@@ -181,7 +178,7 @@ export function allowRefreshReuse({
     if (token.clientId !== ctx.oidc.client!.clientId) return { reason: 'presented by another client' };
     if (now() - consumedAt > seconds || !lineage) return { reason: 'outside the reuse window' };
     if (typeof token.jkt === 'string') {
-      const proof = await validateDpop(provider, ctx);
+      const proof = await requestDpopProof(provider, ctx);
       return proof?.thumbprint === token.jkt
         ? { how: 'dpop_key' }
         : { reason: 'without a proof of its DPoP key' };

@@ -6,20 +6,18 @@
  * first, as oidc-provider applies them (RFC 8707 §2.2): one resource, the API's identifier, and one
  * the refresh token was granted.
  *
- * oidc-provider has no hook before a grant, so its handler is wrapped where it keeps it (its internal
- * instance store; oidc-provider is pinned to an exact version), as refresh-grace.ts does.
+ * oidc-provider has no hook before a grant, so its handler is wrapped where it keeps it
+ * (oidc-internals.ts), as refresh-grace.ts does.
  */
 import { errors, type KoaContextWithOIDC, type Provider } from 'oidc-provider';
-import instance from 'oidc-provider/lib/helpers/weak_cache.js';
-
-type GrantHandler = (ctx: KoaContextWithOIDC) => Promise<void>;
+import { grantHandlers } from './oidc-internals.js';
 
 /** Wraps oidc-provider's refresh_token grant so a refused `resource` leaves the token as it was. */
 export function checkRefreshResourceFirst(
   provider: Provider,
   isApiResource: (indicator: string) => boolean,
 ): void {
-  const handlers = (instance(provider) as { grantTypeHandlers: Map<string, GrantHandler> }).grantTypeHandlers;
+  const handlers = grantHandlers(provider);
   const original = handlers.get('refresh_token');
   if (!original) throw new Error('oidc-provider has no refresh_token grant to wrap');
   handlers.set('refresh_token', async function refreshWithResourceChecked(ctx: KoaContextWithOIDC) {
