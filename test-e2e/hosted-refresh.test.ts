@@ -7,9 +7,9 @@
  * the forwarded addresses, not the edge's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { postFormFrom, type AnswerFrom } from '../test-support/from-address.js';
-import { authorizeInBrowser, FormBrowser } from '../test-support/form-browser.js';
+import { obtainCode } from '../test-support/oauth-flow.js';
 import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-support/https-documents.js';
 import { E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
 
@@ -53,23 +53,18 @@ describe('a hosted connector through the edge', () => {
       { 'cache-control': 'max-age=300' },
     );
     schoolAuth(stack, ['clients', 'allow-cimd', clientId]);
-    const verifier = randomBytes(32).toString('base64url');
-    const params = new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: callback,
-      scope: 'openid courses:read',
-      resource: stack.baseUrl,
-      state: 'hosted',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-    });
     // The form browser stops at the redirect to the app: nothing here connects to the callback's host.
-    const back = await authorizeInBrowser(
-      new FormBrowser(stack.baseUrl),
-      `${stack.baseUrl}/oauth/authorize?${params.toString()}`,
-      E2E_ADMIN,
+    const issued = await obtainCode(
+      { issuer: stack.baseUrl },
+      { clientId },
+      {
+        scope: 'openid courses:read',
+        account: E2E_ADMIN,
+        resource: stack.baseUrl,
+        redirectUri: callback,
+      },
     );
+
     const form = (extra: Record<string, string>) => ({
       client_id: clientId,
       resource: stack.baseUrl,
@@ -82,9 +77,9 @@ describe('a hosted connector through the edge', () => {
         '/api/oauth/token',
         form({
           grant_type: 'authorization_code',
-          code: back.searchParams.get('code')!,
+          code: issued.code,
           redirect_uri: callback,
-          code_verifier: verifier,
+          code_verifier: issued.verifier,
         }),
       ),
     );
