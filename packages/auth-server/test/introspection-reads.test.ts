@@ -3,8 +3,9 @@
  * Redis node, one script counts the request for the rate limiter and reads the token and its grant
  * (on a cluster, two scripts sent in the same tick, since the counter and the token are in different
  * hash slots: test-e2e/redis-cluster.test.ts runs introspections there); nothing is read again,
- * nothing read for one request is used by the next, and the count is the rate limiter's own (same key
- * and window as the library's, so limits hold whichever path counted). Watched with MONITOR on a
+ * nothing read for one request is used by the next, and the count is the introspection limit's own
+ * window (our key layout, counted by our script on whichever path the request takes, never by
+ * rate-limiter-flexible), so the limit holds whichever path counted. Watched with MONITOR on a
  * private Redis, so every command seen is this server's.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -13,6 +14,7 @@ import { INTROSPECTOR, startTestAuthServer, type TestAuthServer } from '../../..
 import { privateRedis, type ServerProcess } from '../../../test-support/private-servers.js';
 import { TokenSource } from '../../../test-support/tokens.js';
 import { modelKey } from '../src/storage/redis-keys.js';
+import { withRequestReads } from '../src/storage/request-reads.js';
 import { introspect, postForm } from './oauth-http.js';
 
 let redisServer: ServerProcess;
@@ -67,7 +69,7 @@ describe('an introspection reads storage once', () => {
     expect(result.body).toMatchObject({ active: true, scope: 'openid courses:read', token_type: 'Bearer' });
     const reads = touching(commands, modelKey(auth.config.REDIS_KEY_PREFIX, 'AccessToken', token));
     expect(reads).toHaveLength(1);
-    expect(touching(commands, ':rl:introspect:')).toEqual(reads); // the same command
+    expect(touching(commands, ':rl:introspection:')).toEqual(reads); // the same command
     expect(commands.filter((args) => /^eval/i.test(args[0] ?? ''))).toHaveLength(1);
     // The grant came with the token: no GET of it (nor of anything) follows.
     expect(commands.filter((args) => args[0]?.toLowerCase() === 'get')).toEqual([]);
@@ -93,16 +95,41 @@ describe('an introspection reads storage once', () => {
     const key = modelKey(auth.config.REDIS_KEY_PREFIX, 'AccessToken', odd);
     expect(touching(commands, key)).toHaveLength(1); // oidc-provider's own lookup only
   });
+
+  it("counts a request the shortcut leaves to oidc-provider in the same window, by the limit's own script", async () => {
+    const odd = 'not a token: spaces and "quotes"';
+    const { commands } = await commandsDuring(() => introspect(auth, odd));
+    const counted = touching(commands, ':rl:introspection:client:');
+    expect(counted.length).toBeGreaterThan(0);
+    expect(counted.every((args) => /^eval/i.test(args[0] ?? ''))).toBe(true); // our fixed window's script
+    expect(touching(commands, ':rl:introspect:')).toEqual([]); // rate-limiter-flexible's layout is not used
+  });
 });
 
-describe("the count of that script is the rate limiter's", () => {
-  it('shares one window with requests the library counts, and answers 429 with Retry-After past the limit', async () => {
+describe('a read a step made is handed to the models it calls', () => {
+  it('is taken by the model even when the model reads after an await, and only there', async () => {
+    const { provider } = auth.running;
+    const key = modelKey(auth.config.REDIS_KEY_PREFIX, 'AccessToken', token);
+    const { result, commands } = await commandsDuring(() =>
+      withRequestReads({ key, found: Promise.resolve(null) }, async () => {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        return provider.AccessToken.find(token);
+      }),
+    );
+    expect(result).toBeUndefined(); // the handed read (no such token), not storage's
+    expect(touching(commands, key)).toEqual([]);
+    expect(await provider.AccessToken.find(token)).toMatchObject({ scope: 'openid courses:read' });
+  });
+});
+
+describe("the count of that script is the introspection limit's", () => {
+  it("shares one window with requests the limit's step counts, and answers 429 with Retry-After past the limit", async () => {
     const limited = await startTestAuthServer({ RATE_LIMIT_INTROSPECTION: '2' });
     try {
       const as = { client_id: INTROSPECTOR.clientId, client_secret: INTROSPECTOR.clientSecret };
       const shaped = 'A'.repeat(43); // counted by the script (no such token: inactive)
       expect((await introspect(limited, shaped, as)).body).toEqual({ active: false });
-      expect((await introspect(limited, 'not shaped', as)).body).toEqual({ active: false }); // by the library
+      expect((await introspect(limited, 'not shaped', as)).body).toEqual({ active: false }); // by the step
       const refused = await introspect(limited, shaped, as);
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -33,8 +33,9 @@
  * and request, and proves that anything not active is answered by oidc-provider.
  *
  * The step counts its requests under the introspection rate limit itself, in the Redis script that
- * also reads the token and its grant (storage/introspection-count.ts), and hands that read to the
- * models it calls ({@link modelCalls}), so the adapter does not read again.
+ * also reads the token and its grant (storage/introspection-count.ts), under the limit's own key layout
+ * (the limit's step counts every other introspection in the same bucket), and hands that read to the
+ * models it calls as an argument of {@link withRequestReads}, so the adapter does not read again.
  * Each answer is reported to `onAnswered` (the metrics count them). DIRECT_INTROSPECTION=false leaves
  * this step out; the limit's step then counts every introspection.
  */
@@ -45,7 +46,7 @@ import { isPlainForm, requestForm } from './request-form.js';
 import type { RateLimiting } from './rate-limit.js';
 import type { Count, IntrospectionCount } from '../storage/introspection-count.js';
 import { SUBJECT_TYPES } from '../provider/configuration.js';
-import { modelCalls, type ModelCalls } from '../storage/request-reads.js';
+import { withRequestReads } from '../storage/request-reads.js';
 
 /** Opaque token values as oidc-provider mints them (base64url); the shortcut takes no other. */
 const TOKEN_SHAPE = /^[\w-]{20,128}$/;
@@ -79,7 +80,7 @@ export interface DirectIntrospectionOptions {
   clientId: string;
   clientSecret: string;
   /** The rate limits: the step counts its requests under the introspection limit itself. */
-  limits: Pick<RateLimiting, 'perClient'>;
+  limits: Pick<RateLimiting, 'introspection'>;
   /** Counts a request and reads its token in one script (storage/introspection-count.ts). */
   countAndRead: IntrospectionCount;
   /** Told of every introspection this step answers. */
@@ -132,8 +133,8 @@ export function directIntrospection({
 
     // Counted under the introspection limit in the script that reads the token (one round trip);
     // the limit's own step then leaves this request alone.
-    const limit = limits.perClient('introspection', ctx, clientId);
-    const { count, read } = countAndRead(limit.key, limit.seconds, value);
+    const limit = limits.introspection(ctx, clientId);
+    const { count, read } = countAndRead(limit.bucket, limit.seconds, value);
     read?.found.catch(() => undefined); // not taken when the count refuses the request
     let counted: Count;
     try {
@@ -146,7 +147,7 @@ export function directIntrospection({
 
     let answer: Record<string, unknown> | undefined;
     try {
-      answer = await activeAnswer(provider, value, clientId, modelCalls(read));
+      answer = await withRequestReads(read, () => activeAnswer(provider, value, clientId));
     } catch {
       answer = undefined; // storage trouble: oidc-provider's path reports it the way it always has
     }
@@ -169,13 +170,12 @@ async function activeAnswer(
   provider: Provider,
   value: string,
   introspector: string,
-  models: ModelCalls,
 ): Promise<Record<string, unknown> | undefined> {
-  const token = await models.call(() => provider.AccessToken.find(value));
+  const token = await provider.AccessToken.find(value);
   if (!token?.isValid) return undefined;
   const grantId = token.grantId;
   if (grantId) {
-    const grant = await models.call(() => provider.Grant.find(grantId, { ignoreExpiration: true }));
+    const grant = await provider.Grant.find(grantId, { ignoreExpiration: true });
     if (!grant || grant.isExpired) return undefined;
     if (grant.clientId !== token.clientId || grant.accountId !== token.accountId) return undefined;
   }
@@ -186,7 +186,7 @@ async function activeAnswer(
   if (token.accountId) {
     body.sub = token.accountId;
     if (PAIRWISE_SUBJECTS && token.clientId !== introspector) {
-      const client = await models.call(() => provider.Client.find(token.clientId!));
+      const client = await provider.Client.find(token.clientId!);
       if (!client || client.subjectType === 'pairwise') return undefined;
     }
   }

@@ -29,15 +29,18 @@
  * unreachable the limiter lets the request through: the endpoint then answers 503 on its own, and a
  * limiter must not turn a storage outage into a different error.
  *
- * A step before the limit may count a request itself, under the same key and window, together with
- * its own storage read in one script ({@link PerClientCount}: the introspection shortcut); the limit's
- * step then leaves that request alone.
+ * The introspection limit per client is counted by this server's own fixed window
+ * (storage/introspection-count.ts: its key layout, its script), not by rate-limiter-flexible: the
+ * introspection shortcut counts its requests in the script that also reads the token
+ * ({@link IntrospectionLimit}), and the limit's step counts every other introspection under the same
+ * key and window, so the two paths share one bucket through an interface of ours. The limit's step
+ * leaves a request the shortcut counted alone.
  */
 import { requestForm } from './request-form.js';
 import type { Context, Middleware } from 'koa';
 import type { RateLimitName, RedisClient } from '@school/shared';
 import { RateLimiterRedis, RateLimiterRes } from 'rate-limiter-flexible';
-import type { Count } from '../storage/introspection-count.js';
+import { createIntrospectionCount, type Count } from '../storage/introspection-count.js';
 import { TooManyRequestsError } from '@school/shared';
 import { addressKey } from '../client-address.js';
 import { boundedKeyPart } from '../storage/redis-keys.js';
@@ -64,19 +67,19 @@ export interface RateLimits {
 
 type PerClientName = 'token' | 'introspection' | 'revocation' | 'deviceAuthorization';
 
-/** A request's count under a per-client limit, for a step that counts the request itself. */
-export interface PerClientCount {
-  /** The counter's storage key, as the library names it. */
-  key: string;
+/** A request's bucket under the introspection limit, for a step that counts the request itself. */
+export interface IntrospectionLimit {
+  /** The bucket (client and address), for storage/introspection-count.ts to count under. */
+  bucket: string;
   seconds: number;
   /** Decides on the count as the limit's step would: a 429 when over, else the request is counted. */
   settle(count: Count): void;
 }
 
-/** The rate limits: a step per named limit, and the count for a step that counts a request itself. */
+/** The rate limits: a step per named limit, and the introspection limit for a step that counts itself. */
 export interface RateLimiting {
   step(name: RateLimitName): Middleware;
-  perClient(name: PerClientName, ctx: Context, clientId: string): PerClientCount;
+  introspection(ctx: Context, clientId: string): IntrospectionLimit;
 }
 
 /** Marks a request counted by a step before its limit's own. */
@@ -110,15 +113,37 @@ export function rateLimitSteps(
       points: l.points,
       duration: l.seconds,
     });
-  const perClient = {
-    token: limiter('token', limits.tokenPerClient),
-    introspection: limiter('introspect', limits.introspectionPerClient),
-    revocation: limiter('revoke', limits.revocationPerClient),
-    deviceAuthorization: limiter('device', limits.deviceAuthorizationPerClient),
+  /** A limit's count of one request under `key`: rate-limiter-flexible's, or (introspection) ours. */
+  type Counter = { points: number; count(key: string): Promise<Count> };
+  const library = (name: string, l: Limit): Counter => {
+    const chosen = limiter(name, l);
+    return {
+      points: l.points,
+      count: (key) =>
+        chosen.consume(key).then(
+          (res) => ({ consumed: res.consumedPoints, msBeforeNext: res.msBeforeNext }),
+          (err: unknown) => {
+            if (err instanceof RateLimiterRes)
+              return { consumed: l.points + 1, msBeforeNext: err.msBeforeNext };
+            throw err;
+          },
+        ),
+    };
   };
-  const registration = limiter('register', limits.registrationPerAddress);
-  const authorization = limiter('authorize', limits.authorizationPerAddress);
-  const perAddress = limiter('addr', limits.perAddress);
+  const introspectionCount = createIntrospectionCount(redis, { prefix, countOnly: true });
+  const introspectionLimit = limits.introspectionPerClient;
+  const perClient: Record<PerClientName, Counter> = {
+    token: library('token', limits.tokenPerClient),
+    introspection: {
+      points: introspectionLimit.points,
+      count: (key) => introspectionCount(key, introspectionLimit.seconds).count,
+    },
+    revocation: library('revoke', limits.revocationPerClient),
+    deviceAuthorization: library('device', limits.deviceAuthorizationPerClient),
+  };
+  const registration = library('register', limits.registrationPerAddress);
+  const authorization = library('authorize', limits.authorizationPerAddress);
+  const perAddress = library('addr', limits.perAddress);
 
   const clientKey = (ctx: Context, clientId: string) =>
     `client:${boundedKeyPart(clientId)}:ip:${addressKey(ctx.ip)}`;
@@ -129,17 +154,16 @@ export function rateLimitSteps(
     onLimited(ctx, key);
     throw new TooManyRequestsError(`rate limit exceeded; retry after ${retryAfter} s`, retryAfter);
   };
-  return { step, perClient: perClientCount };
+  return { step, introspection };
 
-  function perClientCount(name: PerClientName, ctx: Context, clientId: string): PerClientCount {
-    const limiter = perClient[name];
-    const key = clientKey(ctx, clientId);
+  function introspection(ctx: Context, clientId: string): IntrospectionLimit {
+    const bucket = clientKey(ctx, clientId);
     return {
-      key: limiter.getKey(key),
-      seconds: limiter.duration,
+      bucket,
+      seconds: introspectionLimit.seconds,
       settle({ consumed, msBeforeNext }) {
-        if (consumed > limiter.points) refuse(ctx, key, msBeforeNext);
-        (ctx as Counted)[COUNTED] = name;
+        if (consumed > introspectionLimit.points) refuse(ctx, bucket, msBeforeNext);
+        (ctx as Counted)[COUNTED] = 'introspection';
       },
     };
   }
@@ -182,16 +206,17 @@ export function rateLimitSteps(
   /** Counts the request under `key` and refuses it when over. */
   async function limited(
     ctx: Context,
-    chosen: RateLimiterRedis,
+    chosen: Counter,
     key: string,
     next: () => Promise<unknown>,
   ): Promise<unknown> {
+    let counted: Count | undefined;
     try {
-      await chosen.consume(key);
-    } catch (err) {
-      if (err instanceof RateLimiterRes) refuse(ctx, key, err.msBeforeNext);
+      counted = await chosen.count(key);
+    } catch {
       // Redis unreachable: let the endpoint answer (it reports the outage itself).
     }
+    if (counted && counted.consumed > chosen.points) refuse(ctx, key, counted.msBeforeNext);
     return next();
   }
 }

@@ -19,7 +19,7 @@
  *   a token read checks its client with a second, pipelined read (redis-adapter.ts).
  * - Everything else is one key per command: sessions (`Session:<id>` and `sessionUid:<uid>` are
  *   written one after the other), interactions, the last-use hash, the rate limiter's counters
- *   (rate-limiter-flexible: one key per command), the login guard's, the sweep's lock, and
+ *   (rate-limiter-flexible's, and the introspection limit's own: one key per command), the login guard's, the sweep's lock, and
  *   the metadata-document cache (`cimd:<url>` and the `Client:<url>` it stores are written one after
  *   the other, cimd/cimd-resolver.ts; `cimdAllowed`), an account's grant index `accountGrants:<id>`
  *   (written before the grant, as the client's; read with one GET per grant, account-grants.ts).
@@ -180,6 +180,14 @@ export function clientGrantsKey(prefix: string, clientId: string): string {
 /** The client id of a {@link clientGrantsKey}. */
 export function clientOfGrantsKey(prefix: string, key: string): string {
   return key.slice(clientGrantsPrefix(prefix).length, -1);
+}
+
+/**
+ * The introspection limit's counter of one bucket (`client:<id>:ip:<address>`): this server's own fixed
+ * window (introspection-count.ts), one key per script, in a slot of its own.
+ */
+export function introspectionCountKey(prefix: string, bucket: string): string {
+  return `${prefix}rl:introspection:${bucket}`;
 }
 
 /** The hash of last-use times (client id → Unix seconds). */

@@ -110,9 +110,9 @@ if not p then return false end
 ${grantOfPayload('ARGV[2]')}
 return {p, c or false, gid or false, g}`;
 
-// Counts exactly as rate-limiter-flexible's RateLimiterRedis does (a fixed window opened with
-// SET NX EX, INCR, PTTL), for introspection-count.ts. KEYS[1] = the rate-limit counter; ARGV[1] =
-// the window, seconds. Sets `count` and `ttl` (ms left in the window).
+// The introspection limit's fixed window, for introspection-count.ts: opened with SET NX EX, then
+// INCR, PTTL. KEYS[1] = the counter (redis-keys.ts `introspectionCountKey`); ARGV[1] = the window,
+// seconds. Sets `count` and `ttl` (ms left in the window).
 const COUNT_LINES = `
 redis.call('SET', KEYS[1], 0, 'EX', ARGV[1], 'NX')
 local count = redis.call('INCR', KEYS[1])

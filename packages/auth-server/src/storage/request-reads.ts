@@ -2,16 +2,17 @@
  * Storage reads that belong to one request, so that a request costs as few Redis round trips as
  * the data allows without ever reusing data across requests:
  *
- * - a read a step already made, handed to oidc-provider's models ({@link modelCalls}: the
+ * - a read a step already made, handed to oidc-provider's models ({@link withRequestReads}: the
  *   introspection shortcut reads the presented access token in the script that counts the request,
  *   then asks the models whether it is active);
  * - a grant read together with its token by one script (oidc-provider asks for the grant right after).
  *
  * Each entry is keyed by the request (oidc-provider's `Provider.ctx` inside its routes, else the
- * step's {@link ModelCalls}) and by the full storage key, is taken at most once, and dies with the
+ * step's {@link withRequestReads}) and by the full storage key, is taken at most once, and dies with the
  * request. Nothing here outlives a request, so revocation and every other write stay visible to the
  * next request exactly as without these shortcuts.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import Provider from 'oidc-provider';
 
 /** A grant-bound model as `oidcFindWithGrant` returns it: payload, consumed-at, grant id, grant JSON. */
@@ -42,39 +43,27 @@ function take<K extends typeof STARTED | typeof GRANT>(
   return slot.value;
 }
 
-/** A step's calls of oidc-provider's models, outside oidc-provider's routes, for one request. */
-export interface ModelCalls {
-  /** Calls `fn`; the adapter reads that `fn` starts before it first waits belong to this request. */
-  call<T>(fn: () => T): T;
-}
+/**
+ * The request of a step of ours calling oidc-provider's models outside its routes: an
+ * AsyncLocalStorage, so it follows every model call `fn` makes, before and after any await.
+ */
+const stepRequest = new AsyncLocalStorage<Holder>();
 
 /**
- * The request of the model call being made now by a step of ours. A model's `find` calls the
- * adapter before it first waits, so the adapter sees this while {@link ModelCalls.call} runs; were
- * that ever not so, the adapter would only read again (test/introspection-reads.test.ts counts the
- * commands).
+ * Runs `fn` (a step's calls of oidc-provider's models) as one request, the read `made` of its key
+ * already made: the adapter takes it once instead of reading again.
  */
-let calling: Holder | undefined;
-
-/** Model calls for one request, the read of `key` already made (the adapter takes it once). */
-export function modelCalls(made?: { key: string; found: Promise<FoundWithGrant | null> }): ModelCalls {
+export function withRequestReads<T>(
+  made: { key: string; found: Promise<FoundWithGrant | null> } | undefined,
+  fn: () => Promise<T>,
+): Promise<T> {
   const request: Holder = made ? { [STARTED]: { key: made.key, value: made.found } } : {};
-  return {
-    call(fn) {
-      const outer = calling;
-      calling = request;
-      try {
-        return fn();
-      } finally {
-        calling = outer;
-      }
-    },
-  };
+  return stepRequest.run(request, fn);
 }
 
 /** The request the adapter serves now: oidc-provider's inside its routes, else a step's of ours. */
 export function currentRequest(): object | undefined {
-  return Provider.ctx ?? calling;
+  return Provider.ctx ?? stepRequest.getStore();
 }
 
 /** The read of `key` this request's step already made, once. */
