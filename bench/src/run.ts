@@ -19,7 +19,7 @@ import { cpuChart } from './lib/chart.js';
 import { inspectPortFlag } from './lib/inspector.js';
 import { runLoad } from './lib/load.js';
 import { apiEnvironment, authEnvironment, freshDir, startNode, startStores } from './lib/stack.js';
-import { MEASURES } from './measures/index.js';
+import { EXPERIMENTS, MEASURES } from './measures/index.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const dir = join(root, '.data', 'bench');
@@ -58,7 +58,7 @@ function measureResult(m: Measure, { text: _text, rows, ...recorded }: Outcome):
 
 async function main(): Promise<number> {
   const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim().toUpperCase());
-  const measures = MEASURES.filter((m) => !only || only.includes(m.id));
+  const measures = only ? [...MEASURES, ...EXPERIMENTS].filter((m) => only.includes(m.id)) : MEASURES;
   const env = (name: string, seconds: number) => Number(process.env[name] ?? seconds);
   const durations = { run: env('BENCH_RUN', 5), ref: env('BENCH_REF', 3), warm: env('BENCH_WARM', 3) };
 

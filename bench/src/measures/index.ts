@@ -8,6 +8,7 @@ import { peerSet } from '../peers/peer-set.js';
 import { as2 } from './as2-adapter.js';
 import { as5 } from './as5-refresh.js';
 import { dcr } from './dcr.js';
+import { di } from './di-ab.js';
 import { lg } from './lg.js';
 import { memApi, memAuth } from './memory.js';
 import { met } from './met-metrics.js';
@@ -26,3 +27,6 @@ const memApiBesidePeers: Measure = {
 };
 
 export const MEASURES = [memAuth, as2, as5, dcr, lg, rs1, met, rs2, rs3, rv, memApiBesidePeers, p1, p2, p3];
+
+/** Run only when named in BENCH_ONLY: experiments that judge no goal. */
+export const EXPERIMENTS = [di];
