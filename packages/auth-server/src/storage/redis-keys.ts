@@ -19,10 +19,11 @@
  *   a token read checks its client with a second, pipelined read (redis-adapter.ts).
  * - Everything else is one key per command: sessions (`Session:<id>` and `sessionUid:<uid>` are
  *   written one after the other), interactions, the last-use hash, the rate limiter's counters
- *   (rate-limiter-flexible's, and the introspection limit's own: one key per command), the login guard's, the sweep's lock, and
- *   the metadata-document cache (`cimd:<url>` and the `Client:<url>` it stores are written one after
- *   the other, cimd/cimd-resolver.ts; `cimdAllowed`), an account's grant index `accountGrants:<id>`
- *   (written before the grant, as the client's; read with one GET per grant, account-grants.ts).
+ *   (rate-limiter-flexible's, and the introspection limit's own: one key per command), the login
+ *   guard's, the sweep's lock, and the metadata-document cache (`cimd:<url>` and the `Client:<url>`
+ *   it stores are written one after the other, cimd/cimd-resolver.ts; `cimdAllowed`), an account's
+ *   grant index `accountGrants:<id>` (written before the grant, as the client's; read with one GET
+ *   per grant, account-grants.ts).
  * - The revocation channel is classic pub/sub (PUBLISH): on a cluster every node forwards it to all
  *   nodes, so a subscriber connected to any node hears it. Sharded pub/sub (SPUBLISH) would confine
  *   the traffic to one shard but needs the subscriber to follow that shard through failovers; with
