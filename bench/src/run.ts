@@ -82,7 +82,8 @@ async function main(): Promise<number> {
   });
   const bare = await startNode(dir, 'bare', join(root, 'bench/dist/servers/bare.js'), { health: '/' });
   // The machine's speed beside the figures: bare node:http's CPU per request, these machines being shared.
-  const machine = await runLoad({ name: 'bare http', url: bare.url, processes: { node: bare.pid } }, 3);
+  const bareHttp = { name: 'bare http', url: bare.url, processes: { node: bare.pid } };
+  const machine = await runLoad(bareHttp, 3);
   out(`machine: bare node:http ${Math.round(machine.rps)} req/s, ${Math.round(machine.cpuUs)} µs/req`);
 
   const memos = new Map<string, Promise<unknown>>();
@@ -111,6 +112,7 @@ async function main(): Promise<number> {
     redis,
     authEnv,
     auth,
+    bareHttp,
     authInspectPort,
     account,
     runtime,

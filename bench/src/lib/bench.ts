@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AuthRuntime } from '@school/auth-server/dist/bootstrap.js';
 import type { Started } from '#test-support/processes.js';
+import type { LoadSpec } from './load.js';
 import type { ProcessSet } from './proc.js';
 
 /** SKIP: not applicable in this run (e.g. no peer built). */
@@ -74,6 +75,8 @@ export interface Bench {
   redis: Server;
   authEnv: Record<string, string>;
   auth: Server;
+  /** The machine's reference, bare node:http (servers/bare.ts): loaded beside AS5, DCR and LG. */
+  bareHttp: LoadSpec;
   /** The auth server's inspector port, opened only for MEM-AS's full GC. */
   authInspectPort: number;
   account: { email: string; password: string };

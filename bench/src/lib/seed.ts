@@ -74,15 +74,16 @@ export function introspectionPool(bench: Bench, n: number): Promise<string[]> {
 }
 
 /**
- * Refresh tokens of `n` confidential clients (client_secret_post), each from a real sign-in and code
- * exchange with `scope`. They rotate only after 70 % of their life, so each can be used again and again.
+ * Refresh tokens of `n` confidential clients (client_secret_post) at `origin` (default the auth
+ * server), each from a real sign-in and code exchange with `scope`. They rotate only after 70 % of
+ * their life, so each can be used again and again.
  */
-export function refreshTokens(bench: Bench, scope: string, n: number) {
-  return bench.memo(`refresh:${scope}:${n}`, async () => {
-    const { browser } = await publicClient(bench, bench.auth.url);
+export function refreshTokens(bench: Bench, scope: string, n: number, origin = bench.auth.url) {
+  return bench.memo(`refresh:${origin}:${scope}:${n}`, async () => {
+    const { browser } = await publicClient(bench, origin);
     const out: { client: OAuthClient; tokens: Tokens }[] = [];
     for (let i = 0; i < n; i++) {
-      const client = await register(bench.auth.url, `bench service ${i}`, true);
+      const client = await register(origin, `bench service ${i}`, true);
       const tokens = await tokensFor(bench, browser, client, scope);
       if (!tokens.refresh_token) throw new Error('no refresh token issued');
       out.push({ client, tokens });

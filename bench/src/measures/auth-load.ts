@@ -1,9 +1,25 @@
 /** What the auth server's measures share: its load spec, the introspection request, per-core goals. */
 import { postForm } from '#test-support/oauth-flow.js';
-import type { Bench, Outcome } from '../lib/bench.js';
+import { join } from 'node:path';
+import { AUTH_SERVER_NODE_FLAGS } from '@school/auth-server/dist/node-flags.js';
+import type { Bench, Outcome, Server } from '../lib/bench.js';
+import { startNode } from '../lib/stack.js';
 import { formLine } from '../lib/bench.js';
 import type { LoadSpec } from '../lib/load.js';
-import { int, runText, type Sandwich } from '../lib/report.js';
+import { runText, type Sandwich } from '../lib/report.js';
+
+/**
+ * The reference of AS5 and DCR: the auth server on oidc-provider's memory adapter
+ * (servers/auth-memory.ts), one process for the run, its own origin; its CPU and Redis's counted.
+ */
+export function memoryReference(bench: Bench): Promise<Server> {
+  return bench.memo('auth-memory-reference', () =>
+    startNode(bench.dir, 'auth-memory-reference', join(bench.root, 'bench/dist/servers/auth-memory.js'), {
+      flags: [...AUTH_SERVER_NODE_FLAGS],
+      env: (port, url) => ({ ...bench.authEnv, AUTH_PORT: String(port), BASE_URL: url }),
+    }),
+  );
+}
 
 /** A load on the auth server (`url`, default the main one), its CPU and its store's counted as usual. */
 export function authSpec(bench: Bench, name: string, requestsFile: string, extra: Partial<LoadSpec> = {}) {
@@ -33,17 +49,27 @@ export async function introspect(bench: Bench, origin: string, token: string) {
   return (await postForm(`${origin}/api/oauth/introspect`, form, { accept: 'application/json' })).body ?? {};
 }
 
-/** PASS when the worse run reaches `min` requests per core, without errors or a FAILED check. */
-export function perCoreOutcome({ worst }: Sandwich, min: number, checks: string[] = []): Outcome {
-  const perCore = 1e6 / worst.cpuUs;
-  const ok = perCore >= min && worst.errors === 0 && checks.every((c) => !c.includes('FAILED'));
+/**
+ * PASS when the case's CPU per request is at most `max` times the reference's (`refName`), measured
+ * either side of each case run (the worse of the two ratios), without errors or a FAILED check.
+ */
+export function againstReferenceOutcome(
+  { worst, cpuRatio, refs }: Sandwich,
+  refName: string,
+  max: number,
+  checks: string[] = [],
+): Outcome {
+  const errors = worst.errors + refs.reduce((n, r) => n + r.errors, 0);
+  const ok = cpuRatio <= max && errors === 0 && checks.every((c) => !c.includes('FAILED'));
+  const digits = cpuRatio < 10 ? 2 : 0;
+  const refCpu = refs.map((r) => r.cpuUs.toFixed(r.cpuUs < 100 ? 1 : 0)).join(', ');
   return {
     status: ok ? 'PASS' : 'FAIL',
-    text: runText(
-      worst,
-      checks.map((c) => `| ${c}`),
-    ),
+    text: runText({ ...worst, errors }, [
+      `| ${cpuRatio.toFixed(digits)}× ${refName}'s cpu/req (${refCpu} µs in its runs either side)`,
+      ...checks.map((c) => `| ${c}`),
+    ]),
     rows: [{ server: 'ours', ...worst }],
-    judged: `${int(perCore)}/s per core`,
+    judged: `${cpuRatio.toFixed(digits)}× ${refName} cpu/req`,
   };
 }
