@@ -8,9 +8,9 @@
  * - a grant read together with its token by one script (oidc-provider asks for the grant right after).
  *
  * Each entry is keyed by the request (oidc-provider's `Provider.ctx` inside its routes, else the
- * step's {@link withRequestReads}) and by the full storage key, is taken at most once, and dies with the
- * request. Nothing here outlives a request, so revocation and every other write stay visible to the
- * next request exactly as without these shortcuts.
+ * step's scope, {@link withRequestReads}) and by the full storage key, is taken at most once, and
+ * dies with the request. Nothing here outlives a request, so revocation and every other write stay
+ * visible to the next request exactly as without these shortcuts.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import Provider from 'oidc-provider';
