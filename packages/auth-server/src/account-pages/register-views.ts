@@ -165,18 +165,20 @@ export function termReviewView(p: {
       }
       <fieldset class="choices">
         <legend>With the selected access</legend>
-        <div>
-          <input type="radio" id="action-shorten" name="action" value="shorten" checked />
-          <label for="action-shorten">Shorten it to end with the term (${when(p.termEndsAt)})</label>
-        </div>
-        <div>
-          <input type="radio" id="action-end" name="action" value="end" />
-          <label for="action-end">End it now (as Revoke on Connected apps)</label>
-        </div>
-        <div>
-          <input type="radio" id="action-keep" name="action" value="keep" />
-          <label for="action-keep">Keep it as it is (recorded in Activity)</label>
-        </div>
+        <ul class="scopes choices">
+          <li>
+            <input type="radio" id="action-shorten" name="action" value="shorten" checked />
+            <label for="action-shorten">Shorten it to end with the term (${when(p.termEndsAt)})</label>
+          </li>
+          <li>
+            <input type="radio" id="action-end" name="action" value="end" />
+            <label for="action-end">End it now (as Revoke on Connected apps)</label>
+          </li>
+          <li>
+            <input type="radio" id="action-keep" name="action" value="keep" />
+            <label for="action-keep">Keep it as it is (recorded in Activity)</label>
+          </li>
+        </ul>
       </fieldset>
       <div class="actions"><button type="submit">Apply to the selected access</button></div>
     </form>`;
