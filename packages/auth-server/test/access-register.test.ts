@@ -7,6 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, authServerForFile, INTROSPECTOR, runSchoolAuth } from '../../../test-support/auth-server.js';
+import { registerPage } from '../src/account-pages/access-register.js';
 import {
   forgedPostStatuses,
   FormBrowser,
@@ -142,6 +143,24 @@ describe('school-auth grants export', () => {
     );
     for (const account of [ADMIN, TEACHER, OFFICE])
       expect(rowsOf(rows, account.email)).toEqual(await connectedAppsOf(account));
+  });
+
+  it('pages through whole accounts, the pages together holding the export', async () => {
+    const deps = { ...auth.running, prefix: auth.config.REDIS_KEY_PREFIX };
+    const seen: string[][] = [];
+    let after: string | undefined;
+    do {
+      const page = await registerPage(deps, { after, pageSize: 1 });
+      seen.push(page.rows.map((r) => `${r.account.email} ${r.app.clientId}`));
+      after = page.next;
+    } while (after);
+    // Three accounts hold access: a page each, the admin's two apps on one page.
+    expect(seen.map((rows) => rows.length)).toEqual([2, 1, 1]);
+    expect(seen.flat().sort()).toEqual(
+      exportJson()
+        .map((r) => `${r.account.email} ${r.app.clientId}`)
+        .sort(),
+    );
   });
 
   it('names the app, its kind, the account and role, who approved, the scopes by category and the dates', () => {
