@@ -8,6 +8,9 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, authServerForFile, INTROSPECTOR, runSchoolAuth } from '../../../test-support/auth-server.js';
 import { registerPage } from '../src/account-pages/access-register.js';
+import { accountGrants } from '../src/storage/account-grants.js';
+import { shortenGrantTokens } from '../src/storage/grant-shortening.js';
+import { grantListKey } from '../src/storage/redis-keys.js';
 import {
   forgedPostStatuses,
   FormBrowser,
@@ -352,5 +355,32 @@ describe('the term review', () => {
     const page = await openAccountPage(browser, `${REVIEW}?done=end:99&proof=forged`, ADMIN);
     expect(page.status).toBe(200);
     expect(page.body).not.toContain('Ended');
+  });
+});
+
+describe('shortening a grant’s tokens (storage/grant-shortening.ts)', () => {
+  it('gives its access and refresh tokens that outlive the new end that end, in Redis and to introspection', async () => {
+    const client = await registerClient(auth, { client_name: 'Short Lived' });
+    const tokens = (await flowSignIn(auth, client, {
+      account: TEACHER,
+      scope: 'openid courses:read',
+    })) as Tokens;
+    const { redis } = auth.running;
+    const prefix = auth.config.REDIS_KEY_PREFIX;
+    const teacherId = (await auth.running.accounts.idOf(TEACHER.email))!;
+    const [held] = (await accountGrants(redis, prefix, teacherId)).filter(
+      (g) => g.clientId === client.clientId,
+    );
+    const endsAt = Math.floor(Date.now() / 1000) + 120; // sooner than the access token's hour
+    expect(await shortenGrantTokens(redis, prefix, held!.grantId, endsAt)).toEqual({
+      accessTokens: 1,
+      refreshTokens: 1,
+    });
+    for (const token of [tokens.access_token, tokens.refresh_token])
+      expect((await introspect(auth, token)).body).toMatchObject({ active: true, exp: endsAt });
+    // Redis forgets them then (with the adapter's 15 s of clock tolerance).
+    const keys = await redis.lrange(grantListKey(prefix, held!.grantId), 0, -1);
+    const ttls = await Promise.all(keys.map((k) => redis.ttl(k)));
+    for (const ttl of ttls.filter((t) => t > 0)) expect(ttl).toBeLessThanOrEqual(135);
   });
 });
