@@ -12,10 +12,10 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
+  approveInBrowser,
   expectNoAxeViolations,
   inspectPage,
   loopbackListener,
-  tickEveryScope,
   type LoopbackListener,
 } from './support/browser.js';
 import { E2E_ADMIN, type Stack } from './support/stack.js';
@@ -68,8 +68,6 @@ describe('the Access register and the term review, in a browser', () => {
   let token = '';
 
   beforeAll(async () => {
-    context = await browser.newContext();
-    const page = await context.newPage();
     for (const [name, scope] of [
       ['Lesson Planner', 'openid courses:read students:read'],
       [FORMULA_NAME, 'openid orders:read members:read'],
@@ -84,32 +82,22 @@ describe('the Access register and the term review, in a browser', () => {
       const clientId = ((await registered.json()) as { client_id: string }).client_id;
       clients.push(clientId);
       const verifier = randomBytes(32).toString('base64url');
-      await page.goto(
-        `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
-          response_type: 'code',
-          client_id: clientId,
-          redirect_uri: listener.redirectUri,
-          scope,
-          state: randomBytes(8).toString('hex'),
-          code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-          code_challenge_method: 'S256',
-        }).toString()}`,
-      );
-      if (await page.locator('input[name=password]').count()) {
-        await page.fill('input[name=email]', E2E_ADMIN.email);
-        await page.fill('input[name=password]', E2E_ADMIN.password);
-        await page.click('button[type=submit]');
-      }
-      await page.waitForSelector('text=Allow access to your school?');
-      await tickEveryScope(page);
-      await page.click('button:has-text("Allow")');
-      const code = (await listener.received).searchParams.get('code')!;
+      const url = `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
+        response_type: 'code',
+        client_id: clientId,
+        redirect_uri: listener.redirectUri,
+        scope,
+        state: randomBytes(8).toString('hex'),
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+      }).toString()}`;
+      const { callback } = await approveInBrowser(browser, url, listener);
       const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({
           grant_type: 'authorization_code',
-          code,
+          code: callback.searchParams.get('code')!,
           redirect_uri: listener.redirectUri,
           code_verifier: verifier,
           client_id: clientId,
@@ -118,6 +106,14 @@ describe('the Access register and the term review, in a browser', () => {
       expect(res.status).toBe(200);
       token = ((await res.json()) as { access_token: string }).access_token;
     }
+    // The admin signs in to the account pages in a browser of their own.
+    context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${stack.baseUrl}/oauth/account/apps`);
+    await page.fill('input[name=email]', E2E_ADMIN.email);
+    await page.fill('input[name=password]', E2E_ADMIN.password);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('h1:has-text("Connected apps")');
     await page.close();
   }, 120_000);
 
