@@ -237,7 +237,9 @@ describe('consent that grants only what the admin chooses', () => {
 
     await card.locator('button:has-text("Drop unused scopes")').click();
     await page.waitForSelector('text=no longer has');
-    expect(await card.locator('tr').count()).toBe(2); // the header row and courses:read
+    // The header row, the heading row of courses:read's data category, and courses:read.
+    expect(await card.locator('tr').count()).toBe(3);
+    expect(await card.locator('tr.category').innerText()).toBe('School content');
     expect(await api('/api/v1/courses?limit=1', tokens.access_token)).toBe(401);
     const refreshed = await token({
       grant_type: 'refresh_token',

@@ -191,6 +191,7 @@ export function createApp({
     prefix: config.REDIS_KEY_PREFIX,
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
+    calendar,
   });
   // Each page router answers its own routes, then a wrong method on one of them (405 with Allow).
   const home = homePageRouter({ devicePairing: config.DEVICE_PAIRING !== 'off' });

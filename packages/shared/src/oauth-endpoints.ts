@@ -441,7 +441,17 @@ export const ENDPOINTS: readonly Endpoint[] = [
     cors: false,
   })),
   // The account pages: pages are read, forms post to `…/<action>`.
-  ...['', '/signed-in', '/apps', '/clients', '/activity', '/account', '/staff'].map((page): Endpoint => ({
+  ...[
+    '',
+    '/signed-in',
+    '/apps',
+    '/clients',
+    '/activity',
+    '/account',
+    '/staff',
+    '/register',
+    '/register/export',
+  ].map((page): Endpoint => ({
     path: `${ACCOUNT_PATH}${page}`,
     kind: 'page',
     methods: READ,
@@ -454,6 +464,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
     '/account/sign-out-everywhere',
     '/account/passkeys/remove',
     '/account/recovery-codes',
+    '/term-review',
   ].map((page): Endpoint => ({
     path: `${ACCOUNT_PATH}${page}`,
     kind: 'page',

@@ -8,6 +8,25 @@
  * checks, its protected-resource metadata and OpenAPI document.
  */
 
+/**
+ * The kinds of school data a scope reaches, most sensitive first, with the heading the pages show:
+ * what the consent page, Connected apps and the Access register group scopes under. Every area and
+ * every OpenID Connect scope is in exactly one (docs/decisions.md says why each is where it is).
+ */
+export const DATA_CATEGORIES = {
+  students: 'Students’ records',
+  people: 'Members, staff and visitors',
+  payments: 'Orders and payments',
+  content: 'School content',
+  account: 'Sign-in and own account',
+} as const;
+
+/** One data category's name. */
+export type DataCategory = keyof typeof DATA_CATEGORIES;
+
+/** The categories in the order the pages list them. */
+export const DATA_CATEGORY_NAMES = Object.keys(DATA_CATEGORIES) as DataCategory[];
+
 /** Access levels a scope can grant on an area. */
 export type Access = 'read' | 'write';
 
@@ -19,30 +38,32 @@ export interface AreaDefinition {
   readonly title: string;
   /** The access levels docs/contract.md grants scopes for. */
   readonly access: readonly Access[];
+  /** The kind of data it holds ({@link DATA_CATEGORIES}). */
+  readonly category: DataCategory;
 }
 
 /** The twenty areas of docs/contract.md, in its order, with exactly the access levels it names. */
 export const AREAS = [
-  { name: 'courses', title: 'courses', access: ['read', 'write'] },
-  { name: 'students', title: 'students', access: ['read', 'write'] },
-  { name: 'members', title: 'members', access: ['read', 'write'] },
-  { name: 'analytics', title: 'analytics', access: ['read'] },
-  { name: 'curriculum', title: 'curriculum', access: ['read', 'write'] },
-  { name: 'orders', title: 'orders', access: ['read'] },
-  { name: 'school', title: 'school', access: ['read', 'write'] },
-  { name: 'appearance', title: 'appearance', access: ['read', 'write'] },
-  { name: 'events', title: 'events', access: ['read', 'write'] },
-  { name: 'membership_plans', title: 'membership plans', access: ['read', 'write'] },
-  { name: 'coupons', title: 'coupons', access: ['read', 'write'] },
-  { name: 'posts', title: 'posts', access: ['read', 'write'] },
-  { name: 'subscriptions', title: 'subscriptions', access: ['read', 'write'] },
-  { name: 'digital_products', title: 'digital products', access: ['read', 'write'] },
-  { name: 'comments', title: 'comments', access: ['read'] },
-  { name: 'lecturers', title: 'lecturers', access: ['read', 'write'] },
-  { name: 'storage', title: 'storage', access: ['write'] },
-  { name: 'forms', title: 'forms', access: ['read'] },
-  { name: 'pages', title: 'pages', access: ['read', 'write'] },
-  { name: 'account', title: 'account', access: ['read', 'write'] },
+  { name: 'courses', title: 'courses', access: ['read', 'write'], category: 'content' },
+  { name: 'students', title: 'students', access: ['read', 'write'], category: 'students' },
+  { name: 'members', title: 'members', access: ['read', 'write'], category: 'people' },
+  { name: 'analytics', title: 'analytics', access: ['read'], category: 'payments' },
+  { name: 'curriculum', title: 'curriculum', access: ['read', 'write'], category: 'content' },
+  { name: 'orders', title: 'orders', access: ['read'], category: 'payments' },
+  { name: 'school', title: 'school', access: ['read', 'write'], category: 'content' },
+  { name: 'appearance', title: 'appearance', access: ['read', 'write'], category: 'content' },
+  { name: 'events', title: 'events', access: ['read', 'write'], category: 'content' },
+  { name: 'membership_plans', title: 'membership plans', access: ['read', 'write'], category: 'payments' },
+  { name: 'coupons', title: 'coupons', access: ['read', 'write'], category: 'payments' },
+  { name: 'posts', title: 'posts', access: ['read', 'write'], category: 'content' },
+  { name: 'subscriptions', title: 'subscriptions', access: ['read', 'write'], category: 'payments' },
+  { name: 'digital_products', title: 'digital products', access: ['read', 'write'], category: 'content' },
+  { name: 'comments', title: 'comments', access: ['read'], category: 'students' },
+  { name: 'lecturers', title: 'lecturers', access: ['read', 'write'], category: 'people' },
+  { name: 'storage', title: 'storage', access: ['write'], category: 'content' },
+  { name: 'forms', title: 'forms', access: ['read'], category: 'people' },
+  { name: 'pages', title: 'pages', access: ['read', 'write'], category: 'content' },
+  { name: 'account', title: 'account', access: ['read', 'write'], category: 'account' },
 ] as const satisfies readonly AreaDefinition[];
 
 /** The name of one area. */
@@ -64,6 +85,8 @@ export interface ScopeDefinition {
   readonly consentText: string;
   /** True when it lets the app create, change or delete data (the consent page flags these). */
   readonly changesData: boolean;
+  /** The kind of data it reaches: its area's, and `account` for the OpenID Connect scopes. */
+  readonly category: DataCategory;
 }
 
 const consentVerb: Record<Access, string> = {
@@ -87,6 +110,7 @@ export const API_SCOPES: readonly ScopeDefinition[] = AREAS.flatMap((area) =>
         ? 'Upload files to your school’s storage'
         : `${consentVerb[access]} ${area.title}`,
     changesData: access === 'write',
+    category: area.category,
   })),
 );
 
@@ -97,6 +121,7 @@ export const ALL_SCOPES: readonly ScopeDefinition[] = [
     description,
     consentText: oidcConsentText[name as keyof typeof OIDC_SCOPES],
     changesData: false,
+    category: 'account' as const,
   })),
   ...API_SCOPES,
 ];
@@ -122,4 +147,24 @@ const byName = new Map(ALL_SCOPES.map((s) => [s.name, s]));
 /** Looks a scope up by name; `undefined` for anything docs/contract.md does not define. */
 export function findScope(name: string): ScopeDefinition | undefined {
   return byName.get(name);
+}
+
+/** Scopes under one data category's heading. */
+export interface CategoryGroup {
+  category: DataCategory;
+  /** The heading, e.g. `Students’ records`. */
+  title: string;
+  /** The scopes given that fall under it, in the order given. */
+  scopes: string[];
+}
+
+/**
+ * `scopes` grouped under their data categories, in the categories' order, empty ones left out. A
+ * name that is no scope of docs/contract.md grants nothing and is in no group.
+ */
+export function scopesByCategory(scopes: readonly string[]): CategoryGroup[] {
+  return DATA_CATEGORY_NAMES.flatMap((category) => {
+    const under = scopes.filter((s) => findScope(s)?.category === category);
+    return under.length ? [{ category, title: DATA_CATEGORIES[category], scopes: under }] : [];
+  });
 }

@@ -1,6 +1,7 @@
 /**
  * The account pages under `/oauth/account`: Connected apps and Your account for everyone
- * signed in; All clients, Activity and Staff accounts for the school's admins (`role: admin` on the
+ * signed in; All clients, Activity, Staff accounts, the Access register and its term review for the
+ * school's admins (`role: admin` on the
  * account; the seeded admin is one). Built like the interaction pages (interactions/router.ts):
  * never cached (`noStore`), the signed-in person loaded first (`requireSignIn`), every form checked
  * against its zod schema, its CSRF token and its Origin before it acts, then one named step.
@@ -38,6 +39,9 @@ import {
   yourAccountSteps,
 } from './your-account.js';
 import type { Passkeys } from '../passkeys/passkeys.js';
+import type { AccessCalendar } from '../interactions/access-duration.js';
+import { registerSteps } from './register-page.js';
+import { termReviewForm, termReviewSteps } from './term-review.js';
 import { confirmPasskeyForm, confirmPasswordForm } from './your-account-proof.js';
 
 /** What the account pages need. */
@@ -56,6 +60,8 @@ export interface AccountPagesDeps {
   csrfSecret: string;
   /** Passkeys and recovery codes (Your account), the password switch (Staff accounts). */
   passkeys: Passkeys;
+  /** The school's calendar: the term review reviews access against the end of its term. */
+  calendar: AccessCalendar;
 }
 
 /** Builds the router of the account pages. */
@@ -69,6 +75,8 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   const activity = activitySteps(deps);
   const own = yourAccountSteps(deps);
   const staff = staffAccountsSteps(deps);
+  const register = registerSteps(deps, deps.calendar.termEnds !== undefined);
+  const review = termReviewSteps(deps, csrf);
   const check = <T extends { csrf: string }>(schema: z.ZodType<T>) => checkAccountForm(schema, formCheck);
 
   const router = new Router<AccountState>({ prefix: ACCOUNT_PATH });
@@ -149,5 +157,9 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
       check(accountActionForm),
       staff.change(change),
     );
+  router.get('/register', signedIn, requireAdmin, register.show);
+  router.get('/register/export', signedIn, requireAdmin, register.download);
+  router.get('/term-review', signedIn, requireAdmin, review.show);
+  router.post('/term-review', forms, signedIn, requireAdmin, check(termReviewForm), review.act);
   return router;
 }

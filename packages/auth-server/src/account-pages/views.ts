@@ -2,7 +2,7 @@
  * The account pages, in the look of the login and consent pages (pages/html.ts): escaped
  * templates, no script, every client-supplied string isolated and labelled (pages/page-parts.ts).
  */
-import { ACCOUNT_PATH, API_SCOPE_NAMES, OAUTH_ROUTES, findScope } from '@school/shared';
+import { ACCOUNT_PATH, API_SCOPE_NAMES, OAUTH_ROUTES, findScope, scopesByCategory } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
 import { html, layout, type SafeHtml } from '../pages/html.js';
@@ -29,6 +29,7 @@ export const ACCOUNT_PAGES: readonly { page: string; label: string; admin: boole
   { page: 'clients', label: 'All clients', admin: true },
   { page: 'activity', label: 'Activity', admin: true },
   { page: 'staff', label: 'Staff accounts', admin: true },
+  { page: 'register', label: 'Access register', admin: true },
 ];
 
 /** The navigation every account page starts with: the pages `account` may use, and Sign out. */
@@ -103,6 +104,8 @@ export interface ConnectedApp extends AppIdentity {
   scopeUses: Record<string, number>;
   /** When its access ends, Unix seconds: the latest end of its grants. */
   expiresAt?: number;
+  /** Who approved its grants (storage/grant-approval.ts): `self`, or an admin; once each. */
+  approvedBy: string[];
   /**
    * How often a replaced refresh token of it was answered within the reuse window (the same
    * installation using it from several processes: provider/refresh-grace.ts), and the last time.
@@ -117,9 +120,13 @@ function lastUse(app: ConnectedApp, scope: string): string {
   return at === undefined ? 'Not used yet' : when(at);
 }
 
-/** Each scope granted, what it allows, and when the app last used it. */
+/**
+ * Each scope granted, what it allows, and when the app last used it, under the heading of the kind of
+ * school data it reaches (its data category): one row group per category, the category's name heading
+ * the group's rows.
+ */
 function scopeUseTable(app: ConnectedApp): SafeHtml {
-  return html`<p class="group">Scopes granted, and when it last used each:</p>
+  return html`<p class="group">Scopes granted, by the kind of data they reach, and when it last used each:</p>
     <table class="scope-use">
       <thead>
         <tr>
@@ -128,16 +135,22 @@ function scopeUseTable(app: ConnectedApp): SafeHtml {
           <th scope="col">Last used</th>
         </tr>
       </thead>
-      <tbody>
-        ${app.scopes.map(
-          (s) =>
-            html`<tr class="${findScope(s)?.changesData ? 'writes' : ''}">
-              <td data-label="Scope"><code>${s}</code></td>
-              <td data-label="Lets it">${findScope(s)?.consentText ?? s}</td>
-              <td data-label="Last used">${lastUse(app, s)}</td>
-            </tr>`,
-        )}
-      </tbody>
+      ${scopesByCategory(app.scopes).map(
+        (group) =>
+          html`<tbody>
+            <tr class="category">
+              <th scope="rowgroup" colspan="3">${group.title}</th>
+            </tr>
+            ${group.scopes.map(
+              (s) =>
+                html`<tr class="${findScope(s)?.changesData ? 'writes' : ''}">
+                  <td data-label="Scope"><code>${s}</code></td>
+                  <td data-label="Lets it">${findScope(s)?.consentText ?? s}</td>
+                  <td data-label="Last used">${lastUse(app, s)}</td>
+                </tr>`,
+            )}
+          </tbody>`,
+      )}
     </table>`;
 }
 

@@ -41,6 +41,8 @@ export const AUDIT_EVENT_TYPES = [
   'token_revoked',
   'grant_revoked',
   'grant_narrowed',
+  'grant_shortened',
+  'grant_kept',
   'rate_limited',
   'signed_out',
   'password_changed',

@@ -22,6 +22,8 @@ export const EVENT_WORDS: Record<AuditEventType, string> = {
   token_revoked: 'An app gave up a token',
   grant_revoked: 'Access of an app was taken back',
   grant_narrowed: 'Scopes an app did not use were taken back',
+  grant_shortened: 'Access of an app shortened to end with the term (term review)',
+  grant_kept: 'Access of an app kept past the end of the term (term review)',
   rate_limited: 'Too many requests from one address',
   signed_out: 'Signed out',
   password_changed: 'Password changed',

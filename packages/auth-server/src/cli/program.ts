@@ -12,6 +12,7 @@ import { registerAccountsCommands } from './accounts-command.js';
 import { runActivity } from './activity-command.js';
 import { registerAppsCommands } from './apps-command.js';
 import { registerClientsCommands } from './clients-commands.js';
+import { registerGrantsCommands } from './grants-command.js';
 import { registerKeysCommands } from './keys-command.js';
 import { seedAdmin } from './seed-admin.js';
 import { loadSeedConfig } from './seed-config.js';
@@ -127,6 +128,7 @@ export function buildProgram(output: ProgramOutput = terminal): Command {
 
   registerClientsCommands(program);
   registerAppsCommands(program);
+  registerGrantsCommands(program);
   registerAccountsCommands(program);
   registerKeysCommands(program);
   registerAuditCommands(program);

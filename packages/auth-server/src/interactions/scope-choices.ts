@@ -5,9 +5,11 @@
  * data start unticked, so allowing it as it comes grants reading only. A scope the admin refused this
  * app before starts unticked too, marked so: asking again does not undo a refusal unless the admin
  * ticks it. `openid` is no choice: it only
- * tells the app who signed in, and an app that asked for it cannot sign anyone in without it.
+ * tells the app who signed in, and an app that asked for it cannot sign anyone in without it. Beside
+ * each scope, the kind of school data it reaches (its data category, `@school/shared` scopes.ts), in
+ * the words Connected apps and the Access register use.
  */
-import { findScope } from '@school/shared';
+import { DATA_CATEGORIES, findScope } from '@school/shared';
 import { html, type SafeHtml } from '../pages/html.js';
 
 /**
@@ -28,9 +30,11 @@ export function initiallyTicked(
 function choice(name: string, ticked: boolean, refusedBefore: boolean): SafeHtml {
   const id = `scope-${name.replace(/[^a-z]/g, '-')}`;
   const refused = refusedBefore ? html` <span class="note refused">You refused this before.</span>` : '';
+  const scope = findScope(name);
+  const category = scope ? html` <span class="note category">${DATA_CATEGORIES[scope.category]}</span>` : '';
   return html`<li>
     <input type="checkbox" id="${id}" name="scope" value="${name}" ${ticked ? html`checked` : ''} />
-    <label for="${id}">${findScope(name)?.consentText ?? name} <code>${name}</code>${refused}</label>
+    <label for="${id}">${scope?.consentText ?? name} <code>${name}</code>${category}${refused}</label>
   </li>`;
 }
 

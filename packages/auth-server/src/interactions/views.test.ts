@@ -52,6 +52,15 @@ describe('the consent page', () => {
     expect(allow).toContain('<label for="scope-coupons-write">');
   });
 
+  it('names beside each scope the kind of school data it reaches', () => {
+    const page = consent(selfRegistered, ['openid', 'students:read', 'orders:read', 'courses:write']);
+    const label = (scope: string) =>
+      new RegExp(`<label for="scope-${scope}">[\\s\\S]*?</label>`).exec(page)![0].replace(/\s+/g, ' ');
+    expect(label('students-read')).toContain('<span class="note category">Students’ records</span>');
+    expect(label('orders-read')).toContain('<span class="note category">Orders and payments</span>');
+    expect(label('courses-write')).toContain('<span class="note category">School content</span>');
+  });
+
   it('starts the scopes that change data unticked for a self-declared app, and ticked for an integration', () => {
     const ticked = (page: string) =>
       [...page.matchAll(/<input type="checkbox"[^>]*value="([^"]+)"[^>]*>/g)]

@@ -66,6 +66,8 @@ ul.scopes li{margin:.3rem 0}
 ul.writes li{color:#991b1b}
 table.scope-use{margin:.5rem 0}
 table.scope-use tr.writes td:first-child code{color:#991b1b}
+table tr.category th{text-align:left;padding-top:.6rem}
+ul.scopes .category{margin-left:.3rem}
 fieldset.choices{border:0;padding:0;margin:1.25rem 0 0}
 fieldset.choices legend{font-size:1.05rem;font-weight:700;padding:0;margin-bottom:.25rem}
 ul.choices{list-style:none;padding-left:0}

@@ -3,7 +3,7 @@
  * and scopes (from the registry) and the environment variables (from the configuration), and the
  * example environment file. Tests check the files hold exactly these.
  */
-import { envExample, settingsTable } from '@school/shared';
+import { ALL_SCOPES, DATA_CATEGORIES, envExample, scopesByCategory, settingsTable } from '@school/shared';
 import { SETTINGS } from '../config.js';
 import { scopeOf, type AreaModule } from '../lib/operation.js';
 
@@ -20,6 +20,15 @@ export function areasTable(registry: readonly AreaModule[]): string {
     '| --- | --- | --- | --- | --- |',
     ...rows,
   ].join('\n');
+}
+
+/** One row per data category: its heading and the scopes under it (packages/shared/src/scopes.ts). */
+export function categoriesTable(): string {
+  const rows = scopesByCategory(ALL_SCOPES.map((s) => s.name)).map(
+    (g) =>
+      `| \`${g.category}\` | ${DATA_CATEGORIES[g.category]} | ${g.scopes.map((s) => `\`${s}\``).join(', ')} |`,
+  );
+  return ['| Category | Heading on the pages | Scopes |', '| --- | --- | --- |', ...rows].join('\n');
 }
 
 /** The resource API's variables as docs/configuration.md shows them (from the schema's declarations). */
