@@ -268,6 +268,7 @@ function onRedis(backend: string, settings: () => Parameters<typeof createRedisC
       await publishAnswer(redis, prefix, other, { retry: true }, 5, true);
       expect(await awaitAnswer(redis, prefix, other, 0)).toEqual({ retry: true });
       expect(await claimRefresh(redis, prefix, other, 5)).toBe(true);
+      expect(await awaitAnswer(redis, prefix, other, 0)).toBeUndefined(); // a new claim, no answer yet
       // Nobody answers: the wait ends empty.
       expect(await awaitAnswer(redis, prefix, tokenOf(id()), 100)).toBeUndefined();
     });

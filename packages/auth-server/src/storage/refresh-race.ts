@@ -4,7 +4,8 @@
  *
  * - {@link claimRefresh}: one `SET NX` on the token's claim key; exactly one request in the deployment
  *   holds it until it expires (a few seconds). The holder alone hands the token to oidc-provider, whose
- *   atomic consume (redis-adapter.ts) then never meets a second consumer.
+ *   atomic consume (redis-adapter.ts) then never meets a second consumer. The claim empties the
+ *   token's answer list in the same script, so no request that lost it reads an earlier answer.
  * - {@link publishAnswer}: the holder pushes what it answered onto the token's answer list (or that it
  *   gave none, so the others try again), and lets go of a claim it did not rotate under.
  * - {@link awaitAnswer}: the others read the head of that list; when it is empty, they wait on it with
@@ -19,6 +20,7 @@
 import type { RedisClient } from '@school/shared';
 import type { Cluster, Redis } from 'ioredis';
 import { refreshAnswersKey, refreshClaimKey } from './redis-keys.js';
+import { withScripts } from './redis-scripts.js';
 
 /** What a claim's holder answered, as its concurrent refreshes need it to judge and answer. */
 export interface KeptAnswer {
@@ -46,7 +48,10 @@ export async function claimRefresh(
   tokenId: string,
   seconds: number,
 ): Promise<boolean> {
-  return (await redis.set(refreshClaimKey(prefix, tokenId), '1', 'EX', seconds, 'NX')) === 'OK';
+  const claim = refreshClaimKey(prefix, tokenId);
+  return (
+    (await withScripts(redis).oidcClaimRefresh(claim, refreshAnswersKey(prefix, tokenId), seconds)) === 1
+  );
 }
 
 /**

@@ -179,7 +179,7 @@ export function installRefreshExtension(options: RefreshExtensionOptions): void 
           : await judgeOrigin(rules, ctx, kept, here, kept.at, true);
     if (judgement.reason !== undefined) return theft(token.grantId, judgement.reason);
     const successor = await readPresented(kept.answer.refresh_token ?? '');
-    if (!successor || successor.consumed) return theft(token.grantId, 'the grant was revoked meanwhile');
+    if (!successor) return theft(token.grantId, 'the grant was revoked meanwhile');
     ctx.body = kept.answer;
     await noteReuse(ctx, token, judgement.how, kept.at);
     return 'answered';
@@ -221,6 +221,8 @@ export function installRefreshExtension(options: RefreshExtensionOptions): void 
   handlers.set('refresh_token', async function refreshExtension(ctx: KoaContextWithOIDC) {
     const resource = requestedResource(ctx, isApiResource);
     const presented = (ctx.oidc.params?.refresh_token as string | undefined) ?? '';
+    // With the window at 0, strict rotation is oidc-provider's own: only a resource needs the token.
+    if (window <= 0 && resource === undefined) return handOver(ctx);
     let token = await readPresented(presented);
     checkResourceGranted(ctx, token, resource);
     if (window <= 0) return handOver(ctx);
