@@ -25,8 +25,7 @@ import type { Logger } from './logger.js';
 import { isApiResource, type ProviderDeps } from './provider/configuration.js';
 import type { ClientStore } from './storage/client-removal.js';
 import { createProvider } from './provider/create-provider.js';
-import { allowRefreshReuse } from './provider/refresh-grace.js';
-import { checkRefreshResourceFirst } from './provider/refresh-resource-check.js';
+import { installRefreshExtension } from './provider/refresh-extension/index.js';
 import { checkDpopReplayFirst } from './provider/dpop-replay-first.js';
 import { loadOrCreateKeys } from './provider/keys.js';
 import { createIntrospectionCount, type IntrospectionCount } from './storage/introspection-count.js';
@@ -124,14 +123,12 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       if (grantId) recordGrantUse(grantId);
     };
     await attempt(redisProblem(config, 'use'), () => markUsageRecordingStart(redis, prefix));
-    const refreshGraceSeconds = config.REFRESH_REUSE_GRACE;
     const cimd = createCimdResolver(config, redis, logger);
     const resolveCimdClient = resolveForCurrentRequest(cimd);
     const adapter = withOutageErrors(
       createRedisAdapter(redis, {
         prefix,
         recordUse,
-        refreshGraceSeconds,
         resolveCimdClient,
         onClientMissing: refuseUnknownClientsOverLimit(
           unidentifiedClientCount(
@@ -149,16 +146,16 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       audit,
       logger,
     );
-    allowRefreshReuse({
+    installRefreshExtension({
       provider,
       redis,
       prefix,
-      seconds: refreshGraceSeconds,
+      isApiResource: (indicator) => isApiResource(config, indicator),
+      reuseSeconds: config.REFRESH_REUSE_GRACE,
       hostedRaceSeconds: config.HOSTED_REFRESH_RACE,
-      audit: audit,
+      audit,
       grantTtlSeconds: config.GRANT_TTL,
     });
-    checkRefreshResourceFirst(provider, (indicator) => isApiResource(config, indicator));
     checkDpopReplayFirst(provider); // last: the outermost wrapper, before anything else a grant does
     const countIntrospection = createIntrospectionCount(redis, { prefix });
     const clients: ClientStore = { redis, prefix, provider, audit };

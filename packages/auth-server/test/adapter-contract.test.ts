@@ -17,11 +17,8 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Adapter } from 'oidc-provider';
 import { createMemoryAdapter } from 'oidc-provider/lib/adapters/memory_adapter.js';
-import {
-  ConcurrentRefresh,
-  createRedisAdapter,
-  type AdapterConstructor,
-} from '../src/storage/redis-adapter.js';
+import { createRedisAdapter, type AdapterConstructor } from '../src/storage/redis-adapter.js';
+import { awaitAnswer, claimRefresh, publishAnswer, type KeptAnswer } from '../src/storage/refresh-race.js';
 import { accountGrants, endAccountAccess } from '../src/storage/account-grants.js';
 import { listClients, storedClients } from '../src/storage/client-listing.js';
 import { createGrantUsageRecorder, grantsLastUsed } from '../src/storage/grant-usage.js';
@@ -31,7 +28,8 @@ import {
   grantTag,
   grantUsageKey,
   modelKey,
-  refreshAnswerKey,
+  refreshAnswersKey,
+  refreshClaimKey,
 } from '../src/storage/redis-keys.js';
 import { createRedisClient, revocationChannel, scanKeys, tokenHash, type RedisClient } from '@school/shared';
 import { SERVICES } from '../../../test-support/auth-server.js';
@@ -217,19 +215,62 @@ function onRedis(backend: string, settings: () => Parameters<typeof createRedisC
       expect(await adapter('Grant').find(grantId)).toBeUndefined();
     });
 
-    it('within the refresh window, reads a rotated refresh token as consumed and lets the loser of its race off', async () => {
-      const WithGrace = createRedisAdapter(redis, { prefix, refreshGraceSeconds: 5 });
-      const refresh = new WithGrace('RefreshToken');
+    it('consumes atomically across instances: one of many wins, the token reads consumed, the rest revoke', async () => {
+      // Five connections, as five auth-server instances: the consume contract the refresh extension and
+      // the code exchange rely on (storage/redis-adapter.ts, "The consume contract").
+      const instances = await Promise.all([1, 2, 3, 4, 5].map(() => connect('commands')));
+      try {
+        const grantId = id();
+        const rid = tokenOf(grantId);
+        await adapter('Grant').upsert(grantId, { jti: grantId, kind: 'Grant' }, 60);
+        await adapter('RefreshToken').upsert(rid, { jti: rid, kind: 'RefreshToken', grantId }, 60);
+        const outcomes = await Promise.allSettled(
+          instances.map((client) =>
+            new (createRedisAdapter(client, { prefix }))('RefreshToken').consume(rid),
+          ),
+        );
+        expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+        for (const lost of outcomes.filter((o) => o.status === 'rejected'))
+          expect(lost.reason).toMatchObject({ error: 'invalid_grant' });
+        expect(await adapter('Grant').find(grantId)).toBeUndefined();
+      } finally {
+        await Promise.all(instances.map((client) => client.quit()));
+      }
+      // A lone consumption leaves the token readable, consumed, with its time.
       const grantId = id();
       const rid = tokenOf(grantId);
-      await new WithGrace('Grant').upsert(grantId, { jti: grantId, kind: 'Grant' }, 60);
-      await refresh.upsert(rid, { jti: rid, kind: 'RefreshToken', grantId }, 60);
-      const outcomes = await Promise.allSettled([refresh.consume(rid), refresh.consume(rid)]);
-      const lost = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
-      expect(lost.reason).toBeInstanceOf(ConcurrentRefresh);
-      expect(lost.reason).toMatchObject({ tokenId: rid, grantId });
-      expect((await refresh.find(rid))?.consumed).toEqual(expect.any(Number));
-      expect(await new WithGrace('Grant').find(grantId)).toBeDefined();
+      await adapter('RefreshToken').upsert(rid, { jti: rid, kind: 'RefreshToken', grantId }, 60);
+      const before = Math.floor(Date.now() / 1000);
+      await adapter('RefreshToken').consume(rid);
+      const consumed = Number((await adapter('RefreshToken').find(rid))?.consumed);
+      expect(consumed).toBeGreaterThanOrEqual(before);
+      expect(consumed).toBeLessThanOrEqual(Math.floor(Date.now() / 1000));
+    });
+
+    it('lets one request claim a refresh token, and wakes the others with its answer (refresh-race.ts)', async () => {
+      const rid = tokenOf(id());
+      const claims = await Promise.all([1, 2, 3].map(() => claimRefresh(redis, prefix, rid, 5)));
+      expect(claims.filter(Boolean)).toHaveLength(1);
+      // Two waiters block on the answer before it exists; both get it, and it stays for a third.
+      const waiting = [awaitAnswer(redis, prefix, rid, 5_000), awaitAnswer(redis, prefix, rid, 5_000)];
+      const kept: KeptAnswer = { clientId: 'c', address: '127.0.0.1', at: 1, answer: { refresh_token: 'r' } };
+      let settled = 0;
+      for (const wait of waiting) void wait.then(() => settled++);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(settled).toBe(0); // nothing to read yet: they wait
+      await publishAnswer(redis, prefix, rid, kept, 5, false);
+      expect(await Promise.all(waiting)).toEqual([kept, kept]);
+      expect(await awaitAnswer(redis, prefix, rid, 0)).toEqual(kept);
+      expect(await claimRefresh(redis, prefix, rid, 5)).toBe(false); // kept: the token was consumed
+      // A holder that did not consume lets go of the claim; a waiter then sees it answered nothing.
+      const other = tokenOf(id());
+      expect(await claimRefresh(redis, prefix, other, 5)).toBe(true);
+      await publishAnswer(redis, prefix, other, { retry: true }, 5, true);
+      expect(await awaitAnswer(redis, prefix, other, 0)).toEqual({ retry: true });
+      expect(await claimRefresh(redis, prefix, other, 5)).toBe(true);
+      expect(await awaitAnswer(redis, prefix, other, 0)).toBeUndefined(); // a new claim, no answer yet
+      // Nobody answers: the wait ends empty.
+      expect(await awaitAnswer(redis, prefix, tokenOf(id()), 100)).toBeUndefined();
     });
 
     it("indexes grants by account, and ending an account's access to one app ends that app's grants only", async () => {
@@ -371,7 +412,8 @@ describe('the slot rule (redis-keys.ts), as a Redis Cluster computes slots', () 
         code: modelKey(prefix, 'AuthorizationCode', token),
         accessToken: modelKey(prefix, 'AccessToken', token),
         refreshToken: modelKey(prefix, 'RefreshToken', token),
-        refreshAnswer: refreshAnswerKey(prefix, token),
+        refreshClaim: refreshClaimKey(prefix, token),
+        refreshAnswers: refreshAnswersKey(prefix, token),
         cimdConsent: cimdConsentKey(prefix, grantId),
         lastUse: grantUsageKey(prefix, grantId),
       };

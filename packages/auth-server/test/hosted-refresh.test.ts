@@ -1,5 +1,5 @@
 /**
- * The reuse window's rules for hosted clients (provider/refresh-grace.ts, docs/decisions.md "Refresh
+ * The reuse window's rules for hosted clients (provider/refresh-extension/, docs/decisions.md "Refresh
  * tokens of hosted clients"): a connector running in its provider's cloud (here a metadata-document
  * client an operator allowed a fixed https callback) refreshes from several workers and addresses at
  * once. Within HOSTED_REFRESH_RACE of a rotation, the token it replaced presented from another address

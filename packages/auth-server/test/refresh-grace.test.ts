@@ -1,5 +1,5 @@
 /**
- * The refresh-token reuse window (REFRESH_REUSE_GRACE, provider/refresh-grace.ts), through two
+ * The refresh-token reuse window (REFRESH_REUSE_GRACE, provider/refresh-extension/), through two
  * auth-server instances on one Redis: within the window, a rotated refresh token presented again by
  * the same client from the address of the grant's last refresh gets the grant's current refresh token
  * and a fresh access token (separate agent processes racing with one token, and a token two rotations

@@ -108,7 +108,7 @@ export interface ConnectedApp extends AppIdentity {
   approvedBy: string[];
   /**
    * How often a replaced refresh token of it was answered within the reuse window (the same
-   * installation using it from several processes: provider/refresh-grace.ts), and the last time.
+   * installation using it from several processes: provider/refresh-extension/), and the last time.
    */
   reuse?: GrantReuse;
 }

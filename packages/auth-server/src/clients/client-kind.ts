@@ -66,7 +66,7 @@ export function isSelfDeclared(client: ClientIdentity): boolean {
  * callback (an operator's integration, or a metadata-document client an operator allowed https
  * callbacks with no loopback one beside them). Open and loopback clients run on someone's machine. The
  * refresh-token reuse window judges a hosted client's rotated tokens by its rules for hosted clients
- * (provider/refresh-grace.ts).
+ * (provider/refresh-extension/).
  */
 export function hasFixedHttpsCallbacks(client: ClientIdentity): boolean {
   const kind = clientKind(client);

@@ -1,6 +1,6 @@
 /**
  * A hosted client's published egress ranges (`school-auth clients set-egress`): the address blocks its
- * provider's cloud sends requests from. The refresh-token reuse window (provider/refresh-grace.ts)
+ * provider's cloud sends requests from. The refresh-token reuse window (provider/refresh-extension/)
  * counts two addresses inside them as one installation.
  *
  * A range is written as CIDR (`198.51.100.0/24`, `2001:db8:40::/48`) and kept in its network form. One

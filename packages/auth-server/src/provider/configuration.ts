@@ -8,8 +8,8 @@
  * - Refresh tokens are issued to every client allowed the grant, without `offline_access`, and do not
  *   die with the browser session (`issueRefreshToken`, `expiresWithSession`). The Grant's TTL is the
  *   absolute cap on a refresh-token chain. Public clients' refresh tokens rotate on every use, DPoP-bound
- *   ones too (refresh-rotation.ts); reuse of a rotated one revokes the grant unless the same
- *   installation presents it within the reuse window (refresh-grace.ts).
+ *   ones too (refresh-extension/rotation.ts); reuse of a rotated one revokes the grant unless the
+ *   same installation presents it within the reuse window (refresh-extension/).
  * - PKCE S256 is required of every client, confidential ones too; `pkce.required` must be synchronous.
  * - Sign-out is RP-Initiated Logout at `end_session_endpoint` (sign-out-pages.ts); it ends the login
  *   session, never an app's access. This service's own account pages are a configured client that
@@ -50,7 +50,7 @@ import { onlyOwnGrant } from './own-grant.js';
 import { signOutSources } from './sign-out-pages.js';
 import { StorageUnavailable } from './storage-outage.js';
 import { interactionPolicyWithPasskeys } from '../passkeys/passkey-for-writes.js';
-import { rotateRefreshToken } from './refresh-rotation.js';
+import { rotateRefreshToken } from './refresh-extension/rotation.js';
 import { applyDevicePairingPolicy } from './device-pairing-policy.js';
 
 /** Seconds a device pairing code lives (RFC 8628 `expires_in`): long enough to sign in and type it. */

@@ -17,10 +17,15 @@
  *
  * Why not the upstream example adapter: it reads the grant list's TTL before every write (a second
  * round trip), keeps consumed state in a way a racing second request can also pass, and lets the grant
- * list outlive nothing. Here a lost consumption race (two requests redeeming one code or one rotated
- * refresh token at once) is detected by HSETNX: the loser revokes the whole grant and gets
- * `invalid_grant`, as RFC 6749 §4.1.2 and RFC 9700 §4.14 ask; a refresh token's loser within the
- * reuse window throws {@link ConcurrentRefresh} instead, for provider/refresh-grace.ts to judge.
+ * list outlive nothing.
+ *
+ * The consume contract (held by test/adapter-contract.test.ts): `consume` is atomic (one HSETNX in a
+ * script): of any number of concurrent consumptions of one code or refresh token, on any instance,
+ * exactly one succeeds; every other revokes the whole grant and is refused with `invalid_grant`, as
+ * RFC 6749 §4.1.2 and RFC 9700 §4.14 ask. A consumed token is still found, with `consumed` set to
+ * when (Unix seconds), so the refresh extension (provider/refresh-extension/) can read a rotated
+ * refresh token and judge it before oidc-provider does; it lets one request at a time consume a refresh
+ * token, so with the reuse window on, a second consumption is a bug, not a race.
  *
  * A token and its grant are read in one round trip: they share a hash slot (redis-keys.ts, the slot
  * rule), so this runs unchanged on a Redis Cluster. oidc-provider reads a token, then its grant (the
@@ -63,7 +68,6 @@ import {
 import { withScripts } from './redis-scripts.js';
 import { indexAccountSession } from './account-sessions.js';
 import { publishRevoked } from './revocations.js';
-import { RotatedRefresh, watchedRotation } from './rotated-refresh.js';
 
 /** Models that carry a `grantId` and are revoked with their grant. */
 const GRANT_BOUND = new Set([
@@ -108,25 +112,6 @@ export interface RedisAdapterOptions {
    * request); it may refuse the request by throwing (http/unidentified-client-limit.ts).
    */
   onClientMissing?: (request: object | undefined) => Promise<void>;
-  /**
-   * Seconds after its rotation during which a refresh token presented again may be the same
-   * installation's (provider/refresh-grace.ts): losing the consumption race throws
-   * {@link ConcurrentRefresh} instead of revoking the grant. 0: off.
-   */
-  refreshGraceSeconds?: number;
-}
-
-/**
- * A refresh token consumed by another request less than the window ago: the caller may answer with
- * that request's result (provider/refresh-grace.ts). The grant is left alone.
- */
-export class ConcurrentRefresh extends errors.InvalidGrant {
-  constructor(
-    readonly tokenId: string,
-    readonly grantId: string | undefined,
-  ) {
-    super('refresh token already used');
-  }
 }
 
 /** How long a DPoP proof's id is reserved before its save sets its expiry, seconds. */
@@ -166,9 +151,6 @@ export type AdapterConstructor = new (name: string) => Adapter;
 export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOptions): AdapterConstructor {
   const r = withScripts(redis);
   const { prefix, recordUse, resolveCimdClient, onClientMissing } = options;
-  const grace = options.refreshGraceSeconds ?? 0;
-  /** Consumed less than `grace` seconds ago (a refresh token's consumption time, in seconds). */
-  const inGrace = (consumedAt: number) => grace > 0 && Math.floor(Date.now() / 1000) - consumedAt <= grace;
   const tolerance = options.clockToleranceSeconds ?? 15;
   const clientCacheMs = options.clientCacheMs ?? 5_000;
   const clients =
@@ -197,7 +179,6 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
     found: FoundWithGrant | null,
     ctx: object | undefined,
     isUse: boolean,
-    isRefresh: boolean,
   ): AdapterPayload | undefined | Promise<AdapterPayload | undefined> => {
     if (!found) return undefined;
     const [p, c, grantId, grant] = found;
@@ -206,10 +187,7 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       if (!stored) return undefined;
       if (grantId && grant) keepGrant(ctx, modelKey(prefix, 'Grant', grantId), grant);
       if (isUse && recordUse && payload.clientId) recordUse(payload.clientId, payload.grantId);
-      if (!c) return payload;
-      // A rotated refresh token the token endpoint presents: the reuse window decides (rotated-refresh.ts).
-      if (isRefresh && watchedRotation(ctx, payload.jti)) throw new RotatedRefresh(payload, Number(c));
-      return { ...payload, consumed: Number(c) };
+      return c ? { ...payload, consumed: Number(c) } : payload;
     };
     if (typeof payload.clientId !== 'string') return accept(true);
     const stored = clientStored(payload.clientId);
@@ -295,8 +273,7 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
         const ctx = currentRequest();
         const read =
           takeMadeRead(ctx, key) ?? r.oidcFindWithGrant(key, this.consumable ? '1' : '0', grantPrefix);
-        const isRefresh = this.name === 'RefreshToken';
-        return read.then((found) => withGrant(found, ctx, this.marksUse, isRefresh));
+        return read.then((found) => withGrant(found, ctx, this.marksUse));
       }
       if (this.name === 'Grant') {
         const kept = takeGrant(currentRequest(), key);
@@ -345,9 +322,8 @@ export function createRedisAdapter(redis: RedisClient, options: RedisAdapterOpti
       const outcome = await r.oidcConsume(key, Math.floor(Date.now() / 1000));
       if (outcome === 1) return;
       // Lost a race with another redemption of the same code or refresh token, or it expired meanwhile.
-      const [p, c] = await r.hmget(key, 'p', 'c');
+      const p = await r.hget(key, 'p');
       const grantId = p ? (JSON.parse(p) as AdapterPayload).grantId : undefined;
-      if (this.name === 'RefreshToken' && c && inGrace(Number(c))) throw new ConcurrentRefresh(id, grantId);
       if (grantId) {
         // The winner may still be saving new tokens under this grant: deleting the Grant record makes
         // them inactive too, since every token is checked against its grant.

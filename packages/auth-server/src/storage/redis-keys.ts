@@ -53,9 +53,11 @@
  *   `scopeUsedAt:{tag}<rest>`  a hash, scope → when the API last served an operation needing it under
  *                        that grant, Unix seconds, expiring with the grant's longest life (scope-usage.ts);
  *   `clientUsedAt`       a hash, client id → when its tokens were last used, Unix seconds (client-usage.ts);
- *   `RefreshAnswer:{tag}<rest>`  the token response a rotated refresh token's refresh gave, for a few
- *                        seconds, to a concurrent refresh with the same token (provider/refresh-grace.ts),
- *                        in its grant's slot;
+ *   `refreshClaim:{tag}<rest>`  the claim of the one request that may rotate (or answer for) that
+ *                        refresh token now, for a few seconds (storage/refresh-race.ts), in its grant's slot;
+ *   `refreshAnswers:{tag}<rest>`  a list: the token response the claim's holder gave, at its head, for a
+ *                        few seconds, read with a blocking read by the concurrent refreshes of the same
+ *                        token (storage/refresh-race.ts), in its grant's slot;
  *   `refreshCurrent:{tag}<rest>`  a grant's current refresh token id and where its last rotation came
  *                        from, for the reuse window (REFRESH_REUSE_GRACE, storage/refresh-lineage.ts), in
  *                        the grant's slot;
@@ -197,12 +199,19 @@ export function usageKey(prefix: string): string {
 }
 
 /**
- * The answer a rotated refresh token's refresh gave, kept for the grace period (refresh-grace.ts), in
- * the slot of the token's grant (the token id starts with the grant's tag): it fails over with the
- * tokens it names, never apart from them.
+ * The claim to rotate (or answer for) a refresh token (storage/refresh-race.ts), in the slot of the
+ * token's grant (the token id starts with the grant's tag): it fails over with the token it names.
  */
-export function refreshAnswerKey(prefix: string, tokenId: string): string {
-  return grantScopedKey(prefix, 'RefreshAnswer', tokenId);
+export function refreshClaimKey(prefix: string, tokenId: string): string {
+  return grantScopedKey(prefix, 'refreshClaim', tokenId);
+}
+
+/**
+ * The list holding the answer the claim's holder gave for a refresh token (storage/refresh-race.ts),
+ * in the slot of the token's grant: it fails over with the tokens it names, never apart from them.
+ */
+export function refreshAnswersKey(prefix: string, tokenId: string): string {
+  return grantScopedKey(prefix, 'refreshAnswers', tokenId);
 }
 
 /** The key of a grant's current refresh token and its last rotation's origin, in the grant's slot. */

@@ -72,6 +72,14 @@ const CONSUME = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 return redis.call('HSETNX', KEYS[1], 'c', ARGV[1])`;
 
+// KEYS[1] = a refresh token's claim key, KEYS[2] = its answer list (same slot); ARGV[1] = the claim's
+// life, seconds. Claims the token when nobody holds it, emptying its answer list with it (an earlier
+// holder's answer is not this one's): 1 when claimed, 0 when another request holds it.
+const CLAIM_REFRESH = `
+if not redis.call('SET', KEYS[1], '1', 'EX', ARGV[1], 'NX') then return 0 end
+redis.call('DEL', KEYS[2])
+return 1`;
+
 // KEYS[1] = a grant's token list, KEYS[2] = the Grant itself (same slot), or the list again to keep
 // the Grant. Deletes every key the list names, the list and KEYS[2]; returns the deleted token keys.
 const REVOKE_GRANT = `
@@ -162,6 +170,7 @@ export interface StorageScripts {
   ): Promise<number>;
   oidcIndexGrant(index: string, grantId: string, ttl: string): Promise<number>;
   oidcConsume(key: string, now: number): Promise<number>;
+  oidcClaimRefresh(claimKey: string, answersKey: string, seconds: number): Promise<number>;
   oidcRevokeGrant(grantList: string, grantOrList: string): Promise<string[]>;
   oidcFindWithGrant(key: string, consumable: '0' | '1', grantPrefix: string): Promise<FoundWithGrant | null>;
   oidcCount(counterKey: string, seconds: number): Promise<[number, number]>;
@@ -184,6 +193,7 @@ export function withScripts(redis: RedisClient): ScriptedRedis {
     redis.defineCommand('oidcUpsert', { numberOfKeys: 2, lua: UPSERT });
     redis.defineCommand('oidcIndexGrant', { numberOfKeys: 1, lua: INDEX_GRANT });
     redis.defineCommand('oidcConsume', { numberOfKeys: 1, lua: CONSUME });
+    redis.defineCommand('oidcClaimRefresh', { numberOfKeys: 2, lua: CLAIM_REFRESH });
     redis.defineCommand('oidcRevokeGrant', { numberOfKeys: 2, lua: REVOKE_GRANT });
     redis.defineCommand('oidcFindWithGrant', { numberOfKeys: 1, lua: FIND_WITH_GRANT });
     redis.defineCommand('oidcCount', { numberOfKeys: 1, lua: COUNT });

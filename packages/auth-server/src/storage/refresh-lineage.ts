@@ -1,5 +1,5 @@
 /**
- * What the refresh-token reuse window (provider/refresh-grace.ts) keeps about a grant, in the grant's
+ * What the refresh-token reuse window (provider/refresh-extension/) keeps about a grant, in the grant's
  * hash slot (redis-keys.ts):
  * - `refreshCurrent`: the grant's current refresh token id, the one it replaced, and the address its
  *   last rotation came from, rewritten on every rotation and expiring one window after it (a rotated
