@@ -3,7 +3,9 @@
  * document (test-e2e/fixtures/cimd/vscode.json, served from a local HTTPS host) lists the device_code
  * grant type; the client gets it only once an operator allows its client_id, and then openid-client's
  * device functions (unmodified) pair it. An account with a passkey signs in with it (Chromium's virtual
- * authenticator) before it may enter a code, and then pairs.
+ * authenticator) before it may enter a code, and then pairs. Wrong codes are limited per address too:
+ * accounts that each stay within their own allowance are refused together once their address has
+ * spent its allowance.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -32,7 +34,13 @@ beforeAll(async () => {
   [stack, browser] = await Promise.all([
     // `localhost`: WebAuthn refuses an IP address as the relying party.
     startStack(
-      { DEVICE_PAIRING: 'integrations', CIMD_ALLOW_LOOPBACK: 'true', CIMD_EXTRA_CA_FILE: pki.caFile },
+      {
+        DEVICE_PAIRING: 'integrations',
+        CIMD_ALLOW_LOOPBACK: 'true',
+        CIMD_EXTRA_CA_FILE: pki.caFile,
+        DEVICE_CODE_MAX_WRONG_PER_ACCOUNT: '3',
+        DEVICE_CODE_MAX_WRONG_PER_ADDRESS: '4',
+      },
       'http',
       {},
       'localhost',
@@ -196,5 +204,32 @@ describe('an account with a passkey', () => {
     const approved = await auditEvents(stack, 'device_pairing_approved', 2);
     expect(approved.at(-1)).toMatchObject({ clientId: vscodeId });
     await laptop.context.close();
+  }, 120_000);
+});
+
+describe('wrong codes from one address', () => {
+  it('refuse every account there once the address has spent its allowance', async () => {
+    const signedIn = async (who: { email: string; password: string }) => {
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`${stack.baseUrl}/oauth/device`);
+      await page.fill('input[name=email]', who.email);
+      await page.fill('input[name=password]', who.password);
+      await page.click('button:text-is("Sign in")');
+      await page.waitForSelector('h1:has-text("Pair a device")');
+      return page;
+    };
+    // Three wrong codes: this account's allowance, and three of the address's four.
+    const first = await signedIn(createStaff(stack, 'Wren Wrong'));
+    for (const wrong of ['BBBB-BBBB', 'CCCC-CCCC', 'DDDD-DDDD'])
+      expect(await enterCode(first, wrong)).toContain('That code is not right.');
+    expect(await enterCode(first, 'FFFF-FFFF')).toContain('Too many wrong codes.');
+    // Another account from the same address: one wrong code, then the address is spent.
+    const second = await signedIn(createStaff(stack, 'Sam Second'));
+    expect(await enterCode(second, 'GGGG-GGGG')).toContain('That code is not right.');
+    expect(await enterCode(second, 'HHHH-HHHH')).toContain('Too many wrong codes.');
+    const refused = await auditEvents(stack, 'rate_limited', 2);
+    expect(refused.map((e) => (e.details as { reason?: string }).reason)).toContain(
+      'wrong device pairing codes',
+    );
   }, 120_000);
 });

@@ -90,13 +90,20 @@ async function poll(deviceCode: string): Promise<{ status: number; body: Record<
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-/** A fetch for openid-client whose connections leave from `localAddress` (any 127/8 address is this machine). */
-function fetchFrom(localAddress: string) {
+/**
+ * A fetch for openid-client whose connections leave from `localAddress` (any 127/8 address is this
+ * machine), adding `extra` headers to each request.
+ */
+function fetchFrom(localAddress: string, extra: Record<string, string> = {}) {
   return (url: string, init: RequestInit): Promise<Response> =>
     new Promise((resolve, reject) => {
       const req = request(
         url,
-        { method: init.method, headers: Object.fromEntries(new Headers(init.headers)), localAddress },
+        {
+          method: init.method,
+          headers: { ...Object.fromEntries(new Headers(init.headers)), ...extra },
+          localAddress,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -187,6 +194,7 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
       resource: stack.baseUrl,
     });
     expect(started.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+    expect(started.expires_in).toBe(300); // codes live 5 minutes
     expect(started.verification_uri).toBe(`${stack.baseUrl}/oauth/device`);
     const polling = oidc.pollDeviceAuthorizationGrant(
       config,
@@ -302,6 +310,42 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
     await page.waitForSelector('h1:has-text("Pairing denied")');
     await new Promise((done) => setTimeout(done, 5_000));
     expect((await poll(started.device_code)).body.error).toBe('access_denied');
+    await page.goto(`${stack.baseUrl}/oauth/account/activity?event=device_pairing_denied`);
+    expect(await page.locator('main').innerText()).toContain('A device pairing was denied');
+  }, 60_000);
+
+  it('shows the address the edge saw, never one the device claims in its headers', async () => {
+    // Another loopback address of the browser's /24: shown as the same network, by its own address.
+    const near = await oidc.discovery(new URL(stack.baseUrl), clientId, undefined, oidc.None(), insecure);
+    near[oidc.customFetch] = fetchFrom('127.0.0.3');
+    const nearby = await oidc.initiateDeviceAuthorization(near, { scope: 'school:read' });
+    const page = await signedInPairingPage(E2E_ADMIN);
+    expect(await enterCode(page, nearby.user_code)).toMatch(
+      /Asked from\s+127\.0\.0\.3 \(the same network as this browser\)/,
+    );
+
+    // A device elsewhere claims the browser's address in every header a proxy might read, and names
+    // itself as the school's laptop: the page shows the address the edge saw, warns, and shows the
+    // program's name as its own claim.
+    const spoofing = await oidc.discovery(new URL(stack.baseUrl), clientId, undefined, oidc.None(), insecure);
+    spoofing[oidc.customFetch] = fetchFrom('127.1.2.3', {
+      'x-forwarded-for': '127.0.0.1',
+      'x-real-ip': '127.0.0.1',
+      forwarded: 'for=127.0.0.1',
+      'user-agent': '<b>School laptop</b>',
+    });
+    const spoofed = await oidc.initiateDeviceAuthorization(spoofing, { scope: 'school:read' });
+    const shown = await enterCode(page, spoofed.user_code);
+    expect(shown).toMatch(/Asked from\s+127\.1\.2\.3\s/);
+    expect(shown).toContain('This request did not come from the network you are on now.');
+    expect(shown).toContain('Program (as it names itself)');
+    expect(await page.locator('dd bdi', { hasText: 'School laptop' }).innerText()).toBe(
+      '<b>School laptop</b>',
+    );
+    // Entering the second code replaced the first pending one.
+    expect((await poll(nearby.device_code)).body.error).toBe('access_denied');
+    await page.click('button:has-text("Deny")');
+    await page.waitForSelector('h1:has-text("Pairing denied")');
   }, 60_000);
 
   it('keeps a code with the first account that entered it', async () => {
@@ -338,6 +382,8 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
     const page = await signedInPairingPage(E2E_ADMIN);
     expect(await enterCode(page, started.user_code)).toContain('That code has expired');
     expect((await poll(started.device_code)).body.error).toBe('expired_token');
+    await page.goto(`${stack.baseUrl}/oauth/account/activity?event=device_pairing_expired`);
+    expect(await page.locator('main').innerText()).toContain('A device pairing code expired');
   }, 60_000);
 
   it('replaces an account’s pending request with its second: the first device is denied', async () => {
