@@ -7,6 +7,7 @@
  * (a second replaces the first, whose device is denied), a flood of wrong codes refused, and where the
  * request came from shown with a warning when it is not the approver's network.
  */
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
@@ -187,6 +188,17 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
     const later = await poll(started.device_code);
     expect([later.status, later.body.error]).toEqual([400, 'authorization_pending']);
   }, 60_000);
+
+  it('paces only device codes that exist: a made-up one leaves no key and goes on to the limit', async () => {
+    const madeUp = `made-up-${Date.now()}`;
+    const id = createHash('sha256').update(madeUp).digest('base64url');
+    const prefix = stack.env.REDIS_KEY_PREFIX!;
+    for (let i = 0; i < 3; i++) {
+      const answer = await poll(madeUp);
+      expect([answer.status, answer.body.error]).toEqual([400, 'invalid_grant']);
+    }
+    expect(await redis.exists(`${prefix}devicePollInterval:${id}`, `${prefix}devicePolled:${id}`)).toBe(0);
+  });
 
   it('pairs openid-client: the person signs in, types the code, allows; the tokens work and refresh', async () => {
     const started = await oidc.initiateDeviceAuthorization(config, {
