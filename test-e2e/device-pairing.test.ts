@@ -5,7 +5,9 @@
  * guards against device-code phishing: off by default (nothing advertised, the grant unsupported), a
  * code taken by the first account that enters it, expired codes, one pending request per account
  * (a second replaces the first, whose device is denied), a flood of wrong codes refused, and where the
- * request came from shown with a warning when it is not the approver's network.
+ * request came from shown with a warning when it is not the approver's network, by the address the edge
+ * saw whatever forwarding headers the device sends. Under `all` any metadata document listing the grant
+ * (VS Code's) gets a code, and only device codes that exist are paced.
  */
 import { createHash } from 'node:crypto';
 import { request } from 'node:http';
@@ -14,7 +16,10 @@ import { Redis } from 'ioredis';
 import mongoose from 'mongoose';
 import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { SERVICES } from '../test-support/auth-server.js';
+import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-support/https-documents.js';
 import { inspectPage, launchBrowser } from './support/browser.js';
 import { createStaff, E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
 
@@ -23,6 +28,7 @@ const insecure = { execute: [oidc.allowInsecureRequests] };
 
 let stack: Stack;
 let offStack: Stack;
+let docs: DocumentServer;
 let browser: Browser;
 let redis: Redis;
 let clientId: string;
@@ -31,9 +37,13 @@ let config: oidc.Configuration;
 const stopPolling = new AbortController();
 
 beforeAll(async () => {
+  const pki = makeTestPki();
+  docs = await startDocumentServer(pki);
   [stack, offStack, browser] = await Promise.all([
     startStack({
       DEVICE_PAIRING: 'all',
+      CIMD_ALLOW_LOOPBACK: 'true',
+      CIMD_EXTRA_CA_FILE: pki.caFile,
       DEVICE_CODE_MAX_WRONG_PER_ACCOUNT: '3',
       DEVICE_CODE_MAX_WRONG_PER_ADDRESS: '1000',
     }),
@@ -60,6 +70,7 @@ afterAll(async () => {
   await browser?.close();
   redis?.disconnect();
   await Promise.all([stack?.stop(), offStack?.stop()]);
+  await docs?.close();
 });
 
 /** A browser page signed in as `account`, on the pairing page. */
@@ -188,6 +199,25 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
     const later = await poll(started.device_code);
     expect([later.status, later.body.error]).toEqual([400, 'authorization_pending']);
   }, 60_000);
+
+  it('gives any metadata document that lists the grant a code, no operator needed (VS Code’s)', async () => {
+    const published = JSON.parse(
+      readFileSync(resolve(import.meta.dirname, 'fixtures/cimd/vscode.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    const path = `/vscode-${Date.now()}/oauth/client-metadata.json`;
+    const vscodeId = `https://127.0.0.1:${docs.port}${path}`;
+    docs.json(path, { ...published, client_id: vscodeId });
+    const vscode = await oidc.discovery(new URL(stack.baseUrl), vscodeId, undefined, oidc.None(), insecure);
+    const started = await oidc.initiateDeviceAuthorization(vscode, { scope: 'school:read' });
+    expect(started.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+    const listed = schoolAuth(stack, ['clients', 'cimd']) as unknown as {
+      client_id: string;
+      dropped?: { value: string }[];
+    }[];
+    expect(listed.find((c) => c.client_id === vscodeId)?.dropped?.map((d) => d.value)).not.toContain(
+      DEVICE_GRANT,
+    );
+  });
 
   it('paces only device codes that exist: a made-up one leaves no key and goes on to the limit', async () => {
     const madeUp = `made-up-${Date.now()}`;
