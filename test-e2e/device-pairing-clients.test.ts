@@ -80,6 +80,17 @@ async function vscode(): Promise<oidc.Configuration> {
   });
 }
 
+/** A new browser context's page, signed in as `who` (a password sign-in) on the pairing page. */
+async function signedInPairingPage(who: { email: string; password: string }): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${stack.baseUrl}/oauth/device`);
+  await page.fill('input[name=email]', who.email);
+  await page.fill('input[name=password]', who.password);
+  await page.click('button:text-is("Sign in")');
+  await page.waitForSelector('h1:has-text("Pair a device")');
+  return page;
+}
+
 /** Types `code` on the pairing page (signed in already) and continues; the page's text after. */
 async function enterCode(page: Page, code: string): Promise<string> {
   await page.goto(`${stack.baseUrl}/oauth/device`);
@@ -131,12 +142,7 @@ describe('a metadata-document client under DEVICE_PAIRING=integrations', () => {
       { signal: stopPolling.signal },
     );
     polling.catch(() => undefined); // stopped after a failure: its rejection is not the test's
-    const page = await (await browser.newContext()).newPage();
-    await page.goto(`${stack.baseUrl}/oauth/device`);
-    await page.fill('input[name=email]', E2E_ADMIN.email);
-    await page.fill('input[name=password]', E2E_ADMIN.password);
-    await page.click('button:text-is("Sign in")');
-    await page.waitForSelector('h1:has-text("Pair a device")');
+    const page = await signedInPairingPage(E2E_ADMIN);
     const shown = await enterCode(page, started.user_code);
     expect(shown).toContain('Visual Studio Code');
     expect(shown).toContain(vscodeId);
@@ -209,22 +215,13 @@ describe('an account with a passkey', () => {
 
 describe('wrong codes from one address', () => {
   it('refuse every account there once the address has spent its allowance', async () => {
-    const signedIn = async (who: { email: string; password: string }) => {
-      const page = await (await browser.newContext()).newPage();
-      await page.goto(`${stack.baseUrl}/oauth/device`);
-      await page.fill('input[name=email]', who.email);
-      await page.fill('input[name=password]', who.password);
-      await page.click('button:text-is("Sign in")');
-      await page.waitForSelector('h1:has-text("Pair a device")');
-      return page;
-    };
     // Three wrong codes: this account's allowance, and three of the address's four.
-    const first = await signedIn(createStaff(stack, 'Wren Wrong'));
+    const first = await signedInPairingPage(createStaff(stack, 'Wren Wrong'));
     for (const wrong of ['BBBB-BBBB', 'CCCC-CCCC', 'DDDD-DDDD'])
       expect(await enterCode(first, wrong)).toContain('That code is not right.');
     expect(await enterCode(first, 'FFFF-FFFF')).toContain('Too many wrong codes.');
     // Another account from the same address: one wrong code, then the address is spent.
-    const second = await signedIn(createStaff(stack, 'Sam Second'));
+    const second = await signedInPairingPage(createStaff(stack, 'Sam Second'));
     expect(await enterCode(second, 'GGGG-GGGG')).toContain('That code is not right.');
     expect(await enterCode(second, 'HHHH-HHHH')).toContain('Too many wrong codes.');
     const refused = await auditEvents(stack, 'rate_limited', 2);
