@@ -3,7 +3,8 @@
  * them (test-e2e/fixtures/cimd/: VS Code, claude.ai connectors, Claude Code, ChatGPT, Codex), each
  * served from a local HTTPS host with a test CA the stack trusts through its test-only settings. Every
  * one goes discover → authorize (the admin in Chromium) → token → API → refresh through the edge,
- * though VS Code's and Claude's list grant types and redirect URIs this server does not serve: those
+ * though VS Code's and Claude's list grant types and redirect URIs this server does not serve (VS
+ * Code's device_code while device pairing is off, test-e2e/device-pairing-clients.test.ts): those
  * are dropped (logged, listed by `school-auth clients cimd`), not the whole document. The hosted
  * connectors' https callbacks are allowed by the operator and land on the local HTTPS host.
  * `school-auth clients check` takes each document as the server would, storing nothing.

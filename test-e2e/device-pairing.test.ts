@@ -5,15 +5,21 @@
  * guards against device-code phishing: off by default (nothing advertised, the grant unsupported), a
  * code taken by the first account that enters it, expired codes, one pending request per account
  * (a second replaces the first, whose device is denied), a flood of wrong codes refused, and where the
- * request came from shown with a warning when it is not the approver's network.
+ * request came from shown with a warning when it is not the approver's network, by the address the edge
+ * saw whatever forwarding headers the device sends. Under `all` any metadata document listing the grant
+ * (VS Code's) gets a code, and only device codes that exist are paced.
  */
+import { createHash } from 'node:crypto';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import mongoose from 'mongoose';
 import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { SERVICES } from '../test-support/auth-server.js';
+import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-support/https-documents.js';
 import { inspectPage, launchBrowser } from './support/browser.js';
 import { createStaff, E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
 
@@ -22,6 +28,7 @@ const insecure = { execute: [oidc.allowInsecureRequests] };
 
 let stack: Stack;
 let offStack: Stack;
+let docs: DocumentServer;
 let browser: Browser;
 let redis: Redis;
 let clientId: string;
@@ -30,9 +37,13 @@ let config: oidc.Configuration;
 const stopPolling = new AbortController();
 
 beforeAll(async () => {
+  const pki = makeTestPki();
+  docs = await startDocumentServer(pki);
   [stack, offStack, browser] = await Promise.all([
     startStack({
       DEVICE_PAIRING: 'all',
+      CIMD_ALLOW_LOOPBACK: 'true',
+      CIMD_EXTRA_CA_FILE: pki.caFile,
       DEVICE_CODE_MAX_WRONG_PER_ACCOUNT: '3',
       DEVICE_CODE_MAX_WRONG_PER_ADDRESS: '1000',
     }),
@@ -59,6 +70,7 @@ afterAll(async () => {
   await browser?.close();
   redis?.disconnect();
   await Promise.all([stack?.stop(), offStack?.stop()]);
+  await docs?.close();
 });
 
 /** A browser page signed in as `account`, on the pairing page. */
@@ -90,13 +102,20 @@ async function poll(deviceCode: string): Promise<{ status: number; body: Record<
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-/** A fetch for openid-client whose connections leave from `localAddress` (any 127/8 address is this machine). */
-function fetchFrom(localAddress: string) {
+/**
+ * A fetch for openid-client whose connections leave from `localAddress` (any 127/8 address is this
+ * machine), adding `extra` headers to each request.
+ */
+function fetchFrom(localAddress: string, extra: Record<string, string> = {}) {
   return (url: string, init: RequestInit): Promise<Response> =>
     new Promise((resolve, reject) => {
       const req = request(
         url,
-        { method: init.method, headers: Object.fromEntries(new Headers(init.headers)), localAddress },
+        {
+          method: init.method,
+          headers: { ...Object.fromEntries(new Headers(init.headers)), ...extra },
+          localAddress,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -181,12 +200,43 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
     expect([later.status, later.body.error]).toEqual([400, 'authorization_pending']);
   }, 60_000);
 
+  it('gives any metadata document that lists the grant a code, no operator needed (VS Code’s)', async () => {
+    const published = JSON.parse(
+      readFileSync(resolve(import.meta.dirname, 'fixtures/cimd/vscode.json'), 'utf8'),
+    ) as Record<string, unknown>;
+    const path = `/vscode-${Date.now()}/oauth/client-metadata.json`;
+    const vscodeId = `https://127.0.0.1:${docs.port}${path}`;
+    docs.json(path, { ...published, client_id: vscodeId });
+    const vscode = await oidc.discovery(new URL(stack.baseUrl), vscodeId, undefined, oidc.None(), insecure);
+    const started = await oidc.initiateDeviceAuthorization(vscode, { scope: 'school:read' });
+    expect(started.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+    const listed = schoolAuth(stack, ['clients', 'cimd']) as unknown as {
+      client_id: string;
+      dropped?: { value: string }[];
+    }[];
+    expect(listed.find((c) => c.client_id === vscodeId)?.dropped?.map((d) => d.value)).not.toContain(
+      DEVICE_GRANT,
+    );
+  });
+
+  it('paces only device codes that exist: a made-up one leaves no key and goes on to the limit', async () => {
+    const madeUp = `made-up-${Date.now()}`;
+    const id = createHash('sha256').update(madeUp).digest('base64url');
+    const prefix = stack.env.REDIS_KEY_PREFIX!;
+    for (let i = 0; i < 3; i++) {
+      const answer = await poll(madeUp);
+      expect([answer.status, answer.body.error]).toEqual([400, 'invalid_grant']);
+    }
+    expect(await redis.exists(`${prefix}devicePollInterval:${id}`, `${prefix}devicePolled:${id}`)).toBe(0);
+  });
+
   it('pairs openid-client: the person signs in, types the code, allows; the tokens work and refresh', async () => {
     const started = await oidc.initiateDeviceAuthorization(config, {
       scope: 'openid courses:read',
       resource: stack.baseUrl,
     });
     expect(started.user_code).toMatch(/^[BCDFGHJKLMNPQRSTVWXZ]{4}-[BCDFGHJKLMNPQRSTVWXZ]{4}$/);
+    expect(started.expires_in).toBe(300); // codes live 5 minutes
     expect(started.verification_uri).toBe(`${stack.baseUrl}/oauth/device`);
     const polling = oidc.pollDeviceAuthorizationGrant(
       config,
@@ -302,6 +352,42 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
     await page.waitForSelector('h1:has-text("Pairing denied")');
     await new Promise((done) => setTimeout(done, 5_000));
     expect((await poll(started.device_code)).body.error).toBe('access_denied');
+    await page.goto(`${stack.baseUrl}/oauth/account/activity?event=device_pairing_denied`);
+    expect(await page.locator('main').innerText()).toContain('A device pairing was denied');
+  }, 60_000);
+
+  it('shows the address the edge saw, never one the device claims in its headers', async () => {
+    // Another loopback address of the browser's /24: shown as the same network, by its own address.
+    const near = await oidc.discovery(new URL(stack.baseUrl), clientId, undefined, oidc.None(), insecure);
+    near[oidc.customFetch] = fetchFrom('127.0.0.3');
+    const nearby = await oidc.initiateDeviceAuthorization(near, { scope: 'school:read' });
+    const page = await signedInPairingPage(E2E_ADMIN);
+    expect(await enterCode(page, nearby.user_code)).toMatch(
+      /Asked from\s+127\.0\.0\.3 \(the same network as this browser\)/,
+    );
+
+    // A device elsewhere claims the browser's address in every header a proxy might read, and names
+    // itself as the school's laptop: the page shows the address the edge saw, warns, and shows the
+    // program's name as its own claim.
+    const spoofing = await oidc.discovery(new URL(stack.baseUrl), clientId, undefined, oidc.None(), insecure);
+    spoofing[oidc.customFetch] = fetchFrom('127.1.2.3', {
+      'x-forwarded-for': '127.0.0.1',
+      'x-real-ip': '127.0.0.1',
+      forwarded: 'for=127.0.0.1',
+      'user-agent': '<b>School laptop</b>',
+    });
+    const spoofed = await oidc.initiateDeviceAuthorization(spoofing, { scope: 'school:read' });
+    const shown = await enterCode(page, spoofed.user_code);
+    expect(shown).toMatch(/Asked from\s+127\.1\.2\.3\s/);
+    expect(shown).toContain('This request did not come from the network you are on now.');
+    expect(shown).toContain('Program (as it names itself)');
+    expect(await page.locator('dd bdi', { hasText: 'School laptop' }).innerText()).toBe(
+      '<b>School laptop</b>',
+    );
+    // Entering the second code replaced the first pending one.
+    expect((await poll(nearby.device_code)).body.error).toBe('access_denied');
+    await page.click('button:has-text("Deny")');
+    await page.waitForSelector('h1:has-text("Pairing denied")');
   }, 60_000);
 
   it('keeps a code with the first account that entered it', async () => {
@@ -338,6 +424,8 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
     const page = await signedInPairingPage(E2E_ADMIN);
     expect(await enterCode(page, started.user_code)).toContain('That code has expired');
     expect((await poll(started.device_code)).body.error).toBe('expired_token');
+    await page.goto(`${stack.baseUrl}/oauth/account/activity?event=device_pairing_expired`);
+    expect(await page.locator('main').innerText()).toContain('A device pairing code expired');
   }, 60_000);
 
   it('replaces an account’s pending request with its second: the first device is denied', async () => {

@@ -184,7 +184,7 @@ const schema = z
     ),
     DEVICE_PAIRING: documented(
       z.enum(['off', 'integrations', 'all']).default('off'),
-      'Device pairing (RFC 8628) for agents that cannot receive a browser redirect: `off` (no `device_authorization_endpoint`, the grant type unsupported), `integrations` (operator integrations and metadata-document clients an operator allowed), `all` (self-registered clients too). A client must list the device_code grant type; the person signs in and types the code on `/oauth/device` (docs/decisions.md).',
+      'Device pairing (RFC 8628) for agents that cannot receive a browser redirect: `off` (no `device_authorization_endpoint`, the grant type unsupported), `integrations` (operator integrations and metadata-document clients an operator allowed), `all` (self-registered clients and every metadata document too). A client must list the device_code grant type; the person signs in and types the code on `/oauth/device` (docs/decisions.md).',
     ),
     RATE_LIMIT_DEVICE_AUTHORIZATION: documented(
       perMinute(30),

@@ -224,11 +224,6 @@ describe('a metadata document', () => {
       },
       {
         member: 'grant_types',
-        value: 'urn:ietf:params:oauth:grant-type:device_code',
-        why: 'not a grant type of metadata-document clients here',
-      },
-      {
-        member: 'grant_types',
         value: 'urn:ietf:params:oauth:grant-type:jwt-bearer',
         why: 'not a grant type of metadata-document clients here',
       },
@@ -249,6 +244,12 @@ describe('a metadata document', () => {
         member: 'redirect_uris',
         value: 'https://notes.example/cb#frag',
         why: 'https://notes.example/cb#frag must not have a fragment',
+      },
+      // Kept in the document, not given to the client while device pairing is off.
+      {
+        member: 'grant_types',
+        value: 'urn:ietf:params:oauth:grant-type:device_code',
+        why: 'device pairing is off here (DEVICE_PAIRING=off)',
       },
       {
         member: 'redirect_uris',

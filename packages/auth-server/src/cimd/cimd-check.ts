@@ -10,8 +10,10 @@ import { errors } from 'oidc-provider';
 import { cimdAllowedKey } from '../storage/redis-keys.js';
 import { cacheWindow, type CimdCachePolicy } from './cimd-resolver.js';
 import type { FetchedDocument } from './document-fetcher.js';
+import type { DevicePairingMode } from '../provider/device-pairing-policy.js';
 import {
   checkDocument,
+  grantUsability,
   redirectUsability,
   toClientMetadata,
   type DroppedValue,
@@ -45,6 +47,8 @@ export async function checkCimdDocument(
     prefix: string;
     fetchDocument: (url: string) => Promise<FetchedDocument>;
     policy: CimdCachePolicy;
+    /** DEVICE_PAIRING (off when not given). */
+    devicePairing?: DevicePairingMode;
   },
   url: string,
 ): Promise<CimdCheck> {
@@ -64,13 +68,14 @@ export async function checkCimdDocument(
   try {
     const { doc, dropped } = checkDocument(url, fetched.body);
     const { usable, unusable } = redirectUsability(doc, httpsAllowed);
-    const client = toClientMetadata(doc, httpsAllowed);
+    const use = { allowed: httpsAllowed, devicePairing: deps.devicePairing };
+    const client = toClientMetadata(doc, use);
     const window = cacheWindow(deps.policy, fetched.maxAgeSeconds, Date.now());
     return {
       ...base,
       outcome: 'accepted',
       client,
-      dropped: [...dropped, ...unusable],
+      dropped: [...dropped, ...grantUsability(doc, use).unusable, ...unusable],
       redirect_uris: { usable, not_usable: unusable },
       token_endpoint_auth_method: { offered: [...new Set(offered)], negotiated: 'none' },
       cache: {

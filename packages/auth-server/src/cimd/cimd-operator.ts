@@ -6,7 +6,8 @@
 import { scanKeys, type RedisClient } from '@school/shared';
 import { cimdAllowedKey, cimdEntryPrefix } from '../storage/redis-keys.js';
 import { isCimdClientId } from '../clients/client-id-url.js';
-import { redirectUsability, type DroppedValue, type MetadataDocument } from './metadata-document.js';
+import type { DevicePairingMode } from '../provider/device-pairing-policy.js';
+import { unusableForUse, type DroppedValue, type MetadataDocument } from './metadata-document.js';
 
 /** One document as `school-auth clients cimd` shows it. */
 export interface CimdClientStatus {
@@ -14,11 +15,11 @@ export interface CimdClientStatus {
   /** `fresh`, `stale` (served while its host fails), `failed` or `invalid` (refused until it works). */
   status?: string;
   error?: string;
-  /** Whether an operator allowed its https redirect URIs. */
+  /** Whether an operator allowed it: its https redirect URIs, and device pairing under `integrations`. */
   https_redirects_allowed: boolean;
   /**
    * What its document lists that the client does not get: values this server does not use, and
-   * https redirect URIs while they are not allowed.
+   * https redirect URIs and the device_code grant type while they are not allowed.
    */
   dropped?: DroppedValue[];
   checked_at?: string;
@@ -35,7 +36,10 @@ export function requireUrl(clientId: string): void {
     );
 }
 
-/** Allows the metadata-document client `clientId` https redirect URIs. */
+/**
+ * Allows the metadata-document client `clientId` https redirect URIs, and device pairing when
+ * DEVICE_PAIRING is `integrations`.
+ */
 export async function allowCimdClient(redis: RedisClient, prefix: string, clientId: string): Promise<void> {
   requireUrl(clientId);
   await redis.sadd(cimdAllowedKey(prefix), clientId);
@@ -53,15 +57,25 @@ export async function disallowCimdClient(
 const iso = (ms: string | undefined) => (ms ? new Date(Number(ms)).toISOString() : undefined);
 
 /** What the entry's document lists that its client does not get, as it stands now. */
-function droppedOf(entry: Record<string, string>, httpsAllowed: boolean): DroppedValue[] | undefined {
+function droppedOf(
+  entry: Record<string, string>,
+  allowed: boolean,
+  devicePairing: DevicePairingMode,
+): DroppedValue[] | undefined {
   if (!entry.doc) return undefined;
   const dropped = JSON.parse(entry.dropped ?? '[]') as DroppedValue[];
-  const { unusable } = redirectUsability(JSON.parse(entry.doc) as MetadataDocument, httpsAllowed);
-  return [...dropped, ...unusable];
+  return [
+    ...dropped,
+    ...unusableForUse(JSON.parse(entry.doc) as MetadataDocument, { allowed, devicePairing }),
+  ];
 }
 
-/** Every metadata-document client seen or allowed, with its last fetch's outcome. */
-export async function listCimdClients(redis: RedisClient, prefix: string): Promise<CimdClientStatus[]> {
+/** Every metadata-document client seen or allowed, with its last fetch's outcome under `devicePairing`. */
+export async function listCimdClients(
+  redis: RedisClient,
+  prefix: string,
+  devicePairing: DevicePairingMode = 'off',
+): Promise<CimdClientStatus[]> {
   const allowed = new Set(await redis.smembers(cimdAllowedKey(prefix)));
   const entryPrefix = cimdEntryPrefix(prefix);
   const out = new Map<string, CimdClientStatus>();
@@ -75,7 +89,7 @@ export async function listCimdClients(redis: RedisClient, prefix: string): Promi
         status: e.status,
         error: e.error || undefined,
         https_redirects_allowed: allowed.has(id),
-        dropped: droppedOf(e, allowed.has(id)),
+        dropped: droppedOf(e, allowed.has(id), devicePairing),
         checked_at: iso(e.checkedAt),
         fetched_at: iso(e.fetchedAt),
         fresh_until: iso(e.freshUntil),

@@ -38,7 +38,7 @@
  * The resolved client is also stored as a `Client:<url>` record, as registered clients are, because
  * token reads check that a token's client is stored (redis-adapter.ts); it is refreshed on every
  * successful fetch. The operator-allowed list (`cimdAllowed`) decides whether its https redirect URIs
- * count (metadata-document.ts).
+ * count, and with DEVICE_PAIRING whether a device_code grant type it lists does (metadata-document.ts).
  */
 import type { RedisClient } from '@school/shared';
 import { errors, type ClientMetadata } from 'oidc-provider';
@@ -46,10 +46,11 @@ import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible'
 import { boundedKeyPart, cimdAllowedKey, cimdEntryKey, modelKey } from '../storage/redis-keys.js';
 import { DocumentFetchError, type FetchedDocument } from './document-fetcher.js';
 import { TooManyRequests } from '../provider/too-many-requests.js';
+import type { DevicePairingMode } from '../provider/device-pairing-policy.js';
 import {
   checkDocument,
-  redirectUsability,
   toClientMetadata,
+  unusableForUse,
   type DroppedValue,
   type MetadataDocument,
 } from './metadata-document.js';
@@ -129,6 +130,7 @@ export class CimdResolver {
     private readonly policy: CimdCachePolicy,
     private readonly budgets: CimdBudgets,
     private readonly log: (outcome: CimdOutcome) => void = () => undefined,
+    private readonly devicePairing: DevicePairingMode = 'off',
   ) {}
 
   private readonly observers: ((outcome: CimdOutcome) => void)[] = [];
@@ -209,7 +211,7 @@ export class CimdResolver {
       .hdel(key, 'error', 'retryAt')
       .pexpireat(key, staleUntil + DAY_MS)
       .exec();
-    const { unusable: notAllowed } = redirectUsability(doc, allowed === 1);
+    const notAllowed = unusableForUse(doc, { allowed: allowed === 1, devicePairing: this.devicePairing });
     this.report({ clientId: url, status: 'fresh', dropped: [...dropped, ...notAllowed] });
     // May refuse its redirect URIs: the document stays cached all the same.
     return this.withRecord(url, doc, allowed === 1, entry, stored === 1, true);
@@ -253,7 +255,10 @@ export class CimdResolver {
     rewrite = false,
   ): Promise<ClientMetadata> {
     const issuedAt = stored && entry.issuedAt ? Number(entry.issuedAt) : Math.floor(Date.now() / 1000);
-    const metadata = { ...toClientMetadata(doc, httpsAllowed), client_id_issued_at: issuedAt };
+    const metadata = {
+      ...toClientMetadata(doc, { allowed: httpsAllowed, devicePairing: this.devicePairing }),
+      client_id_issued_at: issuedAt,
+    };
     if (!stored || rewrite) {
       // Two commands, not one MULTI: the entry and the record are in different hash slots (the slot
       // rule, redis-keys.ts). The entry's time goes first, so an interruption leaves the record

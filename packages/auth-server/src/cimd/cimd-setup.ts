@@ -56,12 +56,20 @@ export function createCimdResolver(config: AuthConfig, redis: RedisClient, logge
   };
   const fetchDocument = createCimdFetcher(config);
   const policy = cimdCachePolicy(config);
-  return new CimdResolver(redis, config.REDIS_KEY_PREFIX, fetchDocument, policy, budgets, (outcome) => {
-    if (outcome.status !== 'fresh') logger.warn(outcome, 'client metadata document not fetched');
-    else if (outcome.dropped?.length)
-      logger.info(outcome, 'client metadata document fetched; values it lists were dropped');
-    else logger.info(outcome, 'client metadata document fetched');
-  });
+  return new CimdResolver(
+    redis,
+    config.REDIS_KEY_PREFIX,
+    fetchDocument,
+    policy,
+    budgets,
+    (outcome) => {
+      if (outcome.status !== 'fresh') logger.warn(outcome, 'client metadata document not fetched');
+      else if (outcome.dropped?.length)
+        logger.info(outcome, 'client metadata document fetched; values it lists were dropped');
+      else logger.info(outcome, 'client metadata document fetched');
+    },
+    config.DEVICE_PAIRING,
+  );
 }
 
 /**

@@ -2,8 +2,8 @@
  * A Client ID Metadata Document read, and turned into the client oidc-provider loads.
  *
  * Documents are read leniently, as oidc-provider reads them for its own metadata-document clients:
- * the values this server supports are kept and the others dropped (grant types such as VS Code's
- * `device_code` or Claude's `jwt-bearer`, response types other than `code`, redirect URIs it cannot
+ * the values this server supports are kept and the others dropped (grant types such as Claude's
+ * `jwt-bearer`, response types other than `code`, redirect URIs it cannot
  * use, display URLs that are not https, an `application_type` it does not know); a document is refused
  * only when nothing usable is left, with a description naming what is missing: no
  * `authorization_code` among its grant types, no `code` among its response types, no usable redirect
@@ -29,15 +29,22 @@
  * kept in the document, since the operator's word can change while it is cached, and left out of the
  * client ({@link redirectUsability}), so an authorization request naming one stops on our error page
  * with `invalid_redirect_uri`, never redirecting; a document with no usable URI is refused the same way.
+ *
+ * The device pairing grant type (VS Code lists it) is kept in the document the same way and given to
+ * the client only as DEVICE_PAIRING allows ({@link grantUsability}: `all`, or `integrations` for a
+ * client_id an operator allowed); otherwise it is reported as not usable and the grant is refused.
  */
 import { errors, type ClientMetadata } from 'oidc-provider';
 import { z } from 'zod';
-import { isLoopbackRedirectUri } from '@school/shared';
+import { DEVICE_CODE_GRANT_TYPE, isLoopbackRedirectUri } from '@school/shared';
+import { documentMayPairDevices, type DevicePairingMode } from '../provider/device-pairing-policy.js';
 import { invalidRedirectUri, loopbackRedirectProblem, memberProblem } from '../provider/client-policy.js';
 import { integrationRedirectProblem } from '../provider/operator-clients.js';
 
-/** The grant types a metadata-document client may have. */
+/** The grant types a metadata-document client has when its document names none. */
 const GRANT_TYPES = ['authorization_code', 'refresh_token'];
+/** The grant types a document may list (device pairing subject to {@link grantUsability}). */
+const DOCUMENT_GRANT_TYPES = [...GRANT_TYPES, DEVICE_CODE_GRANT_TYPE];
 /** The display URLs, kept only when https (they are shown, never fetched). */
 const DISPLAY_URIS = ['client_uri', 'logo_uri', 'policy_uri', 'tos_uri'] as const;
 
@@ -117,7 +124,8 @@ export function checkDocument(url: string, body: unknown): CheckedDocument {
     doc.grant_types = keepOnly(
       'grant_types',
       doc.grant_types,
-      (g) => (GRANT_TYPES.includes(g) ? undefined : 'not a grant type of metadata-document clients here'),
+      (g) =>
+        DOCUMENT_GRANT_TYPES.includes(g) ? undefined : 'not a grant type of metadata-document clients here',
       dropped,
     );
     if (!doc.grant_types.includes('authorization_code'))
@@ -206,11 +214,45 @@ export function redirectUsability(
   return { usable, unusable };
 }
 
+/** How DEVICE_PAIRING and the operator's word apply to a document's client. */
+export interface DocumentUse {
+  /** An operator allowed this client_id URL (`school-auth clients allow-cimd`). */
+  allowed: boolean;
+  /** DEVICE_PAIRING (off when not given). */
+  devicePairing?: DevicePairingMode;
+}
+
+/** The grant types of `doc` the client gets, and those it does not (device pairing not allowed). */
+export function grantUsability(
+  doc: MetadataDocument,
+  { allowed, devicePairing = 'off' }: DocumentUse,
+): { usable: string[]; unusable: DroppedValue[] } {
+  const why =
+    devicePairing === 'off'
+      ? 'device pairing is off here (DEVICE_PAIRING=off)'
+      : 'device pairing needs an operator to allow this client_id (school-auth clients allow-cimd)';
+  const unusable: DroppedValue[] = [];
+  const usable = keepOnly(
+    'grant_types',
+    doc.grant_types ?? GRANT_TYPES,
+    (grant) =>
+      grant !== DEVICE_CODE_GRANT_TYPE || documentMayPairDevices(devicePairing, allowed) ? undefined : why,
+    unusable,
+  );
+  return { usable, unusable };
+}
+
+/** What `doc` lists that its client does not get for `use`: grant types, then redirect URIs. */
+export function unusableForUse(doc: MetadataDocument, use: DocumentUse): DroppedValue[] {
+  return [...grantUsability(doc, use).unusable, ...redirectUsability(doc, use.allowed).unusable];
+}
+
 /**
- * The client oidc-provider loads for a checked document. `httpsAllowed`: an operator allowed this
- * client_id URL to use `https` redirect URIs.
+ * The client oidc-provider loads for a checked document. `use.allowed`: an operator allowed this
+ * client_id URL (its `https` redirect URIs, and device pairing under `integrations`).
  */
-export function toClientMetadata(doc: MetadataDocument, httpsAllowed: boolean): ClientMetadata {
+export function toClientMetadata(doc: MetadataDocument, use: DocumentUse): ClientMetadata {
+  const httpsAllowed = use.allowed;
   const redirectUris = redirectUsability(doc, httpsAllowed).usable;
   if (!redirectUris.length) {
     throw invalidRedirectUri(
@@ -228,7 +270,7 @@ export function toClientMetadata(doc: MetadataDocument, httpsAllowed: boolean): 
       tos_uri,
       contacts,
       redirect_uris: redirectUris,
-      grant_types: doc.grant_types ?? GRANT_TYPES,
+      grant_types: grantUsability(doc, use).usable,
       response_types: ['code'],
       token_endpoint_auth_method: 'none',
       // Loopback-only clients are native apps, as in open registration (any-port matching); a client

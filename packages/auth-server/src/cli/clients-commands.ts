@@ -169,7 +169,7 @@ export function registerClientsCommands(program: Command): void {
     .description('every metadata-document client: fetch status, last error, cache deadlines')
     .action(() =>
       withRuntime(async (runtime, config) =>
-        print(await listCimdClients(runtime.redis, config.REDIS_KEY_PREFIX)),
+        print(await listCimdClients(runtime.redis, config.REDIS_KEY_PREFIX, config.DEVICE_PAIRING)),
       ),
     );
   clients
@@ -185,6 +185,7 @@ export function registerClientsCommands(program: Command): void {
           prefix: config.REDIS_KEY_PREFIX,
           fetchDocument: createCimdFetcher(config),
           policy: cimdCachePolicy(config),
+          devicePairing: config.DEVICE_PAIRING,
         };
         const check = await checkCimdDocument(deps, url);
         print(check);

@@ -97,7 +97,7 @@ function origin(p: {
       </dd>
       ${
         p.userAgent
-          ? html`<dt>Program</dt>
+          ? html`<dt>Program (as it names itself)</dt>
               <dd><bdi>${p.userAgent}</bdi></dd>`
           : ''
       }

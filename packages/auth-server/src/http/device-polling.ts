@@ -6,12 +6,15 @@
  * sooner is answered `slow_down` and the interval grows by 5 seconds for every later poll of that
  * code. The state is two Redis keys per device code (by a hash of it, never the code): the current
  * interval, and a marker that lives a second less than it (a client waiting exactly its interval is
- * never early). Everything else goes on to the row's rate limit, client authentication and
+ * never early). Only a device code that exists is paced (one EXISTS, which writes nothing): this step
+ * runs before the row's rate limit, so pacing made-up codes would let anyone write keys and get
+ * answers past that limit. Everything else goes on to the row's rate limit, client authentication and
  * oidc-provider.
  */
 import { createHash } from 'node:crypto';
 import { DEVICE_CODE_GRANT_TYPE, SlowDownError, type RedisClient } from '@school/shared';
 import type { Middleware } from 'koa';
+import { modelKey } from '../storage/redis-keys.js';
 import { requestForm } from './request-form.js';
 
 /** Seconds between polls a device starts with (RFC 8628 §3.2's default). */
@@ -36,6 +39,10 @@ export function devicePolling(redis: RedisClient, prefix: string, codeSeconds: n
       form.get('grant_type') === DEVICE_CODE_GRANT_TYPE &&
       form.get('device_code');
     if (!code) {
+      await next();
+      return;
+    }
+    if (!(await redis.exists(modelKey(prefix, 'DeviceCode', code)).catch(() => 0))) {
       await next();
       return;
     }

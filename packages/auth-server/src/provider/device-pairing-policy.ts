@@ -4,13 +4,17 @@
  * - `off`: oidc-provider's device flow is not enabled at all: no `device_authorization_endpoint`, the
  *   grant type is unsupported, registration refuses to list it.
  * - `integrations`: operator integrations, and metadata-document clients an operator allowed
- *   (`school-auth clients allow-cimd`: their documents load as `web` apps).
- * - `all`: self-registered clients too.
+ *   (`school-auth clients allow-cimd`, the same word that lets them use https redirect URIs).
+ * - `all`: self-registered clients and every metadata-document client too.
  *
  * A client must also list the device_code grant type in its `grant_types`. A stored client whose kind
  * the setting does not allow loads without that grant type (the setting may have changed since it
  * registered), so the device authorization endpoint and the token endpoint both refuse it
- * (oidc-provider's `invalid_request`, "… is not allowed for this client"); open registration under `integrations` refuses to list it.
+ * (oidc-provider's `invalid_request`, "… is not allowed for this client"); open registration under
+ * `integrations` refuses to list it. A metadata-document client is only ever built by the resolver
+ * (cimd/cimd-resolver.ts), which knows the operator's list and keeps the grant type a document lists
+ * only when {@link documentMayPairDevices} says so; the document keeps it, so allowing the client later
+ * (or changing the setting) takes effect at its next load.
  */
 import { DEVICE_CODE_GRANT_TYPE } from '@school/shared';
 import { errors, type ClientMetadata, type KoaContextWithOIDC } from 'oidc-provider';
@@ -26,9 +30,15 @@ export function mayPairDevices(mode: DevicePairingMode, metadata: ClientMetadata
   const role = metadata[CLIENT_ROLE];
   if (role === 'integration') return true;
   if (role !== undefined) return false; // introspecting services never sign anyone in
-  if (typeof metadata.client_id === 'string' && isCimdClientId(metadata.client_id))
-    return mode === 'all' || metadata.application_type === 'web';
+  // Decided when the document was turned into this client (documentMayPairDevices), where the
+  // operator's list is known; nothing else makes a client with such an id.
+  if (typeof metadata.client_id === 'string' && isCimdClientId(metadata.client_id)) return true;
   return mode === 'all';
+}
+
+/** Whether a metadata-document client may pair devices under `mode`; `allowed`: an operator allowed it. */
+export function documentMayPairDevices(mode: DevicePairingMode, allowed: boolean): boolean {
+  return mode === 'all' || (mode === 'integrations' && allowed);
 }
 
 /**

@@ -218,7 +218,8 @@ An agent that cannot receive a redirect on this computer's loopback (over SSH, i
 Codespace or WSL) may pair with a code instead (RFC 8628), **only if** the authorization server
 metadata lists \`device_authorization_endpoint\`: schools leave it off unless they need it, because
 the plain device grant is what device-code phishing abuses. Where it is on, a school may offer it to
-its registered integrations only, or to every client; the client lists
+its registered integrations and the metadata-document clients it allowed only, or to every client; the
+client lists
 \`urn:ietf:params:oauth:grant-type:device_code\` in its \`grant_types\` (an unlisted or unallowed
 client gets \`invalid_request\`: "… is not allowed for this client"). Everywhere else use steps 2 to 4.
 
