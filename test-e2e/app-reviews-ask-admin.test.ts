@@ -11,7 +11,7 @@
  * what is not a domain.
  */
 import { spawnSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -23,6 +23,7 @@ import {
   tickEveryScope,
   type LoopbackListener,
 } from './support/browser.js';
+import { authorizationUrl, newState, pkce } from '../test-support/oauth-flow.js';
 import { createStaff, E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -58,16 +59,19 @@ function publish(name: string): { clientId: string; path: string } {
 
 /** An authorization URL for `clientId` and the PKCE verifier that redeems its code. */
 function authorization(clientId: string, redirectUri: string): { url: string; verifier: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  const url = `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    scope: 'openid courses:read',
-    state: randomBytes(8).toString('hex'),
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString()}`;
+  const { verifier, challenge } = pkce();
+  const url = authorizationUrl(
+    { issuer: stack.baseUrl },
+    {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope: 'openid courses:read',
+      state: newState(),
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    },
+  );
   return { url, verifier };
 }
 
@@ -247,12 +251,40 @@ describe('unreviewed apps wait for the admins, and a domain can be blocked', () 
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
         body: new URLSearchParams({ client_id: kiosk, scope: 'openid courses:read' }),
-      }).then(async (r) => [r.status, ((await r.json()) as { error: string }).error]);
-    expect(await deviceAuth()).toEqual([400, 'unauthorized_client']); // unreviewed: nobody to ask here
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as Record<string, string> }));
+    const refusal = (r: { status: number; body: Record<string, string> }) => [r.status, r.body.error];
+    expect(refusal(await deviceAuth())).toEqual([400, 'unauthorized_client']); // unreviewed: nobody to ask here
     schoolAuth(stack, ['apps', 'allow', kiosk]);
-    expect((await deviceAuth())[0]).toBe(200);
+    const started = await deviceAuth();
+    expect(started.status).toBe(200);
     schoolAuth(stack, ['apps', 'block', kiosk]);
-    expect(await deviceAuth()).toEqual([400, 'unauthorized_client']);
+    expect(refusal(await deviceAuth())).toEqual([400, 'unauthorized_client']);
+
+    // A code its device got before the block pairs nothing: the pairing page says the school blocked it.
+    const pairing = await (await browser.newContext()).newPage();
+    await pairing.goto(`${stack.baseUrl}/oauth/device`);
+    await pairing.fill('input[name=email]', staff.email);
+    await pairing.fill('input[name=password]', staff.password);
+    await pairing.click('button[type=submit]');
+    await pairing.waitForSelector('h1:has-text("Pair a device")');
+    await pairing.fill('input[name=user_code]', started.body.user_code!);
+    const [shown] = await Promise.all([
+      pairing.waitForResponse((r) => r.url().endsWith('/oauth/device') && r.request().method() === 'POST'),
+      pairing.click('button:has-text("Continue")'),
+    ]);
+    expect(shown.status()).toBe(403);
+    expect(await pairing.innerText('h1')).toBe('Your school has blocked this app');
+    await pairing.context().close();
+    const polled = await fetch(`${stack.baseUrl}/api/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        device_code: started.body.device_code!,
+        client_id: kiosk,
+      }),
+    });
+    expect(polled.status).toBe(400);
 
     const native = schoolAuth(stack, [
       'clients',

@@ -7,7 +7,6 @@
  * school's page (no redirect to the app), and allowing it again lets a new authorization through while
  * the ended grant stays ended. The page is checked with axe-core at 1280 and 390 px.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
@@ -17,6 +16,7 @@ import {
   tickEveryScope,
   type LoopbackListener,
 } from './support/browser.js';
+import { authorizationUrl, newState, pkce } from '../test-support/oauth-flow.js';
 import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -35,16 +35,19 @@ afterAll(async () => {
 
 /** An authorization URL for `clientId` and the PKCE verifier that redeems its code. */
 function authorization(clientId: string, redirectUri: string): { url: string; verifier: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  const url = `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    scope: 'openid courses:read',
-    state: randomBytes(8).toString('hex'),
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString()}`;
+  const { verifier, challenge } = pkce();
+  const url = authorizationUrl(
+    { issuer: stack.baseUrl },
+    {
+      response_type: 'code',
+      client_id: clientId,
+      redirect_uri: redirectUri,
+      scope: 'openid courses:read',
+      state: newState(),
+      code_challenge: challenge,
+      code_challenge_method: 'S256',
+    },
+  );
   return { url, verifier };
 }
 

@@ -225,6 +225,7 @@ export function createApp({
         perAddress: config.DEVICE_CODE_MAX_WRONG_PER_ADDRESS,
         windowSeconds: config.LOGIN_WINDOW,
       },
+      unreviewed: config.APP_REVIEW_UNREVIEWED,
     });
     app.use(pairing.routes());
     app.use(wrongMethodOf(pairing));

@@ -9,7 +9,8 @@
  * - the token endpoint (every grant: a code, a refresh token, a device code): a blocked app gets
  *   `400 unauthorized_client`, so no token is issued to it even if a grant raced the block;
  * - the device authorization endpoint: a blocked app, and one waiting for a review while the school
- *   reviews new apps first, get `400 unauthorized_client` (nobody is signed in there to ask for one).
+ *   reviews new apps first, get `400 unauthorized_client` (nobody is signed in there to ask for one);
+ *   a code given before a block ends on the pairing page (device-pairing/pairing-steps.ts).
  *
  * The client id is the one the request names (the query or the form; the token endpoint takes client
  * authentication in the body only, strict-client-authentication.ts), read before oidc-provider
