@@ -36,6 +36,7 @@ import type { IntrospectionCount } from './storage/introspection-count.js';
 import { authMetrics } from './http/metrics.js';
 import { directIntrospection } from './http/direct-introspection.js';
 import { devicePolling } from './http/device-polling.js';
+import { appReviewGate } from './http/app-review-gate.js';
 import { DEVICE_CODE_TTL } from './provider/configuration.js';
 import type { CimdResolver } from './cimd/cimd-resolver.js';
 import { assetsRouter } from './passkeys/assets.js';
@@ -164,6 +165,9 @@ export function createApp({
   app.use(
     endpointDispatch(PROVIDER_ENDPOINTS, { limits, unidentifiedClients, realm: config.BASE_URL, shortcuts }),
   );
+  // The school's reviews of apps: a blocked app starts nothing new (http/app-review-gate.ts).
+  const reviews = { redis, prefix: config.REDIS_KEY_PREFIX, unreviewed: config.APP_REVIEW_UNREVIEWED };
+  app.use(appReviewGate(reviews));
   const loginGuard = loginGuardFor(redis, config);
   // What "how long" on the consent and pairing pages is counted in.
   const calendar = {
@@ -180,6 +184,7 @@ export function createApp({
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
     calendar,
+    ...reviews,
   });
   const accountPages = accountRouter({
     provider,
@@ -192,6 +197,7 @@ export function createApp({
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
     calendar,
+    unreviewed: config.APP_REVIEW_UNREVIEWED,
   });
   // Each page router answers its own routes, then a wrong method on one of them (405 with Allow).
   const home = homePageRouter({ devicePairing: config.DEVICE_PAIRING !== 'off' });
@@ -220,6 +226,7 @@ export function createApp({
         perAddress: config.DEVICE_CODE_MAX_WRONG_PER_ADDRESS,
         windowSeconds: config.LOGIN_WINDOW,
       },
+      unreviewed: config.APP_REVIEW_UNREVIEWED,
     });
     app.use(pairing.routes());
     app.use(wrongMethodOf(pairing));

@@ -182,6 +182,10 @@ const schema = z
       flag(false),
       '`true`: an authorization naming a write scope (`<area>:write`) needs a session signed in with a passkey; a password sign-in is asked to sign in with a passkey first.',
     ),
+    APP_REVIEW_UNREVIEWED: documented(
+      z.enum(['allowed', 'ask-admin']).default('allowed'),
+      'What an app no admin has reviewed may do (App reviews, `school-auth apps allow|block`): `allowed` (it connects as any app the school allowed), `ask-admin` (its authorization ends on a page where the person asks the admins to review it; the app gets `access_denied`). Integrations an operator created count as allowed; a blocked app is refused either way (docs/decisions.md).',
+    ),
     DEVICE_PAIRING: documented(
       z.enum(['off', 'integrations', 'all']).default('off'),
       'Device pairing (RFC 8628) for agents that cannot receive a browser redirect: `off` (no `device_authorization_endpoint`, the grant type unsupported), `integrations` (operator integrations and metadata-document clients an operator allowed), `all` (self-registered clients and every metadata document too). A client must list the device_code grant type; the person signs in and types the code on `/oauth/device` (docs/decisions.md).',

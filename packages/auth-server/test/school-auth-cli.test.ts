@@ -47,6 +47,7 @@ const COMMANDS = [
   ['apps'],
   ['apps', 'list'],
   ['apps', 'revoke'],
+  ...['allow', 'block', 'unreview', 'reviews'].map((s) => ['apps', s]),
   ['accounts'],
   ...[
     'list',

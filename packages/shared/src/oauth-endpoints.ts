@@ -440,6 +440,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     methods: ['POST'],
     cors: false,
   })),
+  // Asking the admins to review an app, on the page an unreviewed app's authorization ends on.
+  { path: `${INTERACTION_PATH}/:uid/request-review`, kind: 'page', methods: ['POST'], cors: false },
   // The account pages: pages are read, forms post to `…/<action>`.
   ...[
     '',
@@ -457,6 +459,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     methods: READ,
     cors: false,
   })),
+  // App reviews: the page, and its one form posting to it.
+  { path: `${ACCOUNT_PATH}/app-reviews`, kind: 'page', methods: [...READ, 'POST'], cors: false },
   // The confirmation pages of destructive actions, each with its form.
   ...[
     '/clients/delete',

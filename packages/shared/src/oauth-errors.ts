@@ -76,6 +76,17 @@ export class InvalidClientError extends OAuthError {
   }
 }
 
+/**
+ * 400 `unauthorized_client` (RFC 6749 §5.2, RFC 8628 §3.2): the client may not use this endpoint now;
+ * the auth server's answer to an app the school blocked or has not yet reviewed, at the token and
+ * device authorization endpoints.
+ */
+export class UnauthorizedClientError extends OAuthError {
+  constructor(description: string) {
+    super(400, 'unauthorized_client', description);
+  }
+}
+
 /** 404 `not_found`: unknown path, unknown id, malformed id, or an item outside the caller's view. */
 export class NotFoundError extends OAuthError {
   constructor(description = 'no such resource') {

@@ -17,6 +17,8 @@ import type { AuditLog } from '../audit/audit-log.js';
 import { CsrfTokens } from '../pages/csrf.js';
 import { noStore } from '../pages/error-page.js';
 import { activitySteps } from './activity.js';
+import { appReviewsSteps, reviewForm } from './app-reviews.js';
+import type { UnreviewedMeans } from '../storage/app-reviews.js';
 import { allClientsSteps, deleteClientForm } from './all-clients.js';
 import type { LoginGuard } from '../accounts/login-guard.js';
 import { connectedAppsSteps, revokeForm } from './connected-apps.js';
@@ -62,6 +64,8 @@ export interface AccountPagesDeps {
   passkeys: Passkeys;
   /** The school's calendar: the term review reviews access against the end of its term. */
   calendar: AccessCalendar;
+  /** APP_REVIEW_UNREVIEWED, which App reviews explains. */
+  unreviewed: UnreviewedMeans;
 }
 
 /** Builds the router of the account pages. */
@@ -77,6 +81,7 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   const staff = staffAccountsSteps(deps);
   const register = registerSteps(deps, deps.calendar.termEnds !== undefined);
   const review = termReviewSteps(deps, csrf);
+  const reviews = appReviewsSteps(deps);
   const check = <T extends { csrf: string }>(schema: z.ZodType<T>) => checkAccountForm(schema, formCheck);
 
   const router = new Router<AccountState>({ prefix: ACCOUNT_PATH });
@@ -97,6 +102,8 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   const deleteCheck = checkAccountForm(deleteClientForm, formCheck);
   router.post('/clients/delete', forms, signedIn, requireAdmin, deleteCheck, clients.remove);
   router.get('/activity', signedIn, requireAdmin, activity.show);
+  router.get('/app-reviews', signedIn, requireAdmin, reviews.show);
+  router.post('/app-reviews', forms, signedIn, requireAdmin, check(reviewForm), reviews.review);
   router.get('/account', signedIn, own.show);
   router.post('/account/password', forms, signedIn, check(changePasswordForm), ...own.changePassword);
   router.get('/account/sign-out-everywhere', signedIn, own.confirmSignOutEverywhere);

@@ -28,6 +28,7 @@ export const ACCOUNT_PAGES: readonly { page: string; label: string; admin: boole
   { page: 'account', label: 'Your account', admin: false },
   { page: 'clients', label: 'All clients', admin: true },
   { page: 'activity', label: 'Activity', admin: true },
+  { page: 'app-reviews', label: 'App reviews', admin: true },
   { page: 'staff', label: 'Staff accounts', admin: true },
   { page: 'register', label: 'Access register', admin: true },
 ];

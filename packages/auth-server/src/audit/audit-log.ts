@@ -68,6 +68,8 @@ export const AUDIT_EVENT_TYPES = [
   'device_pairing_approved',
   'device_pairing_denied',
   'device_pairing_expired',
+  'app_reviewed',
+  'app_review_requested',
   'audit_summary',
 ] as const;
 

@@ -49,6 +49,8 @@ export const EVENT_WORDS: Record<AuditEventType, string> = {
   device_pairing_approved: 'A device was paired: access allowed',
   device_pairing_denied: 'A device pairing was denied',
   device_pairing_expired: 'A device pairing code expired before it was approved',
+  app_reviewed: 'The school allowed or blocked an app',
+  app_review_requested: 'Someone asked the admins to review an app',
   audit_summary: 'Many events of one kind from one address, counted in one entry',
 };
 

@@ -3,11 +3,19 @@
  * scripts. An account is named by email (or id); the same listing and the same Revoke as the page,
  * audited as the operator's. Revoking an app the account holds no grant of changes nothing, so it
  * is refused (exit 1) and nothing is audited.
+ *
+ * And the admins' App reviews page (account-pages/app-reviews.ts): `apps allow|block|unreview` an app
+ * by client id, or with `--domain` every metadata-document app of a domain, through the same
+ * operation (storage/app-review-actions.ts, audited as the operator's); `apps reviews` lists the
+ * reviews and the requests waiting for one.
  */
 import type { Command } from 'commander';
 import type { AuthRuntime } from '../bootstrap.js';
 import { connectedApps } from '../account-pages/connected-apps.js';
 import { endAccountAccess } from '../storage/account-grants.js';
+import { reviewApp, ReviewRefused, type ReviewAsked } from '../storage/app-review-actions.js';
+import { listReviewRequests } from '../storage/app-review-requests.js';
+import { listReviews } from '../storage/app-reviews.js';
 import { OperatorError } from './operator-error.js';
 import { print, withRuntime } from './runtime.js';
 
@@ -18,9 +26,44 @@ async function accountIdOf(runtime: AuthRuntime, account: string): Promise<strin
   return accountId;
 }
 
+/** The target a review command names: a client id, or `--domain`; exactly one. */
+function reviewTarget(clientId: string | undefined, domain: string | undefined): Omit<ReviewAsked, 'review'> {
+  if (clientId !== undefined && domain !== undefined)
+    throw new OperatorError('Name a client id or --domain, not both.');
+  if (domain !== undefined) return { target: 'domain', value: domain };
+  if (clientId !== undefined) return { target: 'client', value: clientId };
+  throw new OperatorError('Name the app’s client id, or --domain <domain>.');
+}
+
+/** The action of `apps allow|block|unreview`. */
+const reviewAction =
+  (review: ReviewAsked['review']) => (clientId: string | undefined, options: { domain?: string }) =>
+    withRuntime(async (runtime, config) => {
+      const asked = { ...reviewTarget(clientId, options.domain), review };
+      const deps = { redis: runtime.redis, prefix: config.REDIS_KEY_PREFIX, audit: runtime.audit };
+      try {
+        const done = await reviewApp(deps, asked, { by: 'operator' });
+        if (!done.changed) throw new OperatorError(`${done.value} had no review: nothing to remove.`);
+        print({
+          target: done.target,
+          value: done.value,
+          review: done.review,
+          grants: done.grants,
+          tokens: done.tokens,
+        });
+      } catch (err) {
+        if (err instanceof ReviewRefused) throw new OperatorError(err.message);
+        throw err;
+      }
+    });
+
 /** Adds `apps` and its subcommands to the program. */
 export function registerAppsCommands(program: Command): void {
-  const apps = program.command('apps').description('the apps an account allowed, as its Connected apps page');
+  const apps = program
+    .command('apps')
+    .description(
+      'the apps an account allowed (Connected apps), and the apps the school allows or blocks (App reviews)',
+    );
 
   apps
     .command('list')
@@ -51,6 +94,57 @@ export function registerAppsCommands(program: Command): void {
           details: { by: 'operator', ...ended },
         });
         print({ revoked: clientId, account: accountId, ...ended });
+      }),
+    );
+
+  const reviewCommand = (name: string, description: string, review: ReviewAsked['review']) =>
+    apps
+      .command(name)
+      .description(description)
+      .argument('[client_id]', 'the app’s client id (apps list or clients list shows it)')
+      .option('--domain <domain>', 'every metadata-document app of this domain and its subdomains instead')
+      .action(reviewAction(review));
+
+  reviewCommand('allow', 'mark an app (or a domain’s apps) allowed: staff may let it in', 'allowed');
+  reviewCommand(
+    'block',
+    'block an app (or a domain’s apps): its access ends for every account at once and it cannot connect',
+    'blocked',
+  );
+  reviewCommand('unreview', 'remove an app’s (or a domain’s) review: unreviewed again', 'unreviewed').alias(
+    'unblock',
+  );
+
+  apps
+    .command('reviews')
+    .description('the apps and domains the school allowed or blocked, and the requests waiting for a review')
+    .action(() =>
+      withRuntime(async (runtime, config) => {
+        const [reviews, requests] = await Promise.all([
+          listReviews(runtime.redis, config.REDIS_KEY_PREFIX),
+          listReviewRequests(runtime.redis, config.REDIS_KEY_PREFIX),
+        ]);
+        const at = (t: number) => new Date(t * 1000).toISOString();
+        print({
+          unreviewed_apps: config.APP_REVIEW_UNREVIEWED,
+          reviews: reviews.map((r) => ({
+            target: r.target,
+            value: r.value,
+            review: r.review,
+            ...(r.name ? { name: r.name } : {}),
+            by: r.by,
+            reviewed_at: at(r.at),
+          })),
+          requests: requests.map((r) => ({
+            client_id: r.clientId,
+            ...(r.name ? { name: r.name } : {}),
+            kind: r.kind,
+            ...(r.domain ? { domain: r.domain } : {}),
+            asked_by: r.askers.map((a) => ({ email: a.email, asked_at: at(a.at) })),
+            asked: r.asked,
+            first_asked_at: at(r.at),
+          })),
+        });
       }),
     );
 }

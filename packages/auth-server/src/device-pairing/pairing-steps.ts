@@ -24,6 +24,7 @@ import { clientKind, isSelfDeclared } from '../clients/client-kind.js';
 import { accessEnds, durationChoices, type AccessCalendar } from '../interactions/access-duration.js';
 import { decideScopes } from '../interactions/consent.js';
 import { allowForm } from '../interactions/forms.js';
+import { AppBlocked } from '../pages/error-page.js';
 import { sendPage } from '../pages/html.js';
 import { signedInWithPasskey } from '../passkeys/sign-in-methods.js';
 import type { Passkeys } from '../passkeys/passkeys.js';
@@ -52,6 +53,8 @@ export interface PairingDeps {
   wrongCodes: WrongCodeGuard;
   calendar: AccessCalendar;
   baseUrl: string;
+  /** Whether the school blocked an app (storage/app-reviews.ts): a blocked app's code pairs nothing. */
+  isBlocked: (clientId: string) => Promise<boolean>;
 }
 
 /** A user code as typed, as oidc-provider stores it: letters upper-cased, everything else dropped. */
@@ -131,6 +134,11 @@ export function pairingSteps(deps: PairingDeps): {
     }
     if (code.error || code.accountId)
       throw new Refusal(400, 'That code was already used. Start the pairing on your device again.');
+    // Blocked after its device asked: the code ends (its device stops polling), the page says why.
+    if (await deps.isBlocked(String(code.clientId))) {
+      await deny(code, 'the school has blocked this app');
+      throw new AppBlocked();
+    }
     const seconds = (code.exp ?? nowSeconds()) - nowSeconds();
     const owner = claim ? await claims.claim(code.jti, accountId, seconds) : await claims.owner(code.jti);
     if (owner !== accountId)

@@ -16,6 +16,7 @@ import type { AccessCalendar } from '../interactions/access-duration.js';
 import { CsrfTokens } from '../pages/csrf.js';
 import { noStore } from '../pages/error-page.js';
 import type { Passkeys } from '../passkeys/passkeys.js';
+import { admissionOf, type UnreviewedMeans } from '../storage/app-reviews.js';
 import { PairingClaims } from './pairing-claims.js';
 import { pairingForm, pairingSteps } from './pairing-steps.js';
 import { WrongCodeGuard, type WrongCodeSettings } from './wrong-code-guard.js';
@@ -33,6 +34,8 @@ export interface PairingPageDeps {
   csrfSecret: string;
   calendar: AccessCalendar;
   wrongCodes: WrongCodeSettings;
+  /** APP_REVIEW_UNREVIEWED: how the school's app reviews read an unreviewed app. */
+  unreviewed: UnreviewedMeans;
 }
 
 /** Builds the page's router. */
@@ -48,6 +51,8 @@ export function devicePairingRouter(deps: PairingPageDeps): Router<AccountState>
     wrongCodes: new WrongCodeGuard(deps.redis, deps.prefix, deps.wrongCodes),
     calendar: deps.calendar,
     baseUrl: deps.baseUrl,
+    isBlocked: async (clientId) =>
+      (await admissionOf(deps.redis, deps.prefix, clientId, deps.unreviewed)) === 'blocked',
   });
   const check = checkAccountForm(pairingForm, { csrf, ownOrigin: new URL(deps.baseUrl).origin });
   const router = new Router<AccountState>();

@@ -11,7 +11,10 @@
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { INTERACTION_PATH } from '@school/shared';
+import type { RedisClient } from '@school/shared';
 import type { AccessCalendar } from './access-duration.js';
+import { appReviewSteps } from './app-review.js';
+import type { UnreviewedMeans } from '../storage/app-reviews.js';
 import { consentSteps } from './consent.js';
 import { CsrfTokens } from '../pages/csrf.js';
 import { noStore } from '../pages/error-page.js';
@@ -27,6 +30,12 @@ export interface InteractionDeps extends Omit<LoginDeps, 'csrf'> {
   csrfSecret: string;
   /** What the consent page's "how long" choices end by (access-duration.ts). */
   calendar: AccessCalendar;
+  /** Where the school's app reviews are read (interactions/app-review.ts). */
+  redis: RedisClient;
+  /** REDIS_KEY_PREFIX. */
+  prefix: string;
+  /** APP_REVIEW_UNREVIEWED. */
+  unreviewed: UnreviewedMeans;
 }
 
 /** Builds the router for the interaction pages. */
@@ -35,7 +44,9 @@ export function interactionRouter(deps: InteractionDeps): Router<InteractionStat
   const formCheck = { csrf, ownOrigin: new URL(deps.baseUrl).origin };
   const login = loginSteps({ ...deps, csrf });
   const consent = consentSteps({ ...deps, csrf });
-  const load = loadInteraction(deps.provider);
+  const { checkAppReview, requestAppReview } = appReviewSteps({ ...deps, csrf });
+  // Every route checks the app's review right after loading its interaction (app-review.ts).
+  const load = [loadInteraction(deps.provider), checkAppReview] as const;
   const forms = bodyParser({ enableTypes: ['form'], formLimit: '16kb', encoding: 'utf-8' });
 
   const showPage: Step = async function showPage(ctx, next) {
@@ -45,11 +56,11 @@ export function interactionRouter(deps: InteractionDeps): Router<InteractionStat
 
   const router = new Router<InteractionState>({ prefix: INTERACTION_PATH });
   router.use(noStore);
-  router.get('/:uid', load, showPage);
+  router.get('/:uid', ...load, showPage);
   router.post(
     '/:uid/login',
     forms,
-    load,
+    ...load,
     checkForm(loginForm, formCheck),
     requirePrompt('login'),
     ...login.submit,
@@ -57,7 +68,7 @@ export function interactionRouter(deps: InteractionDeps): Router<InteractionStat
   router.post(
     '/:uid/passkey',
     forms,
-    load,
+    ...load,
     checkForm(passkeyLoginForm, formCheck),
     requirePrompt('login'),
     ...login.passkey,
@@ -65,7 +76,7 @@ export function interactionRouter(deps: InteractionDeps): Router<InteractionStat
   router.post(
     '/:uid/recovery',
     forms,
-    load,
+    ...load,
     checkForm(recoveryLoginForm, formCheck),
     requirePrompt('login'),
     ...login.recovery,
@@ -73,16 +84,30 @@ export function interactionRouter(deps: InteractionDeps): Router<InteractionStat
   router.post(
     '/:uid/confirm',
     forms,
-    load,
+    ...load,
     checkForm(allowForm, formCheck),
     requirePrompt('consent'),
     consent.grant,
   );
-  router.post('/:uid/abort', forms, load, checkForm(consentForm, formCheck), consent.deny);
+  router.post(
+    '/:uid/abort',
+    forms,
+    loadInteraction(deps.provider),
+    checkForm(consentForm, formCheck),
+    consent.deny,
+  );
+  router.post(
+    '/:uid/request-review',
+    forms,
+    loadInteraction(deps.provider),
+    checkForm(consentForm, formCheck),
+    requirePrompt('consent'),
+    requestAppReview,
+  );
   router.post(
     '/:uid/switch',
     forms,
-    load,
+    ...load,
     checkForm(consentForm, formCheck),
     requirePrompt('consent'),
     consent.switchAccount,

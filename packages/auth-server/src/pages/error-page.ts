@@ -37,6 +37,16 @@ export class AdminsOnly extends OAuthError {
   }
 }
 
+/**
+ * 403 `app_blocked`: the school blocked the app asking (storage/app-reviews.ts). Answered as a page
+ * on the authorization endpoint and the sign-in and consent pages; never sent back to the app.
+ */
+export class AppBlocked extends OAuthError {
+  constructor() {
+    super(403, 'app_blocked', 'the school has blocked this app');
+  }
+}
+
 /** The first step of every interaction route: nothing on these pages may be cached. */
 export async function noStore(ctx: Context, next: Next): Promise<void> {
   ctx.set('Cache-Control', 'no-store');
@@ -88,6 +98,11 @@ const WORDS: Record<string, (retryAfter?: string) => Words> = {
     title: 'This page is for the school’s admins',
     message:
       'Your account can see and revoke the apps you allowed yourself, on Connected apps. Ask one of your school’s admins if you need more.',
+  }),
+  app_blocked: () => ({
+    title: 'Your school has blocked this app',
+    message:
+      'An admin of your school has blocked this app, so it cannot reach the school’s data and has not been sent anything. If you need it, ask one of your school’s admins.',
   }),
   csrf_check_failed: () => ({
     title: 'This form could not be verified',

@@ -64,6 +64,38 @@ export interface Removal {
 /** The Client model's storage (public at runtime, missing from the type declarations). */
 const clientStorage = (provider: Provider) => (provider.Client as unknown as { adapter: Adapter }).adapter;
 
+/** What ending a client's grants did. */
+export interface EndedGrants {
+  grants: number;
+  tokens: number;
+}
+
+/**
+ * Ends every grant of `clientId` for every account, with all of their tokens, batch by batch (see the
+ * module comment), publishing the ended access tokens; the client itself stays. Also what blocking an
+ * app does (storage/app-reviews.ts). Safe to run again after an interruption.
+ */
+export async function endClientGrants(
+  redis: RedisClient,
+  prefix: string,
+  clientId: string,
+): Promise<EndedGrants> {
+  const r = withScripts(redis);
+  const ended: EndedGrants = { grants: 0, tokens: 0 };
+  const index = clientGrantsKey(prefix, clientId);
+  for (;;) {
+    const ids = await r.srandmember(index, BATCH);
+    for (const grantId of ids) {
+      const keys = await r.oidcRevokeGrant(grantListKey(prefix, grantId), modelKey(prefix, 'Grant', grantId));
+      ended.tokens += keys.length;
+      await publishRevoked(r, prefix, keys);
+    }
+    if (ids.length) await r.srem(index, ...ids);
+    ended.grants += ids.length;
+    if ((await r.oidcDropEmptyIndex(index)) === 1) return ended;
+  }
+}
+
 /**
  * Ends every grant and token of `clientId`, then removes the client (see the module comment). The
  * `client_deleted` event names the client as it was stored (`details.client_name`) and `by`.
@@ -81,22 +113,7 @@ export async function removeClient(
   const existed = stored !== null;
   const record = stored ? readStoredClient(stored) : UNREADABLE; // a corrupt record is removed all the same
   const name = record === UNREADABLE ? undefined : record.client_name;
-  const removal: Removal = { clientId, existed, grants: 0, tokens: 0 };
-  const index = clientGrantsKey(prefix, clientId);
-  for (;;) {
-    const ids = await r.srandmember(index, BATCH);
-    for (const grantId of ids) {
-      const ended = await r.oidcRevokeGrant(
-        grantListKey(prefix, grantId),
-        modelKey(prefix, 'Grant', grantId),
-      );
-      removal.tokens += ended.length;
-      await publishRevoked(r, prefix, ended);
-    }
-    if (ids.length) await r.srem(index, ...ids);
-    removal.grants += ids.length;
-    if ((await r.oidcDropEmptyIndex(index)) === 1) break;
-  }
+  const removal: Removal = { clientId, existed, ...(await endClientGrants(r, prefix, clientId)) };
   await r.del(clientKey);
   await r.hdel(usageKey(prefix), clientId);
   await clientStorage(store.provider).destroy(clientId); // evicts this process's cached copy

@@ -68,6 +68,10 @@
  *                        written apart from the `Client:<url>` record it stores (another slot);
  *   `cimdAllowed`        a set of the metadata-document client ids an operator allowed https redirect
  *                        URIs (`school-auth clients allow-cimd`);
+ *   `appReviews`         a hash, `client <client id>` or `domain <host>` → the school's review of that
+ *                        app or domain (allowed or blocked, who, when; storage/app-reviews.ts);
+ *   `appReviewRequests`  a hash, client id → the pending request that admins review that app: the app as
+ *                        it was shown and who asked (bounded in count, storage/app-review-requests.ts);
  *   `clientEgress`       a hash, client id → the egress ranges an operator listed for that hosted client,
  *                        space separated (`school-auth clients set-egress`, storage/client-egress.ts);
  *   `cimdConsent:{tag}<rest>`  the hash of the metadata-document client a grant's consent was given to
@@ -232,6 +236,16 @@ export function cimdEntryPrefix(prefix: string): string {
 /** The cache entry of the Client ID Metadata Document at `url`. */
 export function cimdEntryKey(prefix: string, url: string): string {
   return `${cimdEntryPrefix(prefix)}${url}`;
+}
+
+/** The hash of the school's app reviews (`client <id>` or `domain <host>` → the review, JSON). */
+export function appReviewsKey(prefix: string): string {
+  return `${prefix}appReviews`;
+}
+
+/** The hash of the pending review requests (client id → the request, JSON). */
+export function appReviewRequestsKey(prefix: string): string {
+  return `${prefix}appReviewRequests`;
 }
 
 /** The set of metadata-document client ids allowed https redirect URIs. */
