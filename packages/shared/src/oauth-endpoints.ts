@@ -434,19 +434,23 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { path: '/', kind: 'page', methods: READ, cors: false },
   // The login and consent pages: the page, then the forms it posts.
   { path: `${INTERACTION_PATH}/:uid`, kind: 'page', methods: READ, cors: false },
-  ...(['login', 'passkey', 'recovery', 'confirm', 'abort', 'switch'] as const).map((action): Endpoint => ({
-    path: `${INTERACTION_PATH}/:uid/${action}`,
-    kind: 'page',
-    methods: ['POST'],
-    cors: false,
-  })),
+  ...(['login', 'passkey', 'recovery', 'confirm', 'ask-admin', 'abort', 'switch'] as const).map(
+    (action): Endpoint => ({
+      path: `${INTERACTION_PATH}/:uid/${action}`,
+      kind: 'page',
+      methods: ['POST'],
+      cors: false,
+    }),
+  ),
   // The account pages: pages are read, forms post to `…/<action>`.
-  ...['', '/signed-in', '/apps', '/clients', '/activity', '/account', '/staff'].map((page): Endpoint => ({
-    path: `${ACCOUNT_PATH}${page}`,
-    kind: 'page',
-    methods: READ,
-    cors: false,
-  })),
+  ...['', '/signed-in', '/apps', '/clients', '/activity', '/account', '/staff', '/roles', '/approvals'].map(
+    (page): Endpoint => ({
+      path: `${ACCOUNT_PATH}${page}`,
+      kind: 'page',
+      methods: READ,
+      cors: false,
+    }),
+  ),
   // The confirmation pages of destructive actions, each with its form.
   ...[
     '/clients/delete',
@@ -477,6 +481,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
     '/staff/remove',
     '/staff/promote',
     '/staff/demote',
+    '/roles/create',
+    '/roles/ceiling',
+    '/roles/remove',
+    '/approvals/decide',
   ].map((form): Endpoint => ({
     path: `${ACCOUNT_PATH}${form}`,
     kind: 'page',

@@ -13,6 +13,7 @@ import { runActivity } from './activity-command.js';
 import { registerAppsCommands } from './apps-command.js';
 import { registerClientsCommands } from './clients-commands.js';
 import { registerKeysCommands } from './keys-command.js';
+import { registerRolesCommands } from './roles-command.js';
 import { seedAdmin } from './seed-admin.js';
 import { loadSeedConfig } from './seed-config.js';
 import { dateValue, print, wholeNumber, withRuntime } from './runtime.js';
@@ -105,7 +106,7 @@ const terminal: ProgramOutput = {
 export function buildProgram(output: ProgramOutput = terminal): Command {
   const program = new Command('school-auth')
     .description(
-      'Operate the school’s auth server: accounts, clients, apps, signing keys and the audit log.\n' +
+      'Operate the school’s auth server: accounts, roles, approvals, clients, apps, signing keys and the audit log.\n' +
         'Reads the same environment as the server (REDIS_URL, MONGODB_URI, …) and prints JSON unless said.',
     )
     .exitOverride()
@@ -128,6 +129,7 @@ export function buildProgram(output: ProgramOutput = terminal): Command {
   registerClientsCommands(program);
   registerAppsCommands(program);
   registerAccountsCommands(program);
+  registerRolesCommands(program);
   registerKeysCommands(program);
   registerAuditCommands(program);
   pointToHelp(program);

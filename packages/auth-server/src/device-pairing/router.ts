@@ -17,11 +17,12 @@ import { CsrfTokens } from '../pages/csrf.js';
 import { noStore } from '../pages/error-page.js';
 import type { Passkeys } from '../passkeys/passkeys.js';
 import { PairingClaims } from './pairing-claims.js';
+import type { CeilingDeps } from '../interactions/ceilings.js';
 import { pairingForm, pairingSteps } from './pairing-steps.js';
 import { WrongCodeGuard, type WrongCodeSettings } from './wrong-code-guard.js';
 
 /** What the page needs. */
-export interface PairingPageDeps {
+export interface PairingPageDeps extends CeilingDeps {
   provider: Provider;
   accounts: AccountStore;
   audit: AuditLog;
@@ -48,6 +49,9 @@ export function devicePairingRouter(deps: PairingPageDeps): Router<AccountState>
     wrongCodes: new WrongCodeGuard(deps.redis, deps.prefix, deps.wrongCodes),
     calendar: deps.calendar,
     baseUrl: deps.baseUrl,
+    accounts: deps.accounts,
+    roles: deps.roles,
+    approvals: deps.approvals,
   });
   const check = checkAccountForm(pairingForm, { csrf, ownOrigin: new URL(deps.baseUrl).origin });
   const router = new Router<AccountState>();
