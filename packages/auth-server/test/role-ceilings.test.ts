@@ -294,7 +294,7 @@ describe('roles and ceilings', () => {
       client_id: client.clientId,
     });
     expect(refreshed.status).toBe(200);
-    expect(String(refreshed.body.scope).split(' ').sort()).toEqual(['openid', 'school:read']);
+    expect(String(refreshed.body!.scope).split(' ').sort()).toEqual(['openid', 'school:read']);
     const narrowed = await auth.running.audit.query({ type: 'grant_narrowed', accountId: teacher.id });
     expect(narrowed[0]?.details).toMatchObject({ reason: 'ceiling', dropped: 'courses:read' });
 

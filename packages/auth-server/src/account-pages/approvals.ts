@@ -6,17 +6,12 @@
  * admin's id. A decision answers with a redirect to the page; a refused one answers the page with why.
  */
 import { z } from 'zod';
+import { ticked } from '../interactions/forms.js';
 import { DecisionRefused } from '../accounts/approval-requests.js';
 import { sendPage } from '../pages/html.js';
 import { APPROVAL_DAYS, approvalsPage } from './approvals-view.js';
 import { decideApproval, type RoleOpsDeps } from './role-ceilings.js';
 import { accountPath, type AccountContext, type AccountStep } from './signed-in.js';
-
-const ticked = z
-  .union([z.string().transform((s) => [s]), z.array(z.string()), z.record(z.string(), z.string())])
-  .optional()
-  .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : Object.values(v)))
-  .pipe(z.array(z.string().max(100)).max(100));
 
 /** The decision form. */
 export const decideForm = z.object({

@@ -7,18 +7,12 @@
  * page with the problem.
  */
 import { z } from 'zod';
+import { ticked } from '../interactions/forms.js';
 import { RoleRefused } from '../accounts/roles.js';
 import { sendPage } from '../pages/html.js';
 import { createRole, removeRole, setRoleCeiling, type Actor, type RoleOpsDeps } from './role-ceilings.js';
 import { accountPath, type AccountContext, type AccountStep } from './signed-in.js';
 import { rolesPage } from './roles-view.js';
-
-/** A list of ticked checkboxes (see interactions/forms.ts): one value, several, or none. */
-const ticked = z
-  .union([z.string().transform((s) => [s]), z.array(z.string()), z.record(z.string(), z.string())])
-  .optional()
-  .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : Object.values(v)))
-  .pipe(z.array(z.string().max(100)).max(100));
 
 const roleName = z.string().min(1).max(100);
 
