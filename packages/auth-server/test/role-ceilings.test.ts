@@ -22,7 +22,7 @@ import {
 } from '../../../test-support/form-browser.js';
 import * as flow from '../../../test-support/oauth-flow.js';
 import { accountGrants } from '../src/storage/account-grants.js';
-import { isActive, registerClient, tokenRequest, type TestClient } from './oauth-http.js';
+import { isActive, openConsent, registerClient, tokenRequest, type TestClient } from './oauth-http.js';
 
 const auth = authServerForFile();
 
@@ -40,29 +40,8 @@ async function staffMember(name: string): Promise<Person> {
 }
 
 /** Opens the consent page of `client` asking `scope`, signing `who` in when asked. */
-async function consentPage(
-  browser: FormBrowser,
-  client: TestClient,
-  scope: string,
-  who: Person,
-): Promise<{ page: Page; verifier: string }> {
-  const { verifier, challenge } = flow.pkce();
-  let page = await browser.follow(
-    flow.authorizationUrl(auth, {
-      response_type: 'code',
-      client_id: client.clientId,
-      redirect_uri: flow.REDIRECT,
-      scope,
-      state: flow.newState(),
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-    }),
-  );
-  if (formAction(page.body, '/login'))
-    page = await browser.submit(page, '/login', { email: who.email, password: who.password });
-  expect(formAction(page.body, '/confirm')).toBeDefined();
-  return { page, verifier };
-}
+const consentPage = (browser: FormBrowser, client: TestClient, scope: string, who: Person) =>
+  openConsent(auth, browser, client, scope, undefined, who);
 
 /** The "needs an admin" section of a consent page, if any. */
 const needsAdminPart = (page: Page) => pieceContaining(page.body, '<section', 'Needs an admin');
