@@ -7,13 +7,18 @@
  * app grants `students:write`, and the account pages tell them. Lowering the staff ceiling
  * (`school-auth roles set-ceiling`) ends that token at the API at once, and its refresh gets the
  * narrower scopes. axe-core finds no violation on the consent page with its Ask an admin part, on
- * Approvals and on Roles, at 1280 and 390 px.
+ * Approvals and on Roles, at 1280 and 390 px, and none of them scrolls sideways at 390 px.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { API_SCOPES } from '@school/shared';
-import { expectNoAxeViolations, loopbackListener, type LoopbackListener } from './support/browser.js';
+import {
+  expectNoAxeViolations,
+  inspectPage,
+  loopbackListener,
+  type LoopbackListener,
+} from './support/browser.js';
 import { createStaff, E2E_ADMIN, schoolAuth, type Stack } from './support/stack.js';
 import { stackAndBrowserForFile } from './support/suite.js';
 
@@ -135,6 +140,7 @@ describe('a staff member asks an admin for what their role may not allow', () =>
     expect(await Promise.all(boxes.map((b) => b.getAttribute('value')))).toEqual(['courses:read']);
     const apart = page.locator('section.needs-admin');
     expect(await apart.innerText()).toContain('students:write');
+    await inspectPage(page, 'consent-ask-admin');
     await expectNoAxeViolations(page);
     await apart.locator('button:has-text("Ask an admin")').click();
     const back = await listeners[0]!.received;
@@ -157,6 +163,7 @@ describe('a staff member asks an admin for what their role may not allow', () =>
     await openAccountPage(page, 'approvals', E2E_ADMIN);
     const card = page.locator('section.card', { hasText: staff.email });
     expect(await card.innerText()).toMatch(/Gradebook Agent[\s\S]*students:write/);
+    await inspectPage(page, 'approvals');
     await expectNoAxeViolations(page);
     await card.locator('button:has-text("Approve ticked")').click();
     await page.waitForSelector('text=Nobody is waiting for a decision.');
@@ -167,6 +174,7 @@ describe('a staff member asks an admin for what their role may not allow', () =>
     const staffRole = page.locator('section.card', { has: page.locator('h2:has-text("Staff")') });
     expect(await staffRole.locator('input[value="courses:read"]').isChecked()).toBe(true);
     expect(await staffRole.locator('input[value="orders:read"]').isChecked()).toBe(false);
+    await inspectPage(page, 'roles');
     await expectNoAxeViolations(page);
     await page.close();
   });
