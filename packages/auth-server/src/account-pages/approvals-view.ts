@@ -43,7 +43,7 @@ function scopeBox(request: string, scope: string): SafeHtml {
 function requestCard(r: ApprovalRequest, csrf: SafeHtml): SafeHtml {
   const heading = `request-${r._id}`;
   return html`<section class="card" aria-labelledby="${heading}">
-    <h2 id="${heading}"><bdi>${r.accountEmail}</bdi> asks for <bdi>${r.clientName || r.clientId}</bdi></h2>
+    <h2 id="${heading}">Request from <bdi>${r.accountEmail}</bdi></h2>
     ${appLabel({ name: r.clientName, clientId: r.clientId, kind: r.clientKind })}
     <dl>
       <dt>Client id</dt>
