@@ -16,7 +16,7 @@ const logger = createLogger(config.LOG_LEVEL);
 const runtime = await bootstrap(config, logger);
 const keys = await loadOrCreateKeys(config.KEYS_FILE);
 // The same provider as the real one (configuration, middleware, audited events), on the memory adapter.
-const { accounts, redis, audit, passkeys } = runtime;
+const { accounts, roles, approvals, redis, audit, passkeys } = runtime;
 const provider = buildProvider({ config, adapter: 'memory', accounts, keys }, audit, logger);
 const readiness = () => Promise.resolve({ redis: 'ok', mongodb: 'ok' });
 // Introspections counted by the same script as the real server's, minus its token read: the two
@@ -27,6 +27,8 @@ const app = createApp({
   config,
   provider,
   accounts,
+  roles,
+  approvals,
   logger,
   redis,
   audit,

@@ -13,6 +13,8 @@ import mount from 'koa-mount';
 import helmet from 'koa-helmet';
 import type { Provider } from 'oidc-provider';
 import type { AccountStore } from './accounts/account-store.js';
+import type { ApprovalStore } from './accounts/approval-requests.js';
+import type { RoleStore } from './accounts/roles.js';
 import type { AuthConfig } from './config.js';
 import { interactionRouter } from './interactions/router.js';
 import { accountRouter } from './account-pages/router.js';
@@ -48,6 +50,10 @@ export interface AppDeps {
   config: AuthConfig;
   provider: Provider;
   accounts: AccountStore;
+  /** The school's roles and their ceilings: what each person may grant apps. */
+  roles: RoleStore;
+  /** Ask an admin's requests and decisions. */
+  approvals: ApprovalStore;
   logger: Logger;
   /** The security audit log. */
   audit: AuditLog;
@@ -71,6 +77,8 @@ export function createApp({
   config,
   provider,
   accounts,
+  roles,
+  approvals,
   logger,
   readiness,
   redis,
@@ -180,6 +188,8 @@ export function createApp({
     loginGuard,
     provider,
     accounts,
+    roles,
+    approvals,
     passkeys,
     baseUrl: config.BASE_URL,
     csrfSecret: config.COOKIE_SECRETS[0]!,
@@ -189,6 +199,8 @@ export function createApp({
   const accountPages = accountRouter({
     provider,
     accounts,
+    roles,
+    approvals,
     passkeys,
     audit,
     redis,
@@ -214,6 +226,8 @@ export function createApp({
     const pairing = devicePairingRouter({
       provider,
       accounts,
+      roles,
+      approvals,
       audit,
       passkeys,
       redis,

@@ -18,6 +18,8 @@ import {
 import mongoose, { type Connection } from 'mongoose';
 import type { Provider } from 'oidc-provider';
 import { AccountStore } from './accounts/account-store.js';
+import { ApprovalStore } from './accounts/approval-requests.js';
+import { RoleStore } from './accounts/roles.js';
 import { AuditLog } from './audit/audit-log.js';
 import { auditProviderEvents } from './audit/provider-events.js';
 import type { AuthConfig } from './config.js';
@@ -44,6 +46,10 @@ export interface AuthRuntime {
   redis: RedisClient;
   mongo: Connection;
   accounts: AccountStore;
+  /** The school's roles and their ceilings (accounts/roles.ts). */
+  roles: RoleStore;
+  /** Ask an admin's requests and decisions (accounts/approval-requests.ts). */
+  approvals: ApprovalStore;
   audit: AuditLog;
   provider: Provider;
   /** The introspection route's count-and-read (storage/introspection-count.ts). */
@@ -101,6 +107,8 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       attempt('KEYS_FILE', () => loadOrCreateKeys(config.KEYS_FILE)),
     ] as const);
     const accounts = new AccountStore(mongo);
+    const roles = new RoleStore(mongo);
+    const approvals = new ApprovalStore(mongo, config.APPROVAL_REQUEST_DAYS);
     audit = new AuditLog(mongo, logger, config.AUDIT_RETENTION_DAYS);
     const passkeys = createPasskeys({
       mongo,
@@ -111,7 +119,9 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       passwordFallback: config.PASSWORD_FALLBACK,
       secrets: config.COOKIE_SECRETS,
     });
-    await attempt(mongoAt, () => Promise.all([accounts.init(), audit!.init(), passkeys.init()]));
+    await attempt(mongoAt, () =>
+      Promise.all([accounts.init(), roles.init(), approvals.init(), audit!.init(), passkeys.init()]),
+    );
     const prefix = config.REDIS_KEY_PREFIX;
     const recordClientUse = createUsageRecorder(redis, {
       prefix,
@@ -159,7 +169,20 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
     checkDpopReplayFirst(provider); // last: the outermost wrapper, before anything else a grant does
     const countIntrospection = createIntrospectionCount(redis, { prefix });
     const clients: ClientStore = { redis, prefix, provider, audit };
-    return { redis, mongo, accounts, audit, provider, countIntrospection, clients, cimd, passkeys, close };
+    return {
+      redis,
+      mongo,
+      accounts,
+      roles,
+      approvals,
+      audit,
+      provider,
+      countIntrospection,
+      clients,
+      cimd,
+      passkeys,
+      close,
+    };
   } catch (err) {
     await close();
     throw err;

@@ -210,6 +210,10 @@ const schema = z
       z.coerce.number().int().positive().default(90),
       'Days security events are kept in the audit log.',
     ),
+    APPROVAL_REQUEST_DAYS: documented(
+      z.coerce.number().int().min(1).max(365).default(14),
+      'Days an Ask an admin request waits for an admin’s decision on the Approvals page before it expires (from 1 to 365).',
+    ),
     CLIENT_UNUSED_TTL: documented(
       seconds(24 * 3600),
       'Seconds a self-registered client may go without completing an authorization before the sweep removes it with its grants.',

@@ -44,6 +44,8 @@ export async function startAuthServer(config: AuthConfig, logger: Logger): Promi
       config,
       provider: runtime.provider,
       accounts: runtime.accounts,
+      roles: runtime.roles,
+      approvals: runtime.approvals,
       logger,
       readiness,
       redis: runtime.redis,

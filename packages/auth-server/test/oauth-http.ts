@@ -59,8 +59,8 @@ export function expectOAuthError(
 
 /**
  * Follows an authorization request of `client` for `scope` (PKCE S256, a state, `resource` when given)
- * in `browser`, signing in as the seeded admin when asked, to the consent page; the page and the PKCE
- * verifier its code will need.
+ * in `browser`, signing in as `who` (the seeded admin unless said) when asked, to the consent page;
+ * the page and the PKCE verifier its code will need.
  */
 export async function openConsent(
   auth: Issuer,
@@ -68,6 +68,7 @@ export async function openConsent(
   client: OAuthClient,
   scope: string,
   resource?: string,
+  who: { email: string; password: string } = ADMIN,
 ): Promise<{ page: Page; verifier: string }> {
   const { verifier, challenge } = flow.pkce();
   let page = await browser.follow(
@@ -83,7 +84,7 @@ export async function openConsent(
     }),
   );
   if (formAction(page.body, '/login')) {
-    page = await browser.submit(page, '/login', { email: ADMIN.email, password: ADMIN.password });
+    page = await browser.submit(page, '/login', { email: who.email, password: who.password });
   }
   expect(formAction(page.body, '/confirm')).toBeDefined();
   return { page, verifier };

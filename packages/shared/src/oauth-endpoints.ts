@@ -434,7 +434,7 @@ export const ENDPOINTS: readonly Endpoint[] = [
   { path: '/', kind: 'page', methods: READ, cors: false },
   // The login and consent pages: the page, then the forms it posts.
   { path: `${INTERACTION_PATH}/:uid`, kind: 'page', methods: READ, cors: false },
-  ...(['login', 'passkey', 'recovery', 'confirm', 'abort', 'switch'] as const).map((action): Endpoint => ({
+  ...(['login', 'passkey', 'recovery', 'confirm', 'ask-admin', 'abort', 'switch'] as const).map((action): Endpoint => ({
     path: `${INTERACTION_PATH}/:uid/${action}`,
     kind: 'page',
     methods: ['POST'],
@@ -451,6 +451,8 @@ export const ENDPOINTS: readonly Endpoint[] = [
     '/activity',
     '/account',
     '/staff',
+    '/roles',
+    '/approvals',
     '/register',
     '/register/export',
   ].map((page): Endpoint => ({
@@ -492,6 +494,10 @@ export const ENDPOINTS: readonly Endpoint[] = [
     '/staff/remove',
     '/staff/promote',
     '/staff/demote',
+    '/roles/create',
+    '/roles/ceiling',
+    '/roles/remove',
+    '/approvals/decide',
   ].map((form): Endpoint => ({
     path: `${ACCOUNT_PATH}${form}`,
     kind: 'page',

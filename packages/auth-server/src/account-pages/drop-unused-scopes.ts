@@ -48,14 +48,27 @@ export async function dropUnusedScopes(
     };
   if (!unused.length) return { refused: 'This app uses every scope it holds: nothing was changed.' };
   let tokens = 0;
-  for (const { grantId } of grants) {
-    const grant = await provider.Grant.find(grantId);
-    if (!grant || grant.accountId !== accountId || grant.clientId !== clientId) continue;
-    removeScopes(grant, unused);
-    await grant.save();
-    tokens += await endGrantAccessTokens(redis, prefix, grantId);
-  }
+  for (const { grantId } of grants)
+    tokens += await narrowGrant({ provider, redis, prefix }, { grantId, accountId, clientId }, unused);
   return { dropped: unused, tokens };
+}
+
+/**
+ * Takes `drop` out of the grant `grantId` of `accountId` for `clientId`, saves it narrower, then ends
+ * its outstanding access tokens (the refresh token stays: the app's next refresh gets what is left).
+ * Returns how many access tokens ended (0 when the grant is gone or is not that account's and app's).
+ * Also the way a lowered role ceiling narrows live grants (role-ceilings.ts).
+ */
+export async function narrowGrant(
+  { provider, redis, prefix }: Pick<ConnectedAppsDeps, 'provider' | 'redis' | 'prefix'>,
+  { grantId, accountId, clientId }: { grantId: string; accountId: string; clientId: string },
+  drop: readonly string[],
+): Promise<number> {
+  const grant = await provider.Grant.find(grantId);
+  if (!grant || grant.accountId !== accountId || grant.clientId !== clientId) return 0;
+  removeScopes(grant, drop);
+  await grant.save();
+  return endGrantAccessTokens(redis, prefix, grantId);
 }
 
 /** The step of `POST …/apps/drop-unused`: narrows, then shows Connected apps with what was done. */

@@ -13,6 +13,11 @@ import type { RedisClient } from '@school/shared';
 import type { Provider } from 'oidc-provider';
 import type { z } from 'zod';
 import type { AccountStore } from '../accounts/account-store.js';
+import type { ApprovalStore } from '../accounts/approval-requests.js';
+import type { RoleStore } from '../accounts/roles.js';
+import { approvalsSteps, decideForm } from './approvals.js';
+import { tellDecisions } from './decision-notices.js';
+import { ceilingForm, createRoleForm, removeRoleForm, rolesSteps } from './roles.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { CsrfTokens } from '../pages/csrf.js';
 import { noStore } from '../pages/error-page.js';
@@ -50,6 +55,10 @@ import { confirmPasskeyForm, confirmPasswordForm } from './your-account-proof.js
 export interface AccountPagesDeps {
   provider: Provider;
   accounts: AccountStore;
+  /** The school's roles and their ceilings (Roles). */
+  roles: RoleStore;
+  /** Ask an admin's requests (Approvals, and the notice of a decision to the person who asked). */
+  approvals: ApprovalStore;
   audit: AuditLog;
   redis: RedisClient;
   /** The sign-in throttle: a wrong current password counts as a failed sign-in; Unlock clears it. */
@@ -72,7 +81,11 @@ export interface AccountPagesDeps {
 export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   const csrf = new CsrfTokens(deps.csrfSecret);
   const formCheck = { csrf, ownOrigin: new URL(deps.baseUrl).origin };
-  const signedIn = requireSignIn(deps.provider, deps.accounts, csrf, deps.baseUrl);
+  const signedInOnly = requireSignIn(deps.provider, deps.accounts, csrf, deps.baseUrl);
+  const told = tellDecisions(deps.approvals);
+  // Every page (GET) tells the person what an admin decided on their requests since their last visit.
+  const signedIn: typeof signedInOnly = async (ctx, next) =>
+    signedInOnly(ctx, () => (ctx.method === 'GET' ? told(ctx, next) : next()));
   const forms = bodyParser({ enableTypes: ['form'], formLimit: '16kb', encoding: 'utf-8' });
   const apps = connectedAppsSteps(deps, csrf);
   const clients = allClientsSteps(deps);
@@ -82,6 +95,8 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   const register = registerSteps(deps, deps.calendar.termEnds !== undefined);
   const review = termReviewSteps(deps, csrf);
   const reviews = appReviewsSteps(deps);
+  const roles = rolesSteps(deps);
+  const approvals = approvalsSteps(deps);
   const check = <T extends { csrf: string }>(schema: z.ZodType<T>) => checkAccountForm(schema, formCheck);
 
   const router = new Router<AccountState>({ prefix: ACCOUNT_PATH });
@@ -155,6 +170,12 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
     check(accountActionForm),
     staff.removePasskeys,
   );
+  router.get('/roles', signedIn, requireAdmin, roles.show);
+  router.post('/roles/create', forms, signedIn, requireAdmin, check(createRoleForm), roles.create);
+  router.post('/roles/ceiling', forms, signedIn, requireAdmin, check(ceilingForm), roles.ceiling);
+  router.post('/roles/remove', forms, signedIn, requireAdmin, check(removeRoleForm), roles.remove);
+  router.get('/approvals', signedIn, requireAdmin, approvals.show);
+  router.post('/approvals/decide', forms, signedIn, requireAdmin, check(decideForm), approvals.decide);
   for (const change of ACCOUNT_CHANGES)
     router.post(
       `/staff/${change}`,

@@ -26,6 +26,9 @@ export interface StaffNotice {
   typed?: { email: string; name: string };
 }
 
+/** The seeded roles in words; a role the school added is shown by its name. */
+const ROLE_WORDS: Record<string, string> = { admin: 'Admin', staff: 'Staff' };
+
 /** The actions that open a confirmation page first. */
 export const CONFIRMED_ACTIONS = ['reset-password', 'remove-passkeys', 'disable', 'remove'] as const;
 
@@ -84,7 +87,7 @@ function row(a: StaffRow, self: AccountProfile, csrf: SafeHtml): SafeHtml {
   return html`<tr>
     <td data-label="Email"><bdi>${a.email}</bdi>${a._id === self._id ? ' (you)' : ''}</td>
     <td data-label="Name"><bdi>${a.name}</bdi></td>
-    <td data-label="Role" class="nowrap">${a.role === 'admin' ? 'Admin' : 'Staff'}</td>
+    <td data-label="Role" class="nowrap">${ROLE_WORDS[a.role] ?? a.role}</td>
     <td data-label="Created" class="nowrap">${when(a.createdAt)}</td>
     <td data-label="Sign-in">
       ${a.disabled ? html`<strong>Disabled</strong>` : lockText(a.lock)}${

@@ -31,6 +31,8 @@ export const ACCOUNT_PAGES: readonly { page: string; label: string; admin: boole
   { page: 'app-reviews', label: 'App reviews', admin: true },
   { page: 'staff', label: 'Staff accounts', admin: true },
   { page: 'register', label: 'Access register', admin: true },
+  { page: 'roles', label: 'Roles', admin: true },
+  { page: 'approvals', label: 'Approvals', admin: true },
 ];
 
 /** The navigation every account page starts with: the pages `account` may use, and Sign out. */
@@ -87,6 +89,11 @@ export function accountPage(title: string, account: AccountProfile, current: str
     title,
     html`${accountNav(current, account)}
       <h1>${title}</h1>
+      ${
+        account.notices?.length
+          ? html`<div class="ok" role="status">${account.notices.map((n) => html`<p>${n}</p>`)}</div>`
+          : ''
+      }
       ${body} ${signedInAs(account)}`,
     { wide: true },
   );

@@ -12,7 +12,7 @@ export interface NewAccount {
   name: string;
   givenName?: string;
   familyName?: string;
-  role?: 'admin' | 'staff';
+  role?: string;
 }
 
 /** An account as the account pages show it. */
@@ -20,13 +20,18 @@ export interface AccountProfile {
   _id: string;
   email: string;
   name: string;
-  /** `admin`: an admin of the school (every client, Activity, staff accounts); `staff`: their own apps. */
-  role: 'admin' | 'staff';
+  /**
+   * One of the school's roles (accounts/roles.ts): `admin` also uses the admins' pages (every client,
+   * Activity, staff accounts); each role's ceiling says what its holder may grant apps.
+   */
+  role: string;
   /** True while the account is disabled (it cannot sign in; account-status.ts). */
   disabled?: boolean;
   createdAt: Date;
   /** Password sign-in switched off by an admin. */
   passwordOff?: boolean;
+  /** What the account pages tell this person once, on this visit (never stored with the account). */
+  notices?: readonly string[];
 }
 
 /** An account with this email exists already ({@link AccountStore.create}). */

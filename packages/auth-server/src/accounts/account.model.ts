@@ -12,7 +12,8 @@ export interface AccountDocument {
   name: string;
   givenName?: string;
   familyName?: string;
-  role: 'admin' | 'staff';
+  /** The name of one of the school's roles (accounts/roles.ts): what the person may grant apps. */
+  role: string;
   /** True while an admin has disabled the account: it cannot sign in and no app acts for it. */
   disabled?: boolean;
   emailVerified: boolean;
@@ -30,7 +31,7 @@ const accountSchema = new Schema<AccountDocument>(
     name: { type: String, required: true },
     givenName: String,
     familyName: String,
-    role: { type: String, enum: ['admin', 'staff'], default: 'staff' },
+    role: { type: String, default: 'staff' },
     disabled: { type: Boolean, default: false },
     emailVerified: { type: Boolean, default: false },
     passwordOff: { type: Boolean, default: false },

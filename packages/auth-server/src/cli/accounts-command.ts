@@ -28,6 +28,7 @@ import {
 import { lockOutProblem, waysIn } from '../passkeys/ways-in.js';
 import { OperatorError } from './operator-error.js';
 import { print, withRuntime } from './runtime.js';
+import { registerSetRole } from './roles-command.js';
 
 const operator = { actor: 'operator' };
 
@@ -202,6 +203,8 @@ export function registerAccountsCommands(program: Command): void {
         }
       }),
     );
+
+  registerSetRole(accounts);
 
   for (const { change, describe } of CHANGES) {
     accounts

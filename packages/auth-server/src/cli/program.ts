@@ -14,6 +14,7 @@ import { registerAppsCommands } from './apps-command.js';
 import { registerClientsCommands } from './clients-commands.js';
 import { registerGrantsCommands } from './grants-command.js';
 import { registerKeysCommands } from './keys-command.js';
+import { registerRolesCommands } from './roles-command.js';
 import { seedAdmin } from './seed-admin.js';
 import { loadSeedConfig } from './seed-config.js';
 import { dateValue, print, wholeNumber, withRuntime } from './runtime.js';
@@ -106,7 +107,7 @@ const terminal: ProgramOutput = {
 export function buildProgram(output: ProgramOutput = terminal): Command {
   const program = new Command('school-auth')
     .description(
-      'Operate the school’s auth server: accounts, clients, apps, signing keys and the audit log.\n' +
+      'Operate the school’s auth server: accounts, roles, approvals, clients, apps, signing keys and the audit log.\n' +
         'Reads the same environment as the server (REDIS_URL, MONGODB_URI, …) and prints JSON unless said.',
     )
     .exitOverride()
@@ -130,6 +131,7 @@ export function buildProgram(output: ProgramOutput = terminal): Command {
   registerAppsCommands(program);
   registerGrantsCommands(program);
   registerAccountsCommands(program);
+  registerRolesCommands(program);
   registerKeysCommands(program);
   registerAuditCommands(program);
   pointToHelp(program);

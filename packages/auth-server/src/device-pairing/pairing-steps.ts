@@ -11,7 +11,9 @@
  *
  * The guards: wrong codes are limited per account and address (wrong-code-guard.ts); a code belongs to
  * the first account that enters it and to no other, and each account has one pending pairing
- * (pairing-claims.ts); an expired or decided code is refused; every step is audited.
+ * (pairing-claims.ts); an expired or decided code is refused; every step is audited. As on the consent
+ * page, only what the signer may grant is offered and granted (interactions/ceilings.ts); the rest is
+ * listed apart with Ask an admin, which ends the pairing with `access_denied` saying approval was asked.
  */
 import { randomBytes } from 'node:crypto';
 import { ALL_SCOPE_NAMES, API_SCOPE_NAMES, BASELINE_SCOPE_NAMES } from '@school/shared';
@@ -22,6 +24,13 @@ import { signInUrl } from '../account-pages/signed-in.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { clientKind, isSelfDeclared } from '../clients/client-kind.js';
 import { accessEnds, durationChoices, type AccessCalendar } from '../interactions/access-duration.js';
+import {
+  APPROVAL_REQUESTED,
+  askAdmin,
+  mayGrant,
+  splitByCeiling,
+  type CeilingDeps,
+} from '../interactions/ceilings.js';
 import { decideScopes } from '../interactions/consent.js';
 import { allowForm } from '../interactions/forms.js';
 import { AppBlocked } from '../pages/error-page.js';
@@ -36,7 +45,7 @@ import type { WrongCodeGuard } from './wrong-code-guard.js';
 
 /** The page's one form: which step, the code, and for `approve` the consent page's choices. */
 export const pairingForm = allowForm.extend({
-  step: z.enum(['enter', 'approve', 'deny']).catch('enter'),
+  step: z.enum(['enter', 'approve', 'ask-admin', 'deny']).catch('enter'),
   user_code: z
     .string()
     .catch('')
@@ -45,7 +54,7 @@ export const pairingForm = allowForm.extend({
 export type PairingForm = z.infer<typeof pairingForm>;
 
 /** What the steps need. */
-export interface PairingDeps {
+export interface PairingDeps extends CeilingDeps {
   provider: Provider;
   audit: AuditLog;
   passkeys: Passkeys;
@@ -91,6 +100,9 @@ export function pairingSteps(deps: PairingDeps): {
   submit: AccountStep<{ form: PairingForm }>;
 } {
   const { provider, audit, claims, wrongCodes } = deps;
+  /** The scopes the device asked for, split by what `accountId` may grant its app. */
+  const withinCeiling = async (accountId: string, code: DeviceCode) =>
+    splitByCeiling(requestedScopes(code), await mayGrant(deps, accountId, String(code.clientId)));
   const who = (ctx: AccountContext) => ({
     requestId: ctx.state.requestId,
     ip: ctx.ip,
@@ -174,6 +186,7 @@ export function pairingSteps(deps: PairingDeps): {
     }
     const client = await provider.Client.find(String(code.clientId));
     if (!client) throw new Refusal(400, 'The app that asked for this code no longer exists.');
+    const { offered, beyond } = await withinCeiling(accountId, code);
     const info = (code.deviceInfo ?? {}) as { ip?: unknown; ua?: unknown };
     const requestedFrom = typeof info.ip === 'string' ? info.ip : undefined;
     const near = nearness(requestedFrom, ctx.ip);
@@ -194,7 +207,8 @@ export function pairingSteps(deps: PairingDeps): {
           kind: clientKind(client),
           selfDeclared: isSelfDeclared(client),
         },
-        scopes: requestedScopes(code),
+        scopes: offered,
+        needsAdmin: beyond,
         durations: durationChoices(new Date(), deps.calendar),
         timezone: deps.calendar.timezone,
         requestedFrom,
@@ -210,7 +224,8 @@ export function pairingSteps(deps: PairingDeps): {
   async function approve(ctx: Ctx): Promise<void> {
     const code = await claimedCode(ctx, { claim: false });
     const accountId = ctx.state.account._id;
-    const scopes = requestedScopes(code);
+    // Only what the signer may grant counts, whatever the form posts.
+    const { offered: scopes } = await withinCeiling(accountId, code);
     const choice = decideScopes(scopes, ctx.state.form.scope);
     if (!choice.approved.length) {
       await refuse(ctx, code, 'nothing ticked');
@@ -268,6 +283,31 @@ export function pairingSteps(deps: PairingDeps): {
     sendPage(ctx, 200, pairingDonePage(true));
   }
 
+  /** Ask an admin: records the request for what is beyond the ceiling, then ends the pairing. */
+  async function ask(ctx: Ctx): Promise<void> {
+    const code = await claimedCode(ctx, { claim: false });
+    const accountId = ctx.state.account._id;
+    const { beyond } = await withinCeiling(accountId, code);
+    const client = await provider.Client.find(String(code.clientId));
+    if (!beyond.length || !client) return refuse(ctx, code, 'denied');
+    await askAdmin(deps, {
+      accountId,
+      client: { name: client.clientName, clientId: client.clientId, kind: clientKind(client) },
+      scopes: beyond,
+      duration: ctx.state.form.duration ?? 'hour',
+      requestId: ctx.state.requestId,
+      ip: ctx.ip,
+    });
+    await deny(code, APPROVAL_REQUESTED);
+    await claims.clearPending(accountId, code.jti);
+    void audit.record('device_pairing_denied', {
+      ...who(ctx),
+      clientId: code.clientId,
+      details: { reason: 'admin approval requested' },
+    });
+    sendPage(ctx, 200, pairingDonePage(false));
+  }
+
   async function refuse(ctx: Ctx, code: DeviceCode, reason: string): Promise<void> {
     await deny(code, 'The user denied the request');
     await claims.clearPending(ctx.state.account._id, code.jti);
@@ -302,6 +342,7 @@ export function pairingSteps(deps: PairingDeps): {
         const { step } = ctx.state.form;
         if (step === 'enter') await enter(ctx);
         else if (step === 'approve') await approve(ctx);
+        else if (step === 'ask-admin') await ask(ctx);
         else await refuse(ctx, await claimedCode(ctx, { claim: false }), 'denied');
       } catch (err) {
         if (!(err instanceof Refusal)) throw err;

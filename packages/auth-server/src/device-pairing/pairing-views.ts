@@ -6,7 +6,7 @@
 import { ACCOUNT_PATH, OAUTH_ROUTES } from '@school/shared';
 import type { DurationChoice } from '../interactions/access-duration.js';
 import { durationFieldset } from '../interactions/duration-fieldset.js';
-import { scopeChoices } from '../interactions/scope-choices.js';
+import { needsAdmin, scopeChoices } from '../interactions/scope-choices.js';
 import { html, layout, type SafeHtml } from '../pages/html.js';
 import { appLabel, type AppIdentity } from '../pages/page-parts.js';
 import type { Nearness } from './network-distance.js';
@@ -113,6 +113,8 @@ export function confirmPairingPage(p: {
   userCode: string;
   client: AppIdentity & { selfDeclared: boolean };
   scopes: readonly string[];
+  /** What the device asked beyond what the signer may grant: listed apart, with Ask an admin. */
+  needsAdmin?: readonly string[];
   durations: readonly DurationChoice[];
   timezone: string;
   requestedFrom?: string;
@@ -155,6 +157,15 @@ export function confirmPairingPage(p: {
         ${hidden}
         <input type="hidden" name="step" value="deny" />
       </form>
+      ${
+        p.needsAdmin?.length
+          ? html`<form method="post" action="${ACTION}" id="ask">
+                ${hidden}
+                <input type="hidden" name="step" value="ask-admin" />
+              </form>
+              ${needsAdmin(p.needsAdmin, html`<button type="submit" form="ask" class="secondary">Ask an admin</button>`)}`
+          : ''
+      }
       ${neverSent}`,
   );
 }

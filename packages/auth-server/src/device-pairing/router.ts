@@ -18,11 +18,12 @@ import { noStore } from '../pages/error-page.js';
 import type { Passkeys } from '../passkeys/passkeys.js';
 import { admissionOf, type UnreviewedMeans } from '../storage/app-reviews.js';
 import { PairingClaims } from './pairing-claims.js';
+import type { CeilingDeps } from '../interactions/ceilings.js';
 import { pairingForm, pairingSteps } from './pairing-steps.js';
 import { WrongCodeGuard, type WrongCodeSettings } from './wrong-code-guard.js';
 
 /** What the page needs. */
-export interface PairingPageDeps {
+export interface PairingPageDeps extends CeilingDeps {
   provider: Provider;
   accounts: AccountStore;
   audit: AuditLog;
@@ -53,6 +54,9 @@ export function devicePairingRouter(deps: PairingPageDeps): Router<AccountState>
     baseUrl: deps.baseUrl,
     isBlocked: async (clientId) =>
       (await admissionOf(deps.redis, deps.prefix, clientId, deps.unreviewed)) === 'blocked',
+    accounts: deps.accounts,
+    roles: deps.roles,
+    approvals: deps.approvals,
   });
   const check = checkAccountForm(pairingForm, { csrf, ownOrigin: new URL(deps.baseUrl).origin });
   const router = new Router<AccountState>();

@@ -18,6 +18,7 @@ import {
   removeScopes,
 } from '../provider/grant-scopes.js';
 import { chosenEnd, durationChoices, type AccessCalendar } from './access-duration.js';
+import { APPROVAL_REQUESTED, askAdmin, mayGrant, splitByCeiling, type CeilingDeps } from './ceilings.js';
 import type { AllowForm } from './forms.js';
 import {
   actor,
@@ -104,12 +105,27 @@ export function consentSteps({
   accounts,
   csrf,
   calendar,
-}: StepDeps & { calendar: AccessCalendar }): {
+  roles,
+  approvals,
+}: StepDeps & CeilingDeps & { calendar: AccessCalendar }): {
   show: Step;
   grant: Step<{ form: AllowForm }>;
+  ask: Step<{ form: AllowForm }>;
   deny: Step;
   switchAccount: Step;
 } {
+  const ceilings = { accounts, roles, approvals };
+
+  /**
+   * What the page lists (see pageScopes), split by what the signer may grant this app: only `offered`
+   * is a choice; `beyond` needs an admin (ceilings.ts).
+   */
+  async function withinCeiling(details: StepContext['state']['interaction'], accountId: string) {
+    const shown = pageScopes(details);
+    const may = await mayGrant(ceilings, accountId, String(details.params.client_id));
+    return { ...shown, ...splitByCeiling(shown.scopes, may), may };
+  }
+
   /** Ends the request with `access_denied`: the browser goes straight back to the app. */
   async function deny(ctx: StepContext, reason: 'denied' | 'nothing ticked'): Promise<void> {
     const details = ctx.state.interaction;
@@ -133,7 +149,17 @@ export function consentSteps({
       const uid = details.uid;
       // The access the app holds already (as stored, with its refusals): its end is kept unless changed.
       const held = details.grantId ? await provider.Grant.find(details.grantId) : undefined;
-      const shown = pageScopes(details);
+      const accountId = details.session?.accountId;
+      if (!accountId) throw new InteractionGone();
+      const split = await withinCeiling(details, accountId);
+      const shown = { scopes: split.offered, nothingNew: split.nothingNew };
+      // An admin approved these since: asking an admin was saying yes, so they start ticked.
+      const approvedByAdmin = new Set(
+        (await approvals.adminApprovedScopes(accountId, client.clientId)).map((a) => a.scope),
+      );
+      const refusedBefore = held
+        ? refusedScopes(held).filter((s) => shown.scopes.includes(s) && !approvedByAdmin.has(s))
+        : [];
       const account = details.session?.accountId
         ? await accounts.findAccount(details.session.accountId)
         : undefined;
@@ -148,7 +174,9 @@ export function consentSteps({
           csrf: csrf.issue(uid),
           client,
           ...shown,
-          refusedBefore: held ? refusedScopes(held).filter((s) => shown.scopes.includes(s)) : [],
+          needsAdmin: split.beyond,
+          askAction: `${INTERACTION_PATH}/${uid}/ask-admin`,
+          refusedBefore,
           keepsHeldWhenNoneTicked: held ? keepsHeld(held, decideScopes(shown.scopes, []).refused) : false,
           durations: durationChoices(new Date(), calendar),
           currentEnd: held?.exp,
@@ -164,8 +192,10 @@ export function consentSteps({
       const details = ctx.state.interaction;
       const accountId = details.session?.accountId;
       if (!accountId) throw new InteractionGone();
-      // What the page offered, and of it what the form says is ticked: nothing else counts.
-      const shown = pageScopes(details);
+      // What the page offered (within the signer's ceiling), and of it what the form says is ticked:
+      // nothing else counts, whatever the form posts.
+      const split = await withinCeiling(details, accountId);
+      const shown = { scopes: split.offered, nothingNew: split.nothingNew };
       const choice = decideScopes(shown.scopes, ctx.state.form.scope);
       const grant = details.grantId
         ? await provider.Grant.find(details.grantId)
@@ -192,7 +222,12 @@ export function consentSteps({
       // Unticked: not added; asked again with nothing new, taken back. Recorded as refused so that
       // this request counts them as answered (provider/grant-scopes.ts).
       if (shown.nothingNew) removeScopes(grant, choice.refused);
-      recordRefusals(grant, [...new Set([...choice.refused, ...stillRefused])], indicators);
+      // Beyond the ceiling: never in the grant, whatever it held; answered for this request as refused.
+      removeScopes(
+        grant,
+        grantedScopes(grant).filter((s) => !split.may(s)),
+      );
+      recordRefusals(grant, [...new Set([...choice.refused, ...stillRefused, ...split.beyond])], indicators);
       // How long: the end chosen, for the whole grant; none chosen keeps the end it has (access-duration.ts).
       const duration = ctx.state.form.duration ?? (currentEnd === undefined ? 'revoked' : 'current');
       grant.exp = chosenEnd(ctx.state.form.duration, currentEnd, new Date(), calendar);
@@ -212,6 +247,34 @@ export function consentSteps({
         },
       });
       await finishInteraction(provider, ctx, { consent: { grantId } }, true);
+    },
+
+    ask: async function askAnAdmin(ctx) {
+      const details = ctx.state.interaction;
+      const accountId = details.session?.accountId;
+      if (!accountId) throw new InteractionGone();
+      const { beyond } = await withinCeiling(details, accountId);
+      const client = await clientView(provider, details);
+      await askAdmin(
+        { ...ceilings, audit },
+        {
+          accountId,
+          client,
+          scopes: beyond,
+          duration: ctx.state.form.duration ?? 'revoked',
+          requestId: ctx.state.requestId,
+          ip: ctx.ip,
+        },
+      );
+      await finishInteraction(
+        provider,
+        ctx,
+        {
+          error: 'access_denied',
+          error_description: beyond.length ? APPROVAL_REQUESTED : 'The user denied the request',
+        },
+        false,
+      );
     },
 
     deny: (ctx) => deny(ctx, 'denied'),

@@ -44,7 +44,7 @@ export type ConsentForm = z.infer<typeof consentForm>;
  * than 20 repeats as an object keyed "0", "1", …, read here in that order. What the list may name is
  * decided against the request (consent.ts), never here.
  */
-const ticked = z
+export const ticked = z
   .union([
     z.string().transform((s) => [s]),
     z.array(z.string()),

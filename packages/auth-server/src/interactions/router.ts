@@ -15,6 +15,7 @@ import type { RedisClient } from '@school/shared';
 import type { AccessCalendar } from './access-duration.js';
 import { appReviewSteps } from './app-review.js';
 import type { UnreviewedMeans } from '../storage/app-reviews.js';
+import type { CeilingDeps } from './ceilings.js';
 import { consentSteps } from './consent.js';
 import { CsrfTokens } from '../pages/csrf.js';
 import { noStore } from '../pages/error-page.js';
@@ -23,7 +24,7 @@ import { loginSteps, type LoginDeps } from './login.js';
 import { checkForm, loadInteraction, requirePrompt, type InteractionState, type Step } from './steps.js';
 
 /** What the interaction routes need. */
-export interface InteractionDeps extends Omit<LoginDeps, 'csrf'> {
+export interface InteractionDeps extends Omit<LoginDeps, 'csrf'>, Omit<CeilingDeps, 'accounts'> {
   /** The public origin, for the Origin check. */
   baseUrl: string;
   /** The key of the forms' CSRF tokens (pages/csrf.ts). */
@@ -88,6 +89,14 @@ export function interactionRouter(deps: InteractionDeps): Router<InteractionStat
     checkForm(allowForm, formCheck),
     requirePrompt('consent'),
     consent.grant,
+  );
+  router.post(
+    '/:uid/ask-admin',
+    forms,
+    ...load,
+    checkForm(allowForm, formCheck),
+    requirePrompt('consent'),
+    consent.ask,
   );
   router.post(
     '/:uid/abort',

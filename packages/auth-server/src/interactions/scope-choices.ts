@@ -80,3 +80,23 @@ export function scopeChoices(
       : ''
   }`;
 }
+
+/**
+ * What the app asked that the signer may not grant by themself (interactions/ceilings.ts), listed
+ * apart from the choices, with `askButton` (Ask an admin): nothing when there is none.
+ */
+export function needsAdmin(scopes: readonly string[], askButton: SafeHtml): SafeHtml {
+  if (!scopes.length) return html``;
+  return html`<section class="needs-admin" aria-labelledby="needs-admin-heading">
+    <h2 id="needs-admin-heading">Needs an admin’s approval</h2>
+    <p>Your role does not let you allow these by yourself:</p>
+    <ul class="scopes">
+      ${scopes.map((s) => html`<li>${findScope(s)?.consentText ?? s} <code>${s}</code></li>`)}
+    </ul>
+    <p class="note">
+      Ask an admin, and the app is told that you asked. Once an admin approves, connect the app again and you
+      can allow them.
+    </p>
+    ${askButton}
+  </section>`;
+}

@@ -10,7 +10,7 @@ import { formField } from '../pages/form-field.js';
 import { appLabel, destinationText, type AppIdentity } from '../pages/page-parts.js';
 import type { DurationChoice } from './access-duration.js';
 import { durationFieldset } from './duration-fieldset.js';
-import { scopeChoices } from './scope-choices.js';
+import { needsAdmin, scopeChoices } from './scope-choices.js';
 
 export { destinationText } from '../pages/page-parts.js';
 
@@ -171,6 +171,10 @@ export function consentPage(p: {
   allowedBefore?: boolean;
   nothingNew?: boolean;
   accountEmail?: string;
+  /** What the app asked beyond what the signer may grant: listed apart, with Ask an admin. */
+  needsAdmin?: readonly string[];
+  /** Where Ask an admin posts the Allow form (its duration goes with it). */
+  askAction?: string;
   /** Of `scopes`, those the admin refused this app before: they start unticked, marked so. */
   refusedBefore?: readonly string[];
   /** All of `scopes` were refused before and the app holds access: Allow with none ticked keeps it. */
@@ -214,6 +218,12 @@ export function consentPage(p: {
           <button type="submit">Allow</button>
           <button type="submit" form="deny" class="secondary">Deny</button>
         </div>
+        ${needsAdmin(
+          p.needsAdmin ?? [],
+          html`<button type="submit" formaction="${p.askAction ?? ''}" class="secondary">
+            Ask an admin
+          </button>`,
+        )}
       </form>
       <form method="post" action="${p.abortAction}" id="deny">${csrf}</form>
       ${

@@ -8,7 +8,7 @@ import { Schema } from 'mongoose';
 import { followingDisplayRule } from '@school/shared';
 import { z } from 'zod';
 import { AccessDeniedError, NotFoundError } from '../lib/errors.js';
-import { choice, computed, custom, text } from '../lib/fields.js';
+import { computed, custom, text } from '../lib/fields.js';
 import { modelOn } from '../lib/models.js';
 import type { AreaModule, OperationContext } from '../lib/operation.js';
 import { recordOf } from '../lib/record.js';
@@ -29,7 +29,8 @@ const record = recordOf(
     family_name: text()
       .nullable()
       .input(followingDisplayRule(z.string().max(100).trim()).nullable()),
-    role: choice(['admin', 'staff']),
+    // One of the school's roles, which are data of the auth server (`roles`), not a fixed list.
+    role: text(),
     created_at: computed(z.string().nullable(), (d) => iso(d.createdAt as Date | undefined)),
     updated_at: computed(z.string().nullable(), (d) => iso(d.updatedAt as Date | undefined)),
   },
