@@ -35,7 +35,7 @@ async function openAccountPage(
   await page.fill('input[name=email]', who.email);
   await page.fill('input[name=password]', who.password);
   await page.click('button[type=submit]');
-  await page.waitForSelector('h1:has-text("Connected apps")');
+  await page.waitForURL(/\/oauth\/account\/[a-z-]+$/); // the page asked for, or a notice on Your account
   await page.goto(`${stack.baseUrl}/oauth/account/${path}`);
 }
 

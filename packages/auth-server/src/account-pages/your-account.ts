@@ -96,7 +96,7 @@ const PASSKEY_NOT_ADDED = 'The passkey was not added: the browser’s answer cou
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What Your account needs. */
-export type YourAccountDeps = AccountAdminDeps & { passkeys: Passkeys; provider: Provider };
+export type YourAccountDeps = AccountAdminDeps & { passkeys: Passkeys; provider: Provider; baseUrl: string };
 
 /** The page, and the steps of its forms. */
 export function yourAccountSteps(deps: YourAccountDeps): {
@@ -248,8 +248,9 @@ export function yourAccountSteps(deps: YourAccountDeps): {
       const told =
         byPassword && (await passkeys.store.addedAfterPassword(account._id, sessionUid)).length > 0;
       ctx.status = 303;
-      // Otherwise on to the page the sign-in was started from (device pairing), else Connected apps.
-      ctx.redirect(told ? accountPath('account') : afterSignIn(ctx.query.state));
+      // Otherwise on to the page the sign-in was started from (an account page, device pairing), else
+      // Connected apps.
+      ctx.redirect(told ? accountPath('account') : afterSignIn(ctx.query.state, deps.baseUrl));
     },
     proof: proofSteps({
       ...deps,
