@@ -158,3 +158,37 @@ describe('Connected apps with two apps of one name', () => {
     await page.context().close();
   });
 });
+
+describe('All clients as an admin first reads it', () => {
+  it('says once what a self-declared name is, aligns its filters and says a filter it cannot read', async () => {
+    for (const name of ['Homework Helper', 'Reading Buddy']) {
+      const res = await fetch(`${stack.baseUrl}/api/oauth/register`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ client_name: name, redirect_uris: ['http://127.0.0.1:9/callback'] }),
+      });
+      expect(res.status).toBe(201);
+    }
+    const page = await signInFrom('/oauth/account/clients?idle_days=soon', E2E_ADMIN);
+    const alert = page.locator('[role=alert]');
+    await expect(alert.innerText()).resolves.toContain(
+      'must be a whole number of days from 1 to 3650, not “soon”',
+    );
+    await expect(page.inputValue('#idle_days')).resolves.toBe('soon');
+    await inspectPage(page, 'all-clients-filter-unread');
+
+    await page.goto(`${stack.baseUrl}/oauth/account/clients`);
+    await expect(page.locator('[role=alert]').count()).resolves.toBe(0);
+    const main = await page.innerText('main');
+    expect(main.split('nobody has checked it')).toHaveLength(2); // once, above the list
+    expect(main.split('Self-declared name').length).toBeGreaterThan(2); // and two words in each row
+    // The checkbox sits level with the other fields, not below them.
+    const centre = async (selector: string) => {
+      const box = (await page.locator(selector).boundingBox())!;
+      return box.y + box.height / 2;
+    };
+    expect(Math.abs((await centre('input[name=never_used]')) - (await centre('#idle_days')))).toBeLessThan(3);
+    await inspectPage(page, 'all-clients-first-read');
+    await page.context().close();
+  });
+});
