@@ -110,7 +110,7 @@ describe('Connected apps with the scopes used', () => {
       '/apps/drop-unused',
     );
     expect(after.status).toBe(200);
-    expect(after.body).toContain('no longer has coupons:write, school:read');
+    expect(after.body).toContain('no longer has write access to coupons and read access to school');
     expect(Object.keys(lastUses(card(after, app.client.clientId))).sort()).toEqual([
       'courses:read',
       'openid',
@@ -138,7 +138,9 @@ describe('Connected apps with the scopes used', () => {
       '/apps/drop-unused',
     );
     expect(after.status).toBe(200);
-    expect(after.body).toContain('no longer has courses:read, coupons:write, school:read');
+    expect(after.body).toContain(
+      'no longer has read access to courses, write access to coupons and read access to school',
+    );
     expect(Object.keys(lastUses(card(after, app.client.clientId)))).toEqual(['openid']);
     expect(await isActive(auth, app.access)).toBe(false);
     // The notice was shown once: the page again says nothing of it.

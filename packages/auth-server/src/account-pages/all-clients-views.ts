@@ -3,7 +3,7 @@
  * client (a card per client at phone width, from the shared stylesheet), paging by cursor, and the
  * confirmation page of Delete. Every client-supplied string goes through the page parts (`<bdi>`).
  */
-import { ACCOUNT_PATH } from '@school/shared';
+import { ACCOUNT_PATH, plural } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { html, type SafeHtml } from '../pages/html.js';
 import { confirmForm } from './confirm-form.js';
@@ -90,7 +90,7 @@ function problemsNotice(problems: FilterProblem[]): SafeHtml {
 
 function row(c: ListedClient): SafeHtml {
   const destinations = [...new Set(c.redirectUris.map(destinationText))];
-  const accounts = c.accounts === 1 ? '1 account' : `${c.accounts} accounts`;
+  const accounts = plural(c.accounts, 'account');
   const confirmPath = `${ACCOUNT_PATH}/clients/delete?${new URLSearchParams({ client_id: c.clientId }).toString()}`;
   return html`<tr>
     <td data-label="App" class="ids">
@@ -130,8 +130,8 @@ export function allClientsPage(p: {
     html`${
         deleted
           ? html`<p class="ok" role="status">
-              <bdi>${deleted.name ?? deleted.clientId}</bdi> was deleted. ${deleted.grants} grants and
-              ${deleted.tokens} tokens ended with it.
+              <bdi>${deleted.name ?? deleted.clientId}</bdi> was deleted. ${plural(deleted.grants, 'grant')}
+              and ${plural(deleted.tokens, 'token')} ended with it.
             </p>`
           : ''
       }
@@ -167,7 +167,7 @@ export function deleteClientPage(p: {
   const who =
     p.accounts === 0
       ? 'No account has allowed it yet.'
-      : `Every access it has ends at once, for the ${p.accounts === 1 ? 'account' : `${p.accounts} accounts`} that allowed it.`;
+      : `Every access it has ends at once, for the ${p.accounts === 1 ? 'account' : plural(p.accounts, 'account')} that allowed it.`;
   return accountPage(
     'Delete this app?',
     p.account,

@@ -9,7 +9,7 @@
  * changed. Audited as `grant_narrowed`; done, the step answers 303 to Connected apps, which says what
  * was dropped once (one-time-notice.ts).
  */
-import { API_SCOPE_NAMES } from '@school/shared';
+import { API_SCOPE_NAMES, findScope } from '@school/shared';
 import { z } from 'zod';
 import { removeScopes } from '../provider/grant-scopes.js';
 import { accountGrants, endGrantAccessTokens } from '../storage/account-grants.js';
@@ -19,6 +19,15 @@ import { connectedApps, type ConnectedAppsDeps } from './connected-apps.js';
 import { withNotice, type OneTimeNotices } from './one-time-notice.js';
 import { accountPath, type AccountStep } from './signed-in.js';
 import { connectedAppsPage } from './views.js';
+
+/** Scopes in words: "read access to courses and write access to coupons". */
+function scopeWords(scopes: string[]): string {
+  const words = scopes.map((s) => {
+    const d = findScope(s)?.description ?? s;
+    return d.charAt(0).toLowerCase() + d.slice(1);
+  });
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)!}` : (words[0] ?? '');
+}
 
 /** The form: which app. */
 export const dropUnusedForm = z.object({ csrf: z.string(), client_id: z.string().min(1).max(2000) });
@@ -75,7 +84,7 @@ export function dropUnusedStep(
       details: { dropped: result.dropped.join(' '), tokens: result.tokens },
     });
     const name = apps.find((a) => a.clientId === form.client_id)?.name ?? 'the app';
-    const done = `${name} no longer has ${result.dropped.join(', ')}. Its current access tokens were ended; it keeps the rest when it next refreshes.`;
+    const done = `${name} no longer has ${scopeWords(result.dropped)}. Its current access tokens were ended; it keeps the rest when it next refreshes.`;
     ctx.status = 303;
     ctx.redirect(await withNotice(notices, ctx.state.sessionUid, accountPath('apps'), { done }));
   };

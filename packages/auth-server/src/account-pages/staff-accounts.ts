@@ -16,7 +16,7 @@
  * first) takes them all away and ends the account's sessions (passkeys/factor-admin.ts). Neither it
  * nor switching password sign-in off may leave an account no way to sign in (passkeys/ways-in.ts).
  */
-import { NotFoundError } from '@school/shared';
+import { NotFoundError, plural } from '@school/shared';
 import { z } from 'zod';
 import {
   createStaff,
@@ -174,9 +174,10 @@ export function staffAccountsSteps(deps: AccountAdminDeps & { passkeys: Passkeys
       if (!target) return answer(ctx, 404, noSuchAccount);
       try {
         const removed = (await removeFactors(deps, target._id, actorOf(ctx)))!;
-        const n = removed.passkeysRemoved.length;
+        const passkeys = plural(removed.passkeysRemoved.length, 'passkey');
+        const codes = plural(removed.recoveryCodesRemoved, 'recovery code');
         return await done(ctx, {
-          done: `${target.email} has no passkey (${n} removed) and no recovery code (${removed.recoveryCodesRemoved} removed) any more; their sessions ended.`,
+          done: `${target.email} has no passkey and no recovery code any more (${passkeys} and ${codes} removed); their sessions ended.`,
         });
       } catch (err) {
         if (err instanceof FactorRemovalRefused)
@@ -191,7 +192,7 @@ export function staffAccountsSteps(deps: AccountAdminDeps & { passkeys: Passkeys
       const target = await deps.accounts.profile(form.account_id);
       const reset = target && (await resetPassword(deps, target._id, actorOf(ctx)));
       if (!target || !reset) return answer(ctx, 404, noSuchAccount);
-      const ended = reset.sessionsEnded === 1 ? 'one session' : `${reset.sessionsEnded} sessions`;
+      const ended = plural(reset.sessionsEnded, 'session');
       return done(ctx, {
         done: `The password of ${target.email} is reset and ${ended} of theirs ended.`,
         password: { email: target.email, value: reset.password },

@@ -30,7 +30,7 @@ import {
   signOutEverywhere,
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
-import { displayTextProblem } from '@school/shared';
+import { displayTextProblem, minutesText } from '@school/shared';
 import { scriptNonce, sendPage } from '../pages/html.js';
 import { FactorProofs, factorNeeded, type SessionSignIn } from '../passkeys/factor-proof.js';
 import { PasskeyRefused } from '../passkeys/passkey-ceremonies.js';
@@ -188,8 +188,8 @@ export function yourAccountSteps(deps: YourAccountDeps): {
     const verdict = await loginGuard.before(ctx.state.account.email, ctx.ip);
     if (verdict.refusedForSeconds > 0) {
       ctx.set('Retry-After', String(verdict.refusedForSeconds));
-      const minutes = Math.ceil(verdict.refusedForSeconds / 60);
-      return answer(ctx, 429, `Too many wrong passwords. Try again in ${minutes} minute(s).`);
+      const wait = minutesText(verdict.refusedForSeconds);
+      return answer(ctx, 429, `Too many wrong passwords for your account. Try again in ${wait}.`);
     }
     if (verdict.delayMs) await sleep(verdict.delayMs);
     await next();
@@ -349,11 +349,10 @@ export function yourAccountSteps(deps: YourAccountDeps): {
         const wait = await budget.take(account._id);
         if (wait > 0) {
           ctx.set('Retry-After', String(wait));
-          const minutes = Math.ceil(wait / 60);
           return answer(
             ctx,
             429,
-            `You made new recovery codes several times this hour. Try again in ${minutes} minute(s).`,
+            `You made new recovery codes several times this hour. Try again in ${minutesText(wait)}.`,
           );
         }
         const codes = await passkeys.recoveryCodes.generate(account._id);
