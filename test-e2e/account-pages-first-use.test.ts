@@ -93,6 +93,11 @@ describe('forms that change something, then a reload', () => {
     const password = await admin.innerText('code.secret');
     expect(new URL(admin.url()).pathname).toBe('/oauth/account/staff'); // a GET after the POST
     await inspectPage(admin, 'staff-reset-done');
+    // Every action of a row starts at one left edge, links and buttons alike.
+    const actions = await leeRow.locator('td[data-label=Actions] .actions > *').all();
+    const lefts = await Promise.all(actions.map(async (a) => Math.round((await a.boundingBox())!.x)));
+    expect(lefts.length).toBeGreaterThan(3);
+    expect(new Set(lefts).size).toBe(1);
 
     await admin.reload();
     await admin.waitForSelector('h1:has-text("Staff accounts")');
@@ -189,6 +194,37 @@ describe('All clients as an admin first reads it', () => {
     };
     expect(Math.abs((await centre('input[name=never_used]')) - (await centre('#idle_days')))).toBeLessThan(3);
     await inspectPage(page, 'all-clients-first-read');
+    await page.context().close();
+  });
+});
+
+describe('Activity as an admin first reads it', () => {
+  it('names the account pages’ own sign-ins plainly, and its filters fit a phone', async () => {
+    const page = await signInFrom('/oauth/account/activity', E2E_ADMIN);
+    await page.waitForSelector('h1:has-text("Activity")');
+    const rows = page.locator('tbody tr', { hasText: 'These account pages (signing in to them)' });
+    expect(await rows.count()).toBeGreaterThan(0);
+    await expect(page.locator('tbody').innerText()).resolves.not.toContain('school-account-pages');
+    await page.setViewportSize({ width: 390, height: 900 });
+    // Each field of the filters takes the width of the form, so it can be read and typed in.
+    const form = (await page.locator('form.filters').boundingBox())!;
+    for (const field of ['#event', '#app', '#account']) {
+      const box = (await page.locator(field).boundingBox())!;
+      expect([field, Math.round(box.width)]).toEqual([field, Math.round(form.width)]);
+    }
+    await inspectPage(page, 'activity-first-read');
+    await page.context().close();
+  });
+});
+
+describe('the sign-in page', () => {
+  it('leaves room under the Sign in button before what follows it', async () => {
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${stack.baseUrl}/oauth/account/apps`);
+    const button = (await page.locator('button:text-is("Sign in")').boundingBox())!;
+    const next = (await page.locator('form:has(button:text-is("Sign in")) + *').boundingBox())!;
+    expect(next.y - (button.y + button.height)).toBeGreaterThanOrEqual(24); // 1.5rem
+    await inspectPage(page, 'sign-in-first-read');
     await page.context().close();
   });
 });
