@@ -127,6 +127,8 @@ installation_defaults() {
   export API_PORT=${API_PORT:-8081}
   export KEYS_FILE=${KEYS_FILE:-$root/.data/keys/jwks.json}
   export TRUST_PROXY=${TRUST_PROXY:-true}
+  # The demo school's term ends eight weeks from today, so the consent page offers "This term".
+  export SCHOOL_TERM_ENDS=${SCHOOL_TERM_ENDS:-$(node -e 'console.log(new Date(Date.now() + 56 * 864e5).toISOString().slice(0, 10))')}
 }
 
 # Per-installation secrets: on first use creates FILE (mode 0600) with random

@@ -3,6 +3,7 @@
  * README's block, line for line but for this run's ports and password), the logs it names, and a
  * clean stop. It runs on free loopback ports, on the suites' Redis and MongoDB-protocol server.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
@@ -57,4 +58,21 @@ describe('scripts/start', () => {
     expect(start.tail()).toMatch(/stopped\.\s*$/);
     start = undefined;
   }, 300_000);
+
+  it('gives the demo school a term that ends ahead, so the consent page offers "This term"', () => {
+    const env = { ...process.env };
+    delete env.SCHOOL_TERM_ENDS;
+    const run = spawnSync(
+      'bash',
+      ['-c', 'source scripts/lib.sh && installation_defaults && echo "$SCHOOL_TERM_ENDS"'],
+      {
+        cwd: ROOT,
+        env,
+        encoding: 'utf8',
+      },
+    );
+    const day = run.stdout.trim();
+    expect(day).toMatch(/^\d{4}-\d\d-\d\d$/);
+    expect(Date.parse(`${day}T00:00:00Z`)).toBeGreaterThan(Date.now() + 7 * 86_400_000); // weeks ahead
+  });
 });

@@ -146,26 +146,25 @@ describe('school-auth apps (the same operations for operators)', () => {
 
     const listed = cli('apps', 'list', ADMIN.email);
     expect(listed.status).toBe(0);
-    const apps = JSON.parse(listed.out) as {
-      clientId: string;
-      name: string;
-      scopes: string[];
-      kind: string;
-    }[];
-    expect(apps.find((a) => a.clientId === gone.clientId)).toMatchObject({
-      name: 'CLI Revoked App',
+    const apps = JSON.parse(listed.out) as { client_id: string }[];
+    // The commands' one style: snake_case keys, times in ISO 8601 UTC.
+    const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(apps.find((a) => a.client_id === gone.clientId)).toMatchObject({
+      client_name: 'CLI Revoked App',
       kind: 'open',
       scopes: expect.arrayContaining(['coupons:write']),
+      first_allowed_at: ISO,
+      access_ends_at: ISO,
     });
-    expect(apps.some((a) => a.clientId === kept.clientId)).toBe(true);
+    expect(apps.some((a) => a.client_id === kept.clientId)).toBe(true);
 
     const revoked = cli('apps', 'revoke', ADMIN.email, gone.clientId);
     expect(revoked.status).toBe(0);
-    expect(JSON.parse(revoked.out)).toMatchObject({ revoked: gone.clientId });
+    expect(JSON.parse(revoked.out)).toMatchObject({ revoked: gone.clientId, account_id: expect.any(String) });
     expect(await isActive(auth, goneTokens.access_token)).toBe(false);
     expect(await isActive(auth, keptTokens.access_token)).toBe(true);
-    const after = JSON.parse(cli('apps', 'list', ADMIN.email).out) as { clientId: string }[];
-    expect(after.some((a) => a.clientId === gone.clientId)).toBe(false);
+    const after = JSON.parse(cli('apps', 'list', ADMIN.email).out) as { client_id: string }[];
+    expect(after.some((a) => a.client_id === gone.clientId)).toBe(false);
 
     const events = await auth.running.audit.query({ type: 'grant_revoked', clientId: gone.clientId });
     expect(events[0]).toMatchObject({ details: expect.objectContaining({ by: 'operator' }) });

@@ -70,7 +70,11 @@ describe('Connected apps with the scopes used', () => {
     expect(lastUses(second)['courses:read']).toBe('Not used yet');
     expect(first).toMatch(/<dt>Access ends<\/dt>\s*<dd>\d{4}-\d\d-\d\d \d\d:\d\d UTC<\/dd>/);
     expect(first).toContain('Drop unused scopes');
-    expect(second).not.toContain('Drop unused scopes'); // nothing used yet: nothing to tell apart
+    expect(second).toContain('Drop unused scopes'); // nothing used yet: every API scope is unused
+    // Each card's landmark is named apart, though the apps share a name.
+    const label = (c: string) => /^\s*aria-label="([^"]+)"/.exec(c)?.[1];
+    expect(label(first)).toBe(`Twin agent (${one.client.clientId})`);
+    expect(label(second)).toBe(`Twin agent (${two.client.clientId})`);
   });
 
   it('records no use of a scope the token does not carry, nor one an app claims itself', async () => {
@@ -106,7 +110,7 @@ describe('Connected apps with the scopes used', () => {
       '/apps/drop-unused',
     );
     expect(after.status).toBe(200);
-    expect(after.body).toContain('no longer has coupons:write, school:read');
+    expect(after.body).toContain('no longer has write access to coupons and read access to school');
     expect(Object.keys(lastUses(card(after, app.client.clientId))).sort()).toEqual([
       'courses:read',
       'openid',
@@ -125,19 +129,23 @@ describe('Connected apps with the scopes used', () => {
     expect(seen.body?.scope).toBe('courses:read');
   });
 
-  it('refuses to drop anything from an app that used no scope yet, and changes nothing', async () => {
+  it('drops every API scope of an app that used none yet; it keeps the sign-in scopes', async () => {
     const app = await appWithTokens('Idle agent');
     const browser = new FormBrowser(auth.issuer);
     const page = await openAccountPage(browser, '/oauth/account/apps', ADMIN);
-    const forged = await browser.request('/oauth/account/apps/drop-unused', {
-      form: {
-        csrf: /name="csrf" value="([^"]+)"/.exec(page.body)![1]!,
-        client_id: app.client.clientId,
-      },
-    });
-    expect(forged.status).toBe(409);
-    expect(forged.body).toContain('has not used any of its scopes yet');
-    expect(await isActive(auth, app.access)).toBe(true);
+    const after = await browser.submit(
+      { ...page, body: card(page, app.client.clientId) },
+      '/apps/drop-unused',
+    );
+    expect(after.status).toBe(200);
+    expect(after.body).toContain(
+      'no longer has read access to courses, write access to coupons and read access to school',
+    );
+    expect(Object.keys(lastUses(card(after, app.client.clientId)))).toEqual(['openid']);
+    expect(await isActive(auth, app.access)).toBe(false);
+    // The notice was shown once: the page again says nothing of it.
+    const again = await browser.request(after.url);
+    expect(again.body).not.toContain('no longer has');
   });
   it('drops nothing from an app only someone else allowed, whatever client id the form names', async () => {
     const email = `other-${Date.now()}@school.test`;

@@ -21,7 +21,11 @@ import { SoftwareAuthenticator } from '../../../test-support/software-authentica
 
 const PER_PAIR = 3;
 const PER_ADDRESS = 6;
-const TOO_MANY = 'Too many failed sign-ins from this network';
+const TOO_MANY = 'Too many failed sign-ins';
+/** What the page says when this account is locked from this address, and when the address is. */
+const ACCOUNT_LOCKED =
+  /to this account from this network: this account is locked here for now\. Try again in \d+ minutes?;/;
+const ADDRESS_LOCKED = /Too many failed sign-ins from this network\. Try again in \d+ minutes?\./;
 
 const auth = authServerForFile({
   LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS: String(PER_PAIR),
@@ -58,21 +62,23 @@ async function wrongSignature(s: SignIn): Promise<Page> {
   );
 }
 
-/** The usual refusal: 429, Retry-After, the sign-in page saying why. */
-function expectThrottled(page: Page): void {
+/** The usual refusal: 429, Retry-After, the sign-in page saying why (`says`: whose lock). */
+function expectThrottled(page: Page, says?: RegExp): void {
   expect({ status: page.status, retryAfter: Number(page.headers.get('retry-after')) > 0 }).toEqual({
     status: 429,
     retryAfter: true,
   });
   expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
   expect(page.body).toContain(TOO_MANY);
+  expect(page.body).not.toContain('minute(s)');
+  if (says) expect(page.body).toMatch(says);
 }
 
 describe('the passkey sign-in form under the sign-in throttle', () => {
   it('refuses an account’s passkey answers from one address after the limit, then even a right one; not from elsewhere', async () => {
     const s = await signInFrom('127.0.8.1');
     for (let i = 0; i < PER_PAIR; i++) expect((await wrongSignature(s)).status).toBe(401);
-    expectThrottled(await wrongSignature(s));
+    expectThrottled(await wrongSignature(s), ACCOUNT_LOCKED);
     // Refused before it is checked: the right answer from this address is refused too.
     expectThrottled(await s.passkey(JSON.stringify(await realAnswer(s))));
     // The owner elsewhere is not locked out.
@@ -104,7 +110,7 @@ describe('the passkey sign-in form under the sign-in throttle', () => {
     expect((await spread.passkey('{"length":100000000}')).status).toBe(401);
     expect((await spread.password(ADMIN.email, 'wrong')).status).toBe(401);
     expect((await spread.password('nobody@school.test', 'wrong')).status).toBe(401);
-    expectThrottled(await spread.password('someone.else@school.test', 'wrong'));
+    expectThrottled(await spread.password('someone.else@school.test', 'wrong'), ADDRESS_LOCKED);
     expectThrottled(await spread.passkey(JSON.stringify(await realAnswer(spread))));
   });
 });

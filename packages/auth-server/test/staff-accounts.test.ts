@@ -173,7 +173,7 @@ describe('unlocking an account', () => {
     expect(await trySignIn(email, password)).toBe(429);
 
     const [browser, page] = await adminPage();
-    expect(row(page, email)).toContain('Locked from one address');
+    expect(row(page, email)).toContain('Locked from 1 address');
     const after = await submitRow(browser, page, email, '/staff/unlock');
     expect(after.status).toBe(200);
     expect(after.body).toContain('Unlocked');
@@ -195,7 +195,7 @@ describe('resetting a password', () => {
     const [browser, page] = await adminPage();
     const after = await confirmRow(browser, page, email, 'reset-password');
     expect(after.status).toBe(200);
-    expect(after.body).toContain(`The password of ${email} is reset and one session of theirs ended`);
+    expect(after.body).toContain(`The password of ${email} is reset and 1 session of theirs ended`);
     const password = shownPassword(after)!;
     expect((await theirs.request('/oauth/account/apps')).status).toBe(303); // signed out
     expect(await trySignIn(email, old)).toBe(401);

@@ -27,3 +27,4 @@ export * from './metrics.js';
 export * from './redis-memory-policy.js';
 export * from './dpop.js';
 export * from './settings-docs.js';
+export * from './plural.js';

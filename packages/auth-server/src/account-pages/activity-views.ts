@@ -13,6 +13,7 @@ import { html, type SafeHtml } from '../pages/html.js';
 import type { activityQuery } from './activity-query.js';
 import { listTable, pageLinks } from './list-parts.js';
 import { accountPage, when } from './views.js';
+import { ACCOUNT_CONSOLE_CLIENT_ID } from '../clients/client-kind.js';
 
 type Query = z.infer<typeof activityQuery>;
 
@@ -52,6 +53,8 @@ export interface ActivityNames {
 
 function appCell(e: AuditEvent, names: ActivityNames): SafeHtml {
   if (!e.clientId) return html`—`;
+  // The account pages sign people in as an app of their own: said as what it is, not by its id.
+  if (e.clientId === ACCOUNT_CONSOLE_CLIENT_ID) return html`These account pages (signing in to them)`;
   const name = names.apps.get(e.clientId);
   return html`${name ? html`<bdi>${name}</bdi><br />` : ''}<span class="note"
       ><bdi>${e.clientId}</bdi></span

@@ -3,11 +3,11 @@
  * client (a card per client at phone width, from the shared stylesheet), paging by cursor, and the
  * confirmation page of Delete. Every client-supplied string goes through the page parts (`<bdi>`).
  */
-import { ACCOUNT_PATH } from '@school/shared';
+import { ACCOUNT_PATH, plural } from '@school/shared';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { html, type SafeHtml } from '../pages/html.js';
 import { confirmForm } from './confirm-form.js';
-import { appLabel, destinationText, type AppIdentity } from '../pages/page-parts.js';
+import { appLabel, destinationText, SELF_DECLARED_NOTE, type AppIdentity } from '../pages/page-parts.js';
 import type { ClientPage, ListedClient } from '../storage/client-listing.js';
 import type { clientsQuery } from './clients-query.js';
 import { listTable, pageLinks } from './list-parts.js';
@@ -30,7 +30,22 @@ const KIND_OPTIONS: [string, string][] = [
   ['service', 'Service'],
 ];
 
-function filterForm(q: z.infer<typeof clientsQuery>): SafeHtml {
+/** The filters a query named with a value that does not read: the field, and what it takes. */
+export interface FilterProblem {
+  field: 'kind' | 'idle_days' | 'never_used' | 'after';
+  /** What was given, shown back in the field. */
+  given: string;
+}
+
+const PROBLEM_WORDS: Record<FilterProblem['field'], string> = {
+  kind: 'Kind must be one of the kinds listed',
+  idle_days: '“Not used for (days)” must be a whole number of days from 1 to 3650',
+  never_used: '“Never completed a sign-in” is ticked or not',
+  after: 'The page link is not one this list made',
+};
+
+function filterForm(q: z.infer<typeof clientsQuery>, problems: FilterProblem[]): SafeHtml {
+  const idle = problems.find((p) => p.field === 'idle_days');
   return html`<form method="get" action="${ACCOUNT_PATH}/clients" class="filters" aria-label="Filter clients">
     <div>
       <label for="kind">Kind</label>
@@ -43,10 +58,17 @@ function filterForm(q: z.infer<typeof clientsQuery>): SafeHtml {
     </div>
     <div>
       <label for="idle_days">Not used for (days)</label>
-      <input type="text" inputmode="numeric" id="idle_days" name="idle_days" value="${q.idle_days ?? ''}" />
+      <input
+        type="text"
+        inputmode="numeric"
+        id="idle_days"
+        name="idle_days"
+        value="${idle ? idle.given : (q.idle_days ?? '')}"
+        ${idle ? html`aria-invalid="true" aria-describedby="filter-problems"` : ''}
+      />
     </div>
     <div>
-      <label
+      <label class="check"
         ><input type="checkbox" name="never_used" value="1" ${q.never_used ? 'checked' : ''} /> Never
         completed a sign-in</label
       >
@@ -55,13 +77,24 @@ function filterForm(q: z.infer<typeof clientsQuery>): SafeHtml {
   </form>`;
 }
 
+/** What the page says of filters it could not apply. */
+function problemsNotice(problems: FilterProblem[]): SafeHtml {
+  if (!problems.length) return html``;
+  return html`<div class="error" role="alert" id="filter-problems">
+    <p>The list below is not filtered by what could not be read:</p>
+    <ul>
+      ${problems.map((p) => html`<li>${PROBLEM_WORDS[p.field]}, not “<bdi>${p.given}</bdi>”.</li>`)}
+    </ul>
+  </div>`;
+}
+
 function row(c: ListedClient): SafeHtml {
   const destinations = [...new Set(c.redirectUris.map(destinationText))];
-  const accounts = c.accounts === 1 ? '1 account' : `${c.accounts} accounts`;
+  const accounts = plural(c.accounts, 'account');
   const confirmPath = `${ACCOUNT_PATH}/clients/delete?${new URLSearchParams({ client_id: c.clientId }).toString()}`;
   return html`<tr>
     <td data-label="App" class="ids">
-      ${appLabel(c)}
+      ${appLabel(c, { listed: true })}
       <span class="note">Client id <bdi>${c.clientId}</bdi></span>
       ${
         destinations.length
@@ -84,8 +117,12 @@ export function allClientsPage(p: {
   page: ClientPage;
   query: z.infer<typeof clientsQuery>;
   deleted?: DeletedClient;
+  /** Filters of the query that did not read (the list is shown without them). */
+  problems?: FilterProblem[];
 }): string {
   const { page, query, deleted } = p;
+  const problems = p.problems ?? [];
+  const selfDeclared = page.clients.some((c) => c.kind === 'open' && !c.unavailable);
   return accountPage(
     'All clients',
     p.account,
@@ -93,8 +130,8 @@ export function allClientsPage(p: {
     html`${
         deleted
           ? html`<p class="ok" role="status">
-              <bdi>${deleted.name ?? deleted.clientId}</bdi> was deleted. ${deleted.grants} grants and
-              ${deleted.tokens} tokens ended with it.
+              <bdi>${deleted.name ?? deleted.clientId}</bdi> was deleted. ${plural(deleted.grants, 'grant')}
+              and ${plural(deleted.tokens, 'token')} ended with it.
             </p>`
           : ''
       }
@@ -102,7 +139,8 @@ export function allClientsPage(p: {
         Every app registered with this school’s sign-in. Delete one and everyone’s access through it ends at
         once.
       </p>
-      ${filterForm(query)}
+      ${problemsNotice(problems)} ${filterForm(query, problems)}
+      ${selfDeclared ? html`<p class="note">${SELF_DECLARED_NOTE}</p>` : ''}
       ${listTable(
         ['App', 'Created', 'Last used', 'Allowed by', 'Delete'],
         page.clients.map(row),
@@ -129,7 +167,7 @@ export function deleteClientPage(p: {
   const who =
     p.accounts === 0
       ? 'No account has allowed it yet.'
-      : `Every access it has ends at once, for the ${p.accounts === 1 ? 'account' : `${p.accounts} accounts`} that allowed it.`;
+      : `Every access it has ends at once, for the ${p.accounts === 1 ? 'account' : plural(p.accounts, 'account')} that allowed it.`;
   return accountPage(
     'Delete this app?',
     p.account,

@@ -21,7 +21,12 @@ import { countGrantingAccounts } from '../storage/client-accounts.js';
 import { clientKind } from '../clients/client-kind.js';
 import { accountPath, type AccountStep } from './signed-in.js';
 import { clientsQuery } from './clients-query.js';
-import { allClientsPage, deleteClientPage, type DeletedClient } from './all-clients-views.js';
+import {
+  allClientsPage,
+  deleteClientPage,
+  type DeletedClient,
+  type FilterProblem,
+} from './all-clients-views.js';
 
 /** Clients a page asks for (a page may hold a few more: storage/client-listing.ts). */
 export const CLIENTS_PAGE_SIZE = 50;
@@ -32,6 +37,17 @@ export const deleteClientForm = z.object({ csrf: z.string(), client_id: z.string
 /** The filter of a parsed query. */
 export function clientFilter(q: z.infer<typeof clientsQuery>): ClientFilter {
   return { kind: q.kind, neverUsed: q.never_used === '1' || undefined, idleDays: q.idle_days };
+}
+
+/** The filters `raw` named with a value that did not read (so `q` has none): said on the page. */
+function filterProblems(raw: Record<string, unknown>, q: z.infer<typeof clientsQuery>): FilterProblem[] {
+  const fields = ['kind', 'idle_days', 'never_used', 'after'] as const;
+  return fields.flatMap((field) => {
+    const given = raw[field];
+    if (given === undefined || given === '' || q[field] !== undefined) return [];
+    const text = Array.isArray(given) ? given.join(', ') : typeof given === 'string' ? given : '';
+    return [{ field, given: text.slice(0, 200) }];
+  });
 }
 
 /** The deletion this admin just made of `clientId`, as the audit log recorded it (last 10 minutes). */
@@ -57,6 +73,7 @@ export function allClientsSteps(store: ClientStore & { audit: AuditLog }): {
   return {
     show: async function showAllClients(ctx) {
       const q = clientsQuery.parse(ctx.query);
+      const problems = filterProblems(ctx.query, q);
       const page = await listClients(store.redis, store.prefix, {
         filter: clientFilter(q),
         cursor: q.after,
@@ -65,7 +82,11 @@ export function allClientsSteps(store: ClientStore & { audit: AuditLog }): {
       const deleted = q.deleted
         ? await justDeleted(store.audit, q.deleted, ctx.state.account._id)
         : undefined;
-      sendPage(ctx, 200, allClientsPage({ ...ctx.state, page, query: q, deleted }));
+      sendPage(
+        ctx,
+        problems.length ? 400 : 200,
+        allClientsPage({ ...ctx.state, page, query: q, deleted, problems }),
+      );
     },
     confirm: async function confirmDeleteClient(ctx) {
       const clientId = typeof ctx.query.client_id === 'string' ? ctx.query.client_id : '';

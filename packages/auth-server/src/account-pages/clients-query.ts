@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { LISTED_KINDS } from '../storage/client-listing.js';
 import { optionalParam } from './list-parts.js';
 
-/** The list's GET form; a value that does not read is ignored. */
+/** The list's GET form; a value that does not read is absent here, and the page says so (all-clients.ts). */
 export const clientsQuery = z.object({
   kind: optionalParam(z.enum(LISTED_KINDS)),
   never_used: optionalParam(z.literal('1')),

@@ -23,6 +23,7 @@ import type { CsrfTokens } from '../pages/csrf.js';
 import type { AccountStep } from './signed-in.js';
 import { accountPath } from './signed-in.js';
 import { clientForRow, unavailableApp } from './client-rows.js';
+import type { OneTimeNotices } from './one-time-notice.js';
 import { connectedAppsPage, revokeConfirmPage, type ConnectedApp } from './views.js';
 
 /** The Revoke form. */
@@ -105,6 +106,7 @@ export async function connectedApps(
 export function connectedAppsSteps(
   deps: ConnectedAppsDeps,
   proofs: CsrfTokens,
+  notices: OneTimeNotices,
 ): {
   show: AccountStep;
   confirm: AccountStep;
@@ -132,7 +134,9 @@ export function connectedAppsSteps(
       const revokedName = revokedClient?.status === 'found' ? revokedClient.client.clientName : undefined;
       const revoked = revokedId ? (revokedName ?? 'the app') : undefined;
       const apps = await connectedApps(deps, account._id);
-      sendPage(ctx, 200, connectedAppsPage({ account, csrf, apps, revoked }));
+      // What Drop unused scopes just did, shown once.
+      const done = (await notices.take<{ done: string }>(ctx.state.sessionUid, ctx.query.notice))?.done;
+      sendPage(ctx, 200, connectedAppsPage({ account, csrf, apps, revoked, done }));
     },
     revoke: async function revokeApp(ctx) {
       const { account, form, csrf } = ctx.state;

@@ -4,19 +4,30 @@
  * `profile`, `email`, used at sign-in and userinfo, where no use is recorded). The grants are saved
  * narrower first, then their outstanding access tokens are ended (deleted and published on the
  * revocation feed), so no token still carries a dropped scope; the refresh tokens stay, and the app's
- * next refresh gets an access token with what is left. Refused, with nothing changed, when the app has
- * used no API scope yet (Revoke is the button for that) or has nothing unused. Audited as
- * `grant_narrowed`.
+ * next refresh gets an access token with what is left. An app that has used no API scope yet loses
+ * them all (it keeps the sign-in scopes); one that uses every scope it holds is refused, with nothing
+ * changed. Audited as `grant_narrowed`; done, the step answers 303 to Connected apps, which says what
+ * was dropped once (one-time-notice.ts).
  */
-import { API_SCOPE_NAMES } from '@school/shared';
+import { API_SCOPE_NAMES, findScope } from '@school/shared';
 import { z } from 'zod';
 import { removeScopes } from '../provider/grant-scopes.js';
 import { accountGrants, endGrantAccessTokens } from '../storage/account-grants.js';
 import { scopesLastUsed } from '../storage/scope-usage.js';
 import { sendPage } from '../pages/html.js';
 import { connectedApps, type ConnectedAppsDeps } from './connected-apps.js';
-import type { AccountStep } from './signed-in.js';
+import { withNotice, type OneTimeNotices } from './one-time-notice.js';
+import { accountPath, type AccountStep } from './signed-in.js';
 import { connectedAppsPage } from './views.js';
+
+/** Scopes in words: "read access to courses and write access to coupons". */
+function scopeWords(scopes: string[]): string {
+  const words = scopes.map((s) => {
+    const d = findScope(s)?.description ?? s;
+    return d.charAt(0).toLowerCase() + d.slice(1);
+  });
+  return words.length > 1 ? `${words.slice(0, -1).join(', ')} and ${words.at(-1)!}` : (words[0] ?? '');
+}
 
 /** The form: which app. */
 export const dropUnusedForm = z.object({ csrf: z.string(), client_id: z.string().min(1).max(2000) });
@@ -42,10 +53,6 @@ export async function dropUnusedScopes(
   const used = new Set(uses.flatMap((u) => Object.keys(u)));
   const granted = new Set(grants.flatMap((g) => g.scopes));
   const unused = [...granted].filter((s) => API_SCOPES.has(s) && !used.has(s));
-  if (![...granted].some((s) => API_SCOPES.has(s) && used.has(s)))
-    return {
-      refused: 'This app has not used any of its scopes yet, so none can be told apart: nothing was changed.',
-    };
   if (!unused.length) return { refused: 'This app uses every scope it holds: nothing was changed.' };
   let tokens = 0;
   for (const { grantId } of grants)
@@ -71,9 +78,10 @@ export async function narrowGrant(
   return endGrantAccessTokens(redis, prefix, grantId);
 }
 
-/** The step of `POST …/apps/drop-unused`: narrows, then shows Connected apps with what was done. */
+/** The step of `POST …/apps/drop-unused`: narrows, then back to Connected apps with what was done. */
 export function dropUnusedStep(
   deps: ConnectedAppsDeps,
+  notices: OneTimeNotices,
 ): AccountStep<{ form: z.infer<typeof dropUnusedForm> }> {
   return async function dropUnused(ctx) {
     const { account, form, csrf } = ctx.state;
@@ -89,7 +97,8 @@ export function dropUnusedStep(
       details: { dropped: result.dropped.join(' '), tokens: result.tokens },
     });
     const name = apps.find((a) => a.clientId === form.client_id)?.name ?? 'the app';
-    const done = `${name} no longer has ${result.dropped.join(', ')}. Its current access tokens were ended; it keeps the rest when it next refreshes.`;
-    return sendPage(ctx, 200, connectedAppsPage({ account, csrf, apps, done }));
+    const done = `${name} no longer has ${scopeWords(result.dropped)}. Its current access tokens were ended; it keeps the rest when it next refreshes.`;
+    ctx.status = 303;
+    ctx.redirect(await withNotice(notices, ctx.state.sessionUid, accountPath('apps'), { done }));
   };
 }

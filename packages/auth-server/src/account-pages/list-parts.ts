@@ -1,8 +1,8 @@
 /**
  * The parts the admins' list pages (All clients, Activity) are built from: a GET form's optional
- * fields (a value that does not read is ignored, never an error page), a table whose rows turn into
- * cards at phone width (each cell labelled by `data-label`, pages/html.ts), and the paging links
- * that keep the filters.
+ * fields (a value that does not read reads as absent, never an error page; All clients says which),
+ * a table whose rows turn into cards at phone width (each cell labelled by `data-label`,
+ * pages/html.ts), and the paging links that keep the filters.
  */
 import type { z } from 'zod';
 import { html, type SafeHtml } from '../pages/html.js';

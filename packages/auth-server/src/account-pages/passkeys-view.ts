@@ -6,7 +6,7 @@
  * run by the passkey script); the recovery codes, shown once right after they are made; and a notice
  * of passkeys added elsewhere after only a password.
  */
-import { ACCOUNT_PATH } from '@school/shared';
+import { ACCOUNT_PATH, plural } from '@school/shared';
 import type { AddedPasskeyNotice, PasskeyView } from '../passkeys/passkey-store.js';
 import type { ProofFactor } from '../passkeys/factor-proof.js';
 import { PASSKEY_SCRIPT_URL, WEBAUTHN_LIBRARY_URL } from '../passkeys/assets.js';
@@ -201,8 +201,8 @@ export function passkeySections(p: PasskeySections, csrf: SafeHtml): SafeHtml {
                 ${p.newRecoveryCodes.map((c) => html`<li><code class="secret">${c}</code></li>`)}
               </ul>`
           : html`<p>
-              ${left === 1 ? 'You have 1 unused recovery code.' : `You have ${left} unused recovery codes.`}
-              Each one signs you in once if you lose your passkey.
+              You have ${plural(left, 'unused recovery code')}. Each one signs you in once if you lose your
+              passkey.
             </p>`
       }
       ${recoveryCodeActions(p, csrf)}

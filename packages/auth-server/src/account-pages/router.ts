@@ -28,6 +28,7 @@ import { allClientsSteps, deleteClientForm } from './all-clients.js';
 import type { LoginGuard } from '../accounts/login-guard.js';
 import { connectedAppsSteps, revokeForm } from './connected-apps.js';
 import { dropUnusedForm, dropUnusedStep } from './drop-unused-scopes.js';
+import { OneTimeNotices } from './one-time-notice.js';
 import { requireAdmin } from './require-admin.js';
 import { accountPath, checkAccountForm, requireSignIn, type AccountState } from './signed-in.js';
 import { ACCOUNT_CHANGES } from '../accounts/account-status.js';
@@ -87,7 +88,8 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   const signedIn: typeof signedInOnly = async (ctx, next) =>
     signedInOnly(ctx, () => (ctx.method === 'GET' ? told(ctx, next) : next()));
   const forms = bodyParser({ enableTypes: ['form'], formLimit: '16kb', encoding: 'utf-8' });
-  const apps = connectedAppsSteps(deps, csrf);
+  const notices = new OneTimeNotices(deps.redis, deps.prefix);
+  const apps = connectedAppsSteps(deps, csrf, notices);
   const clients = allClientsSteps(deps);
   const activity = activitySteps(deps);
   const own = yourAccountSteps(deps);
@@ -111,7 +113,7 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   router.get('/apps', signedIn, apps.show);
   router.get('/apps/revoke', signedIn, apps.confirm);
   router.post('/apps/revoke', forms, signedIn, check(revokeForm), apps.revoke);
-  router.post('/apps/drop-unused', forms, signedIn, check(dropUnusedForm), dropUnusedStep(deps));
+  router.post('/apps/drop-unused', forms, signedIn, check(dropUnusedForm), dropUnusedStep(deps, notices));
   router.get('/clients', signedIn, requireAdmin, clients.show);
   router.get('/clients/delete', signedIn, requireAdmin, clients.confirm);
   const deleteCheck = checkAccountForm(deleteClientForm, formCheck);

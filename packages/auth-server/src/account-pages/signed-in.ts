@@ -47,32 +47,69 @@ export type AccountStep<S = object> = (ctx: AccountContext<S>, next: Next) => Pr
 export const SIGN_IN_RETURNS = { device: OAUTH_ROUTES.code_verification } as const;
 export type SignInReturn = keyof typeof SIGN_IN_RETURNS;
 
+/** The mark, at the start of `state`, of an account page's own path (base64url) to return to. */
+const PAGE_RETURN = '~';
+const PAGE_RETURN_MAX = 512;
 /**
- * The authorization request that signs a person in to the account pages (or, with `returnTo`, to
- * that page); `prompt: 'login'` asks to sign in again although signed in.
+ * An account page to go back to: a path under ACCOUNT_PATH of letters, digits and hyphens between
+ * single slashes, and a query without `#`, `\` or spaces. Nothing else: no other origin (`//`,
+ * `https:`, `/\`), no percent-encoded path, no dot segments, not `signed-in` itself.
+ */
+const ACCOUNT_PAGE = new RegExp(
+  `^${ACCOUNT_PATH.replaceAll('/', '\\/')}(?:\\/[A-Za-z0-9-]+)+(?:\\?[\\x21\\x22\\x24-\\x5b\\x5d-\\x7e]*)?$`,
+);
+
+/**
+ * `candidate` when it is an account page's path (and query) on this origin that may be returned to
+ * after signing in, else undefined: the `state` it comes back in is anyone's to write, so this is the
+ * whole of the redirect target rule (docs/decisions.md).
+ */
+export function accountReturnPath(candidate: string, baseUrl: string): string | undefined {
+  if (candidate.length > PAGE_RETURN_MAX || !ACCOUNT_PAGE.test(candidate)) return undefined;
+  if (candidate.split('?')[0] === ACCOUNT_SIGNED_IN_PATH) return undefined;
+  const origin = new URL(baseUrl).origin;
+  const url = new URL(candidate, origin);
+  if (url.origin !== origin || !url.pathname.startsWith(`${ACCOUNT_PATH}/`)) return undefined;
+  return `${url.pathname}${url.search}`;
+}
+
+/**
+ * The authorization request that signs a person in to the account pages: back to the page named
+ * `returnTo` (another page, e.g. device pairing) or the account page at `page`, else Connected apps;
+ * `prompt: 'login'` asks to sign in again although signed in.
  */
 export function signInUrl(
   baseUrl: string,
-  { returnTo, prompt }: { returnTo?: SignInReturn; prompt?: 'login' } = {},
+  { returnTo, page, prompt }: { returnTo?: SignInReturn; page?: string; prompt?: 'login' } = {},
 ): string {
   const challenge = createHash('sha256').update(randomBytes(32)).digest('base64url');
   const state = randomBytes(12).toString('base64url');
+  const pagePath = page === undefined ? undefined : accountReturnPath(page, baseUrl);
+  const back = returnTo ?? (pagePath && `${PAGE_RETURN}${Buffer.from(pagePath).toString('base64url')}`);
   return `${OAUTH_ROUTES.authorization}?${new URLSearchParams({
     client_id: ACCOUNT_CONSOLE_CLIENT_ID,
     response_type: 'code',
     redirect_uri: `${baseUrl}${ACCOUNT_SIGNED_IN_PATH}`,
     scope: 'openid',
-    state: returnTo ? `${returnTo}.${state}` : state,
+    state: back ? `${back}.${state}` : state,
     code_challenge: challenge,
     code_challenge_method: 'S256',
     ...(prompt ? { prompt } : {}),
   }).toString()}`;
 }
 
-/** Where `…/signed-in` goes on to: the page its `state` names, else Connected apps. */
-export function afterSignIn(state: unknown): string {
+/**
+ * Where `…/signed-in` goes on to: the page its `state` names (a page of SIGN_IN_RETURNS, or an
+ * account page passing {@link accountReturnPath}), else Connected apps.
+ */
+export function afterSignIn(state: unknown, baseUrl: string): string {
   const name = typeof state === 'string' && state.includes('.') ? state.slice(0, state.indexOf('.')) : '';
-  return Object.hasOwn(SIGN_IN_RETURNS, name) ? SIGN_IN_RETURNS[name as SignInReturn] : accountPath('apps');
+  if (Object.hasOwn(SIGN_IN_RETURNS, name)) return SIGN_IN_RETURNS[name as SignInReturn];
+  if (name.startsWith(PAGE_RETURN) && name.length <= PAGE_RETURN_MAX * 2) {
+    const page = accountReturnPath(Buffer.from(name.slice(1), 'base64url').toString('latin1'), baseUrl);
+    if (page) return page;
+  }
+  return accountPath('apps');
 }
 
 /** Loads the signed-in person, or sends a page request to sign in first (a form: {@link FormRejected}). */
@@ -90,7 +127,8 @@ export function requireSignIn(
     if (!account) {
       if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new FormRejected();
       ctx.status = 303;
-      ctx.redirect(signInUrl(baseUrl, { returnTo }));
+      // Back to this very page once signed in (a deep link), unless another page asked for the sign-in.
+      ctx.redirect(signInUrl(baseUrl, returnTo ? { returnTo } : { page: ctx.originalUrl }));
       return;
     }
     ctx.state.account = account;

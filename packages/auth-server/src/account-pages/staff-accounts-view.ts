@@ -4,7 +4,7 @@
  * the confirmation page of the actions that take something away. A password set by this page is shown once, on the answer
  * to the form that set it, and nowhere else.
  */
-import { ACCOUNT_PATH } from '@school/shared';
+import { ACCOUNT_PATH, plural } from '@school/shared';
 import type { ListedAccount } from '../accounts/account-admin.js';
 import type { AccountProfile } from '../accounts/account-store.js';
 import { PASSWORD_MIN_LENGTH } from '../accounts/password-rule.js';
@@ -43,8 +43,7 @@ const confirmLink = (action: ConfirmedAction, accountId: string) =>
 
 /** The lock state in words. */
 export function lockText(lock: AccountLockState): string {
-  if (lock.lockedFrom.length)
-    return `Locked from ${lock.lockedFrom.length === 1 ? 'one address' : `${lock.lockedFrom.length} addresses`}`;
+  if (lock.lockedFrom.length) return `Locked from ${plural(lock.lockedFrom.length, 'address', 'addresses')}`;
   if (lock.delayed) return `Slowed down: ${lock.failures} failed sign-ins`;
   return lock.failures ? `Not locked (${lock.failures} failed sign-ins)` : 'Not locked';
 }
@@ -63,7 +62,7 @@ function passwordSwitch(a: ListedAccount, csrf: SafeHtml): SafeHtml {
 
 /** An account's passkeys by name, and how many unused recovery codes it has. */
 function factorsText(f: AccountFactors): SafeHtml {
-  const codes = f.recoveryCodes === 1 ? '1 recovery code' : `${f.recoveryCodes} recovery codes`;
+  const codes = plural(f.recoveryCodes, 'recovery code');
   if (f.passkeys.length === 0) return html`No passkey; ${codes}`;
   return html`${f.passkeys.length === 1 ? 'Passkey' : 'Passkeys'}:
   ${f.passkeys.map((p, i) => html`${i ? ', ' : ''}<bdi>${p.name}</bdi>`)}; ${codes}`;
@@ -95,7 +94,7 @@ function row(a: StaffRow, self: AccountProfile, csrf: SafeHtml): SafeHtml {
       }<br />${factorsText(a.factors)}
     </td>
     <td data-label="Actions">
-      <div class="actions">
+      <div class="actions stacked">
         ${held ? action('unlock', 'Unlock') : ''}
         ${a._id === self._id ? html`<a href="${ACCOUNT_PATH}/account">Your account</a>` : others}
       </div>

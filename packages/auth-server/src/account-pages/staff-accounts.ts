@@ -9,13 +9,14 @@
  * What cannot be undone or takes something away from a colleague (Reset password, Disable, Remove)
  * opens a confirmation page first (GET `staff/confirm`), as All clients' Delete does; its form is the
  * one that acts. The Add form, refused, comes back with what was typed (but the password) and every
- * problem listed at once.
+ * problem listed at once. Every action that succeeds answers 303 to the page, which shows what was
+ * done (and a password made for someone) once (one-time-notice.ts): a reload repeats nothing.
  *
  * Each account's passkeys and unused recovery codes are listed; Remove passkeys and codes (confirmed
  * first) takes them all away and ends the account's sessions (passkeys/factor-admin.ts). Neither it
  * nor switching password sign-in off may leave an account no way to sign in (passkeys/ways-in.ts).
  */
-import { NotFoundError } from '@school/shared';
+import { NotFoundError, plural } from '@school/shared';
 import { z } from 'zod';
 import {
   createStaff,
@@ -37,7 +38,8 @@ import {
 } from '../passkeys/factor-admin.js';
 import type { Passkeys } from '../passkeys/passkeys.js';
 import { lockOutProblem, waysIn } from '../passkeys/ways-in.js';
-import type { AccountContext, AccountStep } from './signed-in.js';
+import { OneTimeNotices, withNotice } from './one-time-notice.js';
+import { accountPath, type AccountContext, type AccountStep } from './signed-in.js';
 import {
   CONFIRMED_ACTIONS,
   lockText,
@@ -98,10 +100,16 @@ export function staffAccountsSteps(deps: AccountAdminDeps & { passkeys: Passkeys
     ip: ctx.ip,
   });
   const noSuchAccount = { error: 'There is no such account any more.' };
+  const notices = new OneTimeNotices(deps.redis, deps.prefix);
+  /** A change made: back to the page (303), which shows `notice` once (one-time-notice.ts). */
+  const done = async (ctx: AccountContext, notice: StaffNotice) => {
+    ctx.status = 303;
+    ctx.redirect(await withNotice(notices, ctx.state.sessionUid, accountPath('staff'), notice));
+  };
 
   return {
     show: async function showStaffAccounts(ctx) {
-      await answer(ctx, 200);
+      await answer(ctx, 200, await notices.take<StaffNotice>(ctx.state.sessionUid, ctx.query.notice));
     },
     confirm: async function confirmStaffAction(ctx) {
       const action = CONFIRMED_ACTIONS.find((a) => a === ctx.query.action);
@@ -122,9 +130,9 @@ export function staffAccountsSteps(deps: AccountAdminDeps & { passkeys: Passkeys
           { email, name, password },
           actorOf(ctx),
         );
-        const done = `Staff account created for ${account.email}. They can sign in now.`;
+        const created = `Staff account created for ${account.email}. They can sign in now.`;
         const shown = generatedPassword ? { email: account.email, value: generatedPassword } : undefined;
-        return await answer(ctx, 200, { done, password: shown });
+        return await done(ctx, { done: created, password: shown });
       } catch (err) {
         if (err instanceof StaffRefused) return answer(ctx, 400, { errors: err.problems, typed });
         if (err instanceof AccountExists)
@@ -135,7 +143,7 @@ export function staffAccountsSteps(deps: AccountAdminDeps & { passkeys: Passkeys
     unlock: async function unlockStaffAccount(ctx) {
       const held = await unlockAccount(deps, ctx.state.form.account_id, actorOf(ctx));
       if (!held) return answer(ctx, 404, noSuchAccount);
-      return answer(ctx, 200, {
+      return done(ctx, {
         done: `Unlocked (it was: ${lockText(held).toLowerCase()}). They can sign in now.`,
       });
     },
@@ -152,7 +160,7 @@ export function staffAccountsSteps(deps: AccountAdminDeps & { passkeys: Passkeys
       if (problem) return answer(ctx, 409, { error: `${target!.email}: ${problem}` });
       if (!target || !(await switchPasswordSignIn(deps, target._id, off, actorOf(ctx))))
         return answer(ctx, 404, noSuchAccount);
-      return answer(ctx, 200, {
+      return done(ctx, {
         done: off
           ? `Password sign-in is off for ${target.email}: they sign in with a passkey or a recovery code.`
           : `Password sign-in is on again for ${target.email}.`,
@@ -166,9 +174,10 @@ export function staffAccountsSteps(deps: AccountAdminDeps & { passkeys: Passkeys
       if (!target) return answer(ctx, 404, noSuchAccount);
       try {
         const removed = (await removeFactors(deps, target._id, actorOf(ctx)))!;
-        const n = removed.passkeysRemoved.length;
-        return await answer(ctx, 200, {
-          done: `${target.email} has no passkey (${n} removed) and no recovery code (${removed.recoveryCodesRemoved} removed) any more; their sessions ended.`,
+        const passkeys = plural(removed.passkeysRemoved.length, 'passkey');
+        const codes = plural(removed.recoveryCodesRemoved, 'recovery code');
+        return await done(ctx, {
+          done: `${target.email} has no passkey and no recovery code any more (${passkeys} and ${codes} removed); their sessions ended.`,
         });
       } catch (err) {
         if (err instanceof FactorRemovalRefused)
@@ -183,8 +192,8 @@ export function staffAccountsSteps(deps: AccountAdminDeps & { passkeys: Passkeys
       const target = await deps.accounts.profile(form.account_id);
       const reset = target && (await resetPassword(deps, target._id, actorOf(ctx)));
       if (!target || !reset) return answer(ctx, 404, noSuchAccount);
-      const ended = reset.sessionsEnded === 1 ? 'one session' : `${reset.sessionsEnded} sessions`;
-      return answer(ctx, 200, {
+      const ended = plural(reset.sessionsEnded, 'session');
+      return done(ctx, {
         done: `The password of ${target.email} is reset and ${ended} of theirs ended.`,
         password: { email: target.email, value: reset.password },
       });
@@ -192,9 +201,9 @@ export function staffAccountsSteps(deps: AccountAdminDeps & { passkeys: Passkeys
     change: (change) =>
       async function changeStaffAccount(ctx) {
         try {
-          const done = await changeAccount(deps, ctx.state.form.account_id, change, actorOf(ctx));
-          if (!done) return await answer(ctx, 404, noSuchAccount);
-          return await answer(ctx, 200, { done: DONE_WORDS[change](done.account.email) });
+          const changed = await changeAccount(deps, ctx.state.form.account_id, change, actorOf(ctx));
+          if (!changed) return await answer(ctx, 404, noSuchAccount);
+          return await done(ctx, { done: DONE_WORDS[change](changed.account.email) });
         } catch (err) {
           if (err instanceof AccountChangeRefused) return answer(ctx, 409, { error: err.message });
           throw err;

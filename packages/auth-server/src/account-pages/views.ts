@@ -162,17 +162,18 @@ function scopeUseTable(app: ConnectedApp): SafeHtml {
     </table>`;
 }
 
-/** Whether Drop unused scopes can do something: some API scope used, some not. */
+/** Whether Drop unused scopes can do something: some API scope granted and never used. */
 function canDropUnused(app: ConnectedApp): boolean {
-  const api = app.scopes.filter((s) => API_SCOPE_NAMES.includes(s));
-  return api.some((s) => app.scopeUses[s] !== undefined) && api.some((s) => app.scopeUses[s] === undefined);
+  return app.scopes.some((s) => API_SCOPE_NAMES.includes(s) && app.scopeUses[s] === undefined);
 }
 
 function appCard(app: ConnectedApp, csrf: string): SafeHtml {
   const destinations = [...new Set(app.redirectUris.map(destinationText))];
   const hidden = html`<input type="hidden" name="csrf" value="${csrf}" />
     <input type="hidden" name="client_id" value="${app.clientId}" />`;
-  return html`<section class="card" aria-label="${app.name ?? app.clientId}">
+  // Named by the app and its client id: two apps may share a name, never an id (landmarks are unique).
+  const landmark = app.name ? `${app.name} (${app.clientId})` : app.clientId;
+  return html`<section class="card" aria-label="${landmark}">
     ${appLabel(app)}
     <dl class="facts">
       <dt>Client ID</dt>

@@ -30,7 +30,7 @@ import {
   signOutEverywhere,
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
-import { displayTextProblem } from '@school/shared';
+import { displayTextProblem, minutesText } from '@school/shared';
 import { scriptNonce, sendPage } from '../pages/html.js';
 import { FactorProofs, factorNeeded, type SessionSignIn } from '../passkeys/factor-proof.js';
 import { PasskeyRefused } from '../passkeys/passkey-ceremonies.js';
@@ -96,7 +96,7 @@ const PASSKEY_NOT_ADDED = 'The passkey was not added: the browser’s answer cou
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What Your account needs. */
-export type YourAccountDeps = AccountAdminDeps & { passkeys: Passkeys; provider: Provider };
+export type YourAccountDeps = AccountAdminDeps & { passkeys: Passkeys; provider: Provider; baseUrl: string };
 
 /** The page, and the steps of its forms. */
 export function yourAccountSteps(deps: YourAccountDeps): {
@@ -188,8 +188,8 @@ export function yourAccountSteps(deps: YourAccountDeps): {
     const verdict = await loginGuard.before(ctx.state.account.email, ctx.ip);
     if (verdict.refusedForSeconds > 0) {
       ctx.set('Retry-After', String(verdict.refusedForSeconds));
-      const minutes = Math.ceil(verdict.refusedForSeconds / 60);
-      return answer(ctx, 429, `Too many wrong passwords. Try again in ${minutes} minute(s).`);
+      const wait = minutesText(verdict.refusedForSeconds);
+      return answer(ctx, 429, `Too many wrong passwords for your account. Try again in ${wait}.`);
     }
     if (verdict.delayMs) await sleep(verdict.delayMs);
     await next();
@@ -248,8 +248,9 @@ export function yourAccountSteps(deps: YourAccountDeps): {
       const told =
         byPassword && (await passkeys.store.addedAfterPassword(account._id, sessionUid)).length > 0;
       ctx.status = 303;
-      // Otherwise on to the page the sign-in was started from (device pairing), else Connected apps.
-      ctx.redirect(told ? accountPath('account') : afterSignIn(ctx.query.state));
+      // Otherwise on to the page the sign-in was started from (an account page, device pairing), else
+      // Connected apps.
+      ctx.redirect(told ? accountPath('account') : afterSignIn(ctx.query.state, deps.baseUrl));
     },
     proof: proofSteps({
       ...deps,
@@ -348,11 +349,10 @@ export function yourAccountSteps(deps: YourAccountDeps): {
         const wait = await budget.take(account._id);
         if (wait > 0) {
           ctx.set('Retry-After', String(wait));
-          const minutes = Math.ceil(wait / 60);
           return answer(
             ctx,
             429,
-            `You made new recovery codes several times this hour. Try again in ${minutes} minute(s).`,
+            `You made new recovery codes several times this hour. Try again in ${minutesText(wait)}.`,
           );
         }
         const codes = await passkeys.recoveryCodes.generate(account._id);

@@ -50,6 +50,8 @@ export interface LoginGuardSettings {
 export interface LoginVerdict {
   /** Seconds until this address (or this email from it) may try again; 0 when it may now. */
   refusedForSeconds: number;
+  /** Which allowance refused: this email from this address (`account`), or the address (`address`). */
+  refusedBy?: 'account' | 'address';
   /** How long to wait before checking the password (the account-wide delay), ms. */
   delayMs: number;
 }
@@ -128,11 +130,11 @@ export class LoginGuard {
     const address = addressKey(ip);
     const pair = LoginGuard.pair(email, address);
     const pairRefusal = await refusal(this.byPair.consume(pair));
-    if (pairRefusal) return { refusedForSeconds: pairRefusal, delayMs: 0 };
+    if (pairRefusal) return { refusedForSeconds: pairRefusal, refusedBy: 'account', delayMs: 0 };
     const addressRefusal = await refusal(this.byAddress.consume(address));
     if (addressRefusal) {
       await this.byPair.reward(pair, 1);
-      return { refusedForSeconds: addressRefusal, delayMs: 0 };
+      return { refusedForSeconds: addressRefusal, refusedBy: 'address', delayMs: 0 };
     }
     const byAccount = await this.byAccount.get(LoginGuard.account(email));
     const failures = byAccount?.consumedPoints ?? 0;

@@ -12,12 +12,32 @@
 import type { Command } from 'commander';
 import type { AuthRuntime } from '../bootstrap.js';
 import { connectedApps } from '../account-pages/connected-apps.js';
+import type { ConnectedApp } from '../account-pages/views.js';
 import { endAccountAccess } from '../storage/account-grants.js';
 import { reviewApp, ReviewRefused, type ReviewAsked } from '../storage/app-review-actions.js';
 import { listReviewRequests } from '../storage/app-review-requests.js';
 import { listReviews } from '../storage/app-reviews.js';
 import { OperatorError } from './operator-error.js';
-import { print, withRuntime } from './runtime.js';
+import { isoTime, print, withRuntime } from './runtime.js';
+
+/** An app as `apps list` prints it, in the commands' style (docs/operators.md): snake_case, ISO times. */
+function appJson(app: ConnectedApp): Record<string, unknown> {
+  return {
+    client_id: app.clientId,
+    client_name: app.name,
+    kind: app.kind,
+    redirect_uris: app.redirectUris,
+    scopes: app.scopes,
+    scopes_last_used_at: Object.fromEntries(
+      Object.entries(app.scopeUses).map(([scope, at]) => [scope, isoTime(at)]),
+    ),
+    first_allowed_at: isoTime(app.firstAuthorized),
+    last_used_at: isoTime(app.lastUsed),
+    access_ends_at: isoTime(app.expiresAt),
+    ...(app.reuse ? { reused: { count: app.reuse.count, last_at: isoTime(app.reuse.last) } } : {}),
+    ...(app.unavailable ? { unavailable: true } : {}),
+  };
+}
 
 async function accountIdOf(runtime: AuthRuntime, account: string): Promise<string> {
   const accountId = account.includes('@') ? await runtime.accounts.idOf(account) : account;
@@ -73,7 +93,7 @@ export function registerAppsCommands(program: Command): void {
       withRuntime(async (runtime, config) => {
         const accountId = await accountIdOf(runtime, account);
         const deps = { ...runtime, prefix: config.REDIS_KEY_PREFIX };
-        print(await connectedApps(deps, accountId));
+        print((await connectedApps(deps, accountId)).map(appJson));
       }),
     );
 
@@ -93,7 +113,7 @@ export function registerAppsCommands(program: Command): void {
           clientId,
           details: { by: 'operator', ...ended },
         });
-        print({ revoked: clientId, account: accountId, ...ended });
+        print({ revoked: clientId, account_id: accountId, ...ended });
       }),
     );
 

@@ -11,6 +11,7 @@ import {
   type ClientFilter,
   type ListedClient,
 } from '../storage/client-listing.js';
+import { isoTime } from './runtime.js';
 
 /** The command's options, as parsed by cli/main.ts. */
 export interface ClientsListOptions {
@@ -31,24 +32,27 @@ export function clientsListFilter(o: ClientsListOptions): ClientFilter {
   return { kind, neverUsed: o['never-used'] || undefined, idleDays };
 }
 
-const iso = (seconds: number | undefined) =>
-  seconds === undefined ? undefined : new Date(seconds * 1000).toISOString();
-
 /** A client as the command prints it with `--json`. */
 export function clientJson(c: ListedClient): Record<string, unknown> {
   return {
     client_id: c.clientId,
     client_name: c.name,
     kind: c.kind,
-    created_at: iso(c.createdAt),
-    last_used_at: iso(c.lastUsed),
+    created_at: isoTime(c.createdAt),
+    last_used_at: isoTime(c.lastUsed),
     accounts: c.accounts,
     redirect_uris: c.redirectUris,
   };
 }
 
 function clientLine(c: ListedClient): string {
-  const cells = [c.clientId, c.kind, iso(c.createdAt) ?? '-', iso(c.lastUsed) ?? 'never', `${c.accounts}`];
+  const cells = [
+    c.clientId,
+    c.kind,
+    isoTime(c.createdAt) ?? '-',
+    isoTime(c.lastUsed) ?? 'never',
+    `${c.accounts}`,
+  ];
   return [...cells.map(terminalSafe), terminalJson(c.name ?? '')].join('\t');
 }
 

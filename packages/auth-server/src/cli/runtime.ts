@@ -25,6 +25,13 @@ export async function withRuntime<T>(
 /** Prints `value` as indented JSON, what a terminal would act on escaped. */
 export const print = (value: unknown) => console.log(terminalJson(value, 2));
 
+/**
+ * A time as every command prints it: ISO 8601 in UTC (`2026-11-29T07:40:00.000Z`), from Unix seconds;
+ * undefined (left out of the JSON) when there is none.
+ */
+export const isoTime = (seconds: number | undefined) =>
+  seconds === undefined ? undefined : new Date(seconds * 1000).toISOString();
+
 /** An option's parser: a whole number from `min` to `max`. */
 export const wholeNumber =
   (min: number, max = Number.MAX_SAFE_INTEGER) =>

@@ -16,7 +16,7 @@
  * listed apart with Ask an admin, which ends the pairing with `access_denied` saying approval was asked.
  */
 import { randomBytes } from 'node:crypto';
-import { ALL_SCOPE_NAMES, API_SCOPE_NAMES, BASELINE_SCOPE_NAMES } from '@school/shared';
+import { ALL_SCOPE_NAMES, API_SCOPE_NAMES, BASELINE_SCOPE_NAMES, minutesText, plural } from '@school/shared';
 import type { DeviceCode, Provider } from 'oidc-provider';
 import { z } from 'zod';
 import type { AccountContext, AccountStep } from '../account-pages/signed-in.js';
@@ -76,7 +76,7 @@ const shownCode = (code: string) => (code.length === 8 ? `${code.slice(0, 4)}-${
 export function agoText(seconds: number): string {
   if (seconds < 10) return 'just now';
   if (seconds < 90) return `${Math.round(seconds)} seconds ago`;
-  return `${Math.round(seconds / 60)} minutes ago`;
+  return `${plural(Math.round(seconds / 60), 'minute')} ago`;
 }
 
 const nowSeconds = () => Math.floor(Date.now() / 1000);
@@ -125,7 +125,7 @@ export function pairingSteps(deps: PairingDeps): {
       });
       throw new Refusal(
         429,
-        `Too many wrong codes. Wait ${Math.ceil(refusedFor / 60)} minutes, then type the code your device shows.`,
+        `Too many wrong codes. Wait ${minutesText(refusedFor)}, then type the code your device shows.`,
       );
     }
     const code = typed

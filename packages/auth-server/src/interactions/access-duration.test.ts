@@ -30,6 +30,33 @@ describe('how long access lasts', () => {
     expect(durationChoices(now, unset).map((c) => c.value)).toEqual(['hour', 'today', 'week', 'revoked']);
   });
 
+  it('offers no two choices that end at the same moment', () => {
+    // Sunday 29 November 2026, 10:00 UTC: today and this week end at the same midnight.
+    const sunday = new Date(Date.UTC(2026, 10, 29, 10, 0, 0));
+    expect(durationChoices(sunday, berlin).map((c) => c.value)).toEqual(['hour', 'today', 'term', 'revoked']);
+    // The term ends on this week's Sunday: "This week" says it.
+    expect(durationChoices(now, { ...berlin, termEnds: '2026-11-29' }).map((c) => c.value)).toEqual([
+      'hour',
+      'today',
+      'week',
+      'revoked',
+    ]);
+    // The term's last day is today.
+    expect(durationChoices(now, { ...berlin, termEnds: '2026-11-27' }).map((c) => c.value)).toEqual([
+      'hour',
+      'today',
+      'week',
+      'revoked',
+    ]);
+    // On Sunday with the term ending that day: one choice for the three.
+    const ends = durationChoices(sunday, { ...berlin, termEnds: '2026-11-29' });
+    expect(ends.map((c) => [c.value, c.ends])).toEqual([
+      ['hour', at(2026, 10, 29, 11)],
+      ['today', at(2026, 10, 29, 23)],
+      ['revoked', at(2026, 10, 29, 10) + 86_400 * 365],
+    ]);
+  });
+
   it('lasts the configured grant lifetime until revoked', () => {
     expect(accessEnds('revoked', now, { timezone: 'UTC', grantTtl: 600 })).toBe(at(2026, 10, 27, 10) + 600);
   });

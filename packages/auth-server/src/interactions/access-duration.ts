@@ -87,12 +87,19 @@ export function chosenEnd(
   return accessEnds(answer, now, calendar) ?? shortest;
 }
 
-/** The choices on offer at `now`, shortest first, with when each ends. */
+/**
+ * The choices on offer at `now`, shortest first, with when each ends. Two choices that end at the
+ * same moment are one: the first of them is kept ("Today" on a Sunday, not also "This week"; "This
+ * week" when the term ends that Sunday, not also "This term").
+ */
 export function durationChoices(now: Date, calendar: AccessCalendar): DurationChoice[] {
-  return DURATIONS.flatMap((value) => {
+  const offered: DurationChoice[] = [];
+  for (const value of DURATIONS) {
     const ends = accessEnds(value, now, calendar);
-    return ends === undefined ? [] : [{ value, label: LABELS[value], ends }];
-  });
+    if (ends !== undefined && !offered.some((c) => c.ends === ends))
+      offered.push({ value, label: LABELS[value], ends });
+  }
+  return offered;
 }
 
 /** A date and time in the school's zone, as the pages show an end: "Fri 27 Nov 2026, 23:59". */

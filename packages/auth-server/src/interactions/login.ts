@@ -20,7 +20,7 @@
  * When the login prompt asks for a passkey (passkeys/passkey-for-writes.ts), the page offers the
  * passkey alone and the other two forms are refused.
  */
-import { INTERACTION_PATH } from '@school/shared';
+import { INTERACTION_PATH, minutesText } from '@school/shared';
 import type { Passkeys } from '../passkeys/passkeys.js';
 import { PasskeyRefused } from '../passkeys/passkey-ceremonies.js';
 import { PASSKEY_REQUIRED } from '../passkeys/passkey-for-writes.js';
@@ -160,12 +160,12 @@ export function loginSteps({ provider, accounts, audit, loginGuard, csrf, passke
       const wait = verdict.refusedForSeconds;
       ctx.set('Retry-After', String(wait));
       void audit.record('login_locked', { ...actor(ctx), ...(await named(email)), details: { email } });
-      const minutes = Math.ceil(wait / 60);
-      await sendForm(
-        ctx,
-        429,
-        `Too many failed sign-ins from this network. Try again in ${minutes} minute(s).`,
-      );
+      // Which allowance refused, said for any email alike (real or not), so it tells nothing of accounts.
+      const locked =
+        verdict.refusedBy === 'account'
+          ? `Too many failed sign-ins to this account from this network: this account is locked here for now. Try again in ${minutesText(wait)}; other accounts can still sign in.`
+          : `Too many failed sign-ins from this network. Try again in ${minutesText(wait)}.`;
+      await sendForm(ctx, 429, locked);
       return false;
     }
     if (verdict.delayMs) await sleep(verdict.delayMs);

@@ -52,7 +52,10 @@ button.danger{background:#b91c1c;color:#fff;margin-top:.5rem}
 button.link{background:none;color:#1d4ed8;padding:0;margin:0;text-decoration:underline;font-size:inherit}
 .actions{display:flex;gap:.75rem;flex-wrap:wrap}
 .actions form{margin:0}
+.actions.stacked{flex-direction:column;align-items:flex-start;gap:.4rem}
+form+details,form+p.note{margin-top:1.5rem}
 .error{background:#fee2e2;color:#991b1b;padding:.75rem;border-radius:6px}
+.error>p:first-child{margin-top:0}.error>ul:last-child{margin-bottom:0}
 .ok{background:#dcfce7;color:#14532d;padding:.75rem;border-radius:6px}
 .note{font-size:.9rem;color:#4b5563}
 .app{border-left:4px solid #d97706;padding:.25rem 0 .25rem .75rem;margin:.5rem 0}
@@ -91,7 +94,10 @@ td.ids{overflow-wrap:anywhere}
 .filters{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
 .filters label{margin:0}
 .filters button{margin:0}
-@media (max-width:40rem){table,thead,tbody,tr,th,td{display:block}thead{display:none}tr{border:1px solid #d1d5db;border-radius:8px;margin:.5rem 0;padding:.25rem}td{border:0}td::before{content:attr(data-label) ": ";font-weight:600}}
+.filters label.check{display:flex;align-items:center;gap:.4rem;min-height:2.6rem;font-weight:400}
+.filters label.check input{width:1.1rem;height:1.1rem;margin:0}
+.kind.listed{font-weight:400;font-size:.9rem}
+@media (max-width:40rem){.filters>div{flex:1 1 100%}table,thead,tbody,tr,th,td{display:block}thead{display:none}tr{border:1px solid #d1d5db;border-radius:8px;margin:.5rem 0;padding:.25rem}td{border:0}td::before{content:attr(data-label) ": ";font-weight:600}}
 @media (prefers-color-scheme:dark){body{background:#111827;color:#f9fafb}main{background:#1f2937}a,button.link{color:#93c5fd}
 input,select{background:#111827;color:#f9fafb}code{background:#374151}.note{color:#d1d5db}.kind{color:#fcd34d}
 .kind-integration,.kind-service,.kind-console,.kind-metadata-document{color:#bfdbfe}ul.writes li{color:#fca5a5}}

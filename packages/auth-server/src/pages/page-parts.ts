@@ -44,19 +44,31 @@ export function kindText(app: AppIdentity): SafeHtml {
   }
 }
 
+/** What a list says once, above its rows, when one of them is an app with a self-declared name. */
+export const SELF_DECLARED_NOTE =
+  'A self-declared name was chosen by the app itself when it registered: nobody has checked it.';
+
 /**
  * The app's name in a `<bdi>`, with its kind underneath in words at least as prominent. `asking`: the
  * app is asking this person for access right now (sign-in and consent), so an unchecked name comes
- * with what to do about it; lists and the page after Deny only describe.
+ * with what to do about it; lists and the page after Deny only describe. `listed`: a row of a list,
+ * in normal weight, a self-declared name in two words ({@link SELF_DECLARED_NOTE}, above the list,
+ * says the rest once).
  */
-export function appLabel(app: AppIdentity, { asking = false } = {}): SafeHtml {
+export function appLabel(app: AppIdentity, { asking = false, listed = false } = {}): SafeHtml {
   if (app.unavailable) return unavailableLabel(app);
   const name = app.name?.trim() || 'An unnamed app';
   const unchecked = app.kind === 'open' || app.kind === 'metadata-document';
   const advice = asking && unchecked ? ' Only continue if you started this app yourself.' : '';
   return html`<div class="app">
     <span class="app-name"><bdi>${name}</bdi></span>
-    <span class="kind kind-${app.kind}">${kindText(app)}${advice}</span>
+    ${
+      listed
+        ? html`<span class="kind listed kind-${app.kind}"
+            >${app.kind === 'open' ? 'Self-declared name' : kindText(app)}</span
+          >`
+        : html`<span class="kind kind-${app.kind}">${kindText(app)}${advice}</span>`
+    }
   </div>`;
 }
 

@@ -14,6 +14,13 @@ export const PASSKEY_PAGE_SCRIPT = `'use strict';
   Array.prototype.forEach.call(forms, function (form) {
     var status = form.querySelector('[data-passkey-status]');
     var say = function (text) { if (status) status.textContent = text; };
+    // What went wrong, in words; the browser's error names are never shown.
+    var WHY = {
+      NotAllowedError: 'No passkey was used: it was cancelled, timed out, or this device has none for this account. Try again.',
+      InvalidStateError: 'No passkey was used: this device already holds a passkey for this account.',
+      AbortError: 'No passkey was used: it was cancelled. Try again.',
+      SecurityError: 'No passkey was used: passkeys do not work at this address.',
+    };
     if (!lib || !lib.browserSupportsWebAuthn()) {
       say('This browser cannot use passkeys.');
       return;
@@ -30,7 +37,7 @@ export const PASSKEY_PAGE_SCRIPT = `'use strict';
         say('Checking…');
         form.submit();
       }, function (err) {
-        say('No passkey was used (' + (err && err.name ? err.name : 'cancelled') + '). Try again.');
+        say(WHY[err && err.name] || 'No passkey was used. Try again.');
       });
     });
   });
