@@ -110,11 +110,12 @@ let officeToken: string;
 let officeRefresh: string;
 
 beforeAll(async () => {
-  for (const [account, name] of [
-    [TEACHER, 'Terry Teacher'],
-    [OFFICE, 'Olive Office'],
-  ] as const)
-    await auth.running.accounts.create({ ...account, name });
+  // The school office may let an app read orders and write coupons: a role the school added.
+  await auth.running.roles.create('office', 'School office', ['orders:read', 'coupons:write']);
+  // A teacher reads the members' list of their classes.
+  await auth.running.roles.create('teacher', 'Teacher', ['courses:read', 'members:read']);
+  await auth.running.accounts.create({ ...TEACHER, name: 'Terry Teacher', role: 'teacher' });
+  await auth.running.accounts.create({ ...OFFICE, name: 'Olive Office', role: 'office' });
   planner = await registerClient(auth, { client_name: 'Lesson Planner' });
   lure = await registerClient(auth, { client_name: FORMULA_NAME });
   const signIn = (client: TestClient, account: Account, scope: string) =>
@@ -175,7 +176,7 @@ describe('school-auth grants export', () => {
       domain: null,
       unavailable: false,
     });
-    expect(row.account).toMatchObject({ email: OFFICE.email, role: 'staff' });
+    expect(row.account).toMatchObject({ email: OFFICE.email, role: 'office' });
     expect(row.approvedBy).toBe('self');
     expect(row.scopes).toEqual([
       { category: 'payments', title: 'Orders and payments', scopes: ['orders:read', 'coupons:write'] },
@@ -222,7 +223,7 @@ describe('school-auth grants export', () => {
     const office = records.find((r) => r[4] === OFFICE.email)!;
     // The name, whole, behind a quote mark that makes a spreadsheet show it as text.
     expect(office[0]).toBe(`'${FORMULA_NAME}`);
-    expect(office.slice(1, 7)).toEqual([lure.clientId, 'self-declared', '', OFFICE.email, 'staff', 'self']);
+    expect(office.slice(1, 7)).toEqual([lure.clientId, 'self-declared', '', OFFICE.email, 'office', 'self']);
     expect(office[9]).toBe('orders:read coupons:write');
     expect(office[11]).toBe('openid email');
     expect(office[12]).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);

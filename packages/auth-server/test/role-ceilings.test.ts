@@ -21,6 +21,7 @@ import {
   type Page,
 } from '../../../test-support/form-browser.js';
 import * as flow from '../../../test-support/oauth-flow.js';
+import { accessRegister } from '../src/account-pages/access-register.js';
 import { accountGrants } from '../src/storage/account-grants.js';
 import { isActive, openConsent, registerClient, tokenRequest, type TestClient } from './oauth-http.js';
 
@@ -157,6 +158,14 @@ describe('a staff member’s consent', () => {
       verifier,
     );
     expect(tokens.scope.split(' ').sort()).toEqual(['courses:read', 'openid', 'students:write']);
+
+    // The Access register names the admin beside the account for the scope the admin let in.
+    const registerRows = [];
+    for await (const part of accessRegister({ ...auth.running, prefix: auth.config.REDIS_KEY_PREFIX }))
+      registerRows.push(...part.rows.filter((r) => r.account.id === staff.id));
+    expect(registerRows.map((r) => [r.app.clientId, r.approvedBy])).toEqual([
+      [client.clientId, `self; ${approved[0]!.approvedBy} (students:write)`],
+    ]);
 
     const first = await openAccountPage(browser, '/oauth/account/apps', staff);
     expect(first.body).toContain('An admin approved your request for Gradebook Sync');

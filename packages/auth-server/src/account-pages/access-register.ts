@@ -10,13 +10,33 @@
  */
 import { API_SCOPE_NAMES, scopesByCategory, type CategoryGroup } from '@school/shared';
 import type { AccountProfile, AccountStore } from '../accounts/account-store.js';
+import type { ApprovalStore } from '../accounts/approval-requests.js';
 import { verifiedHost, type ClientKind } from '../clients/client-kind.js';
 import { connectedApps, type ConnectedAppsDeps } from './connected-apps.js';
 import type { ConnectedApp } from './views.js';
 
-/** What the register reads: the accounts, and what Connected apps reads. */
+/** What the register reads: the accounts, the admins' approvals, and what Connected apps reads. */
 export interface RegisterDeps extends ConnectedAppsDeps {
   accounts: AccountStore;
+  approvals: Pick<ApprovalStore, 'approversOf'>;
+}
+
+/** An admin's approval of scopes for one account and app (Ask an admin, Approvals). */
+export interface Approver {
+  by: string;
+  scopes: string[];
+}
+
+/**
+ * Who approved an app's access: `self` (the account, on the consent page), then each admin whose
+ * approval let in scopes the app holds, with those scopes: `self; admin@school.example (students:write)`.
+ */
+export function approvedBy(app: Pick<ConnectedApp, 'scopes'>, approvers: readonly Approver[]): string {
+  const admins = approvers.flatMap(({ by, scopes }) => {
+    const held = scopes.filter((s) => app.scopes.includes(s));
+    return held.length ? [`${by} (${held.join(' ')})`] : [];
+  });
+  return ['self', ...admins].join('; ');
 }
 
 /** How the register names each kind of app. */
@@ -41,7 +61,7 @@ export interface RegisterRow {
     unavailable: boolean;
   };
   account: { id: string; email: string; role: string };
-  /** Who approved it: `self` (the account itself), or an admin. */
+  /** Who approved it: `self` (the account itself), then any admin who approved some of its scopes. */
   approvedBy: string;
   /** The scopes granted, under their data categories. */
   scopes: CategoryGroup[];
@@ -58,7 +78,11 @@ export interface RegisterRow {
 const iso = (unixSeconds: number) => new Date(unixSeconds * 1000).toISOString().replace('.000Z', 'Z');
 
 /** The register's row of `app`, allowed by `account`. */
-export function registerRow(account: AccountProfile, app: ConnectedApp): RegisterRow {
+export function registerRow(
+  account: AccountProfile,
+  app: ConnectedApp,
+  approvers: readonly Approver[] = [],
+): RegisterRow {
   const apiScopes = app.scopes.filter((s) => API_SCOPE_NAMES.includes(s));
   return {
     app: {
@@ -69,7 +93,7 @@ export function registerRow(account: AccountProfile, app: ConnectedApp): Registe
       unavailable: app.unavailable === true,
     },
     account: { id: account._id, email: account.email, role: account.role },
-    approvedBy: app.approvedBy.join(', '),
+    approvedBy: approvedBy(app, approvers),
     scopes: scopesByCategory(app.scopes),
     grantedAt: iso(app.firstAuthorized),
     endsAt: app.expiresAt === undefined ? null : iso(app.expiresAt),
@@ -99,7 +123,11 @@ export async function* accessRegister(
   const start = after === undefined ? 0 : accounts.findIndex((a) => a._id === after) + 1;
   for (const account of accounts.slice(start)) {
     const apps = await connectedApps(deps, account._id);
-    if (apps.length) yield { account, apps, rows: apps.map((app) => registerRow(account, app)) };
+    if (!apps.length) continue;
+    const approvers = await Promise.all(
+      apps.map((app) => deps.approvals.approversOf(account._id, app.clientId)),
+    );
+    yield { account, apps, rows: apps.map((app, i) => registerRow(account, app, approvers[i])) };
   }
 }
 

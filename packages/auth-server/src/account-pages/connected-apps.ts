@@ -14,7 +14,6 @@ import { z } from 'zod';
 import type { AuditLog } from '../audit/audit-log.js';
 import { ACCOUNT_CONSOLE_CLIENT_ID, clientKind } from '../clients/client-kind.js';
 import { accountGrants, endAccountAccess } from '../storage/account-grants.js';
-import { approvedBy } from '../storage/grant-approval.js';
 import { grantsLastUsed } from '../storage/grant-usage.js';
 import { scopesLastUsed } from '../storage/scope-usage.js';
 import { grantsReused } from '../storage/refresh-lineage.js';
@@ -78,14 +77,11 @@ export async function connectedApps(
         scopes: [],
         firstAuthorized: g.issuedAt,
         scopeUses: {},
-        approvedBy: [],
       };
       byClient.set(g.clientId, app);
     }
     app.scopes = [...new Set([...app.scopes, ...g.scopes])];
     app.firstAuthorized = Math.min(app.firstAuthorized, g.issuedAt);
-    const approver = approvedBy(g);
-    if (!app.approvedBy.includes(approver)) app.approvedBy.push(approver);
     if (g.expiresAt !== undefined) app.expiresAt = Math.max(app.expiresAt ?? 0, g.expiresAt);
     for (const [scope, at] of Object.entries(scopeUses[i] ?? {})) {
       if (g.scopes.includes(scope)) app.scopeUses[scope] = Math.max(app.scopeUses[scope] ?? 0, at);

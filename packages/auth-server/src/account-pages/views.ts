@@ -112,8 +112,6 @@ export interface ConnectedApp extends AppIdentity {
   scopeUses: Record<string, number>;
   /** When its access ends, Unix seconds: the latest end of its grants. */
   expiresAt?: number;
-  /** Who approved its grants (storage/grant-approval.ts): `self`, or an admin; once each. */
-  approvedBy: string[];
   /**
    * How often a replaced refresh token of it was answered within the reuse window (the same
    * installation using it from several processes: provider/refresh-extension/), and the last time.

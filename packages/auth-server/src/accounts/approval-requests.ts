@@ -221,6 +221,24 @@ export class ApprovalStore {
     return [...byScope.values()];
   }
 
+  /**
+   * Who approved what for `accountId` and `clientId`, whenever it was (an approval that has lapsed
+   * still says who let the scopes of a grant made meanwhile in): each admin with the scopes approved.
+   */
+  async approversOf(accountId: string, clientId: string): Promise<{ by: string; scopes: string[] }[]> {
+    const approvals = await this.model
+      .find({ accountId, clientId, status: 'approved' })
+      .sort({ decidedAt: 1 })
+      .lean<ApprovalRequest[]>();
+    const byAdmin = new Map<string, Set<string>>();
+    for (const a of approvals) {
+      const scopes = byAdmin.get(a.decidedBy!) ?? new Set<string>();
+      for (const scope of a.approvedScopes ?? []) scopes.add(scope);
+      byAdmin.set(a.decidedBy!, scopes);
+    }
+    return [...byAdmin].map(([by, scopes]) => ({ by, scopes: [...scopes] }));
+  }
+
   /** The decisions `accountId` has not been told of yet, marked told. */
   async takeUntold(accountId: string): Promise<ApprovalRequest[]> {
     const untold = await this.model

@@ -28,8 +28,6 @@ export interface HeldGrant {
   issuedAt: number;
   /** When it ends, Unix seconds: the end the admin chose, or the configured grant lifetime. */
   expiresAt?: number;
-  /** The admin who approved it for this account, when one did (grant-approval.ts); else its holder. */
-  approvedBy?: string;
 }
 
 interface GrantPayload {
