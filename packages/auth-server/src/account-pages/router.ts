@@ -5,9 +5,10 @@
  * never cached (`noStore`), the signed-in person loaded first (`requireSignIn`), every form checked
  * against its zod schema, its CSRF token and its Origin before it acts, then one named step.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import { ACCOUNT_PATH } from '@school/shared';
+import { PAGE_ROUTERS } from '@school/shared';
+import { pageRouter } from '../pages/page-router.js';
 import type { RedisClient } from '@school/shared';
 import type { Provider } from 'oidc-provider';
 import type { z } from 'zod';
@@ -22,7 +23,6 @@ import { connectedAppsSteps, revokeForm } from './connected-apps.js';
 import { dropUnusedForm, dropUnusedStep } from './drop-unused-scopes.js';
 import { requireAdmin } from './require-admin.js';
 import { accountPath, checkAccountForm, requireSignIn, type AccountState } from './signed-in.js';
-import { ACCOUNT_CHANGES } from '../accounts/account-status.js';
 import {
   accountActionForm,
   createStaffForm,
@@ -71,83 +71,60 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   const staff = staffAccountsSteps(deps);
   const check = <T extends { csrf: string }>(schema: z.ZodType<T>) => checkAccountForm(schema, formCheck);
 
-  const router = new Router<AccountState>({ prefix: ACCOUNT_PATH });
-  router.use(noStore);
   const home = (ctx: { status: number; redirect(url: string): void }) => {
     ctx.status = 303;
     ctx.redirect(accountPath('apps'));
   };
-  router.get('/', home);
-  // Back from signing in (provider/account-console.ts): the login session is set; the code is unused.
-  router.get('/signed-in', signedIn, own.afterSignIn);
-  router.get('/apps', signedIn, apps.show);
-  router.get('/apps/revoke', signedIn, apps.confirm);
-  router.post('/apps/revoke', forms, signedIn, check(revokeForm), apps.revoke);
-  router.post('/apps/drop-unused', forms, signedIn, check(dropUnusedForm), dropUnusedStep(deps));
-  router.get('/clients', signedIn, requireAdmin, clients.show);
-  router.get('/clients/delete', signedIn, requireAdmin, clients.confirm);
-  const deleteCheck = checkAccountForm(deleteClientForm, formCheck);
-  router.post('/clients/delete', forms, signedIn, requireAdmin, deleteCheck, clients.remove);
-  router.get('/activity', signedIn, requireAdmin, activity.show);
-  router.get('/account', signedIn, own.show);
-  router.post('/account/password', forms, signedIn, check(changePasswordForm), ...own.changePassword);
-  router.get('/account/sign-out-everywhere', signedIn, own.confirmSignOutEverywhere);
-  router.post(
-    '/account/sign-out-everywhere',
-    forms,
-    signedIn,
-    check(signOutEverywhereForm),
-    own.signOutEverywhere,
+  const admin = [signedIn, requireAdmin];
+  const staffForm = [forms, ...admin, check(accountActionForm)];
+  return pageRouter(
+    PAGE_ROUTERS.account,
+    {
+      home: { read: [home] },
+      // Back from signing in (provider/account-console.ts): the login session is set; the code is unused.
+      signedIn: { read: [signedIn, own.afterSignIn] },
+      apps: { read: [signedIn, apps.show] },
+      revokeApp: {
+        read: [signedIn, apps.confirm],
+        form: [forms, signedIn, check(revokeForm), apps.revoke],
+      },
+      dropUnused: { form: [forms, signedIn, check(dropUnusedForm), dropUnusedStep(deps)] },
+      clients: { read: [...admin, clients.show] },
+      deleteClient: {
+        read: [...admin, clients.confirm],
+        form: [forms, ...admin, check(deleteClientForm), clients.remove],
+      },
+      activity: { read: [...admin, activity.show] },
+      account: { read: [signedIn, own.show] },
+      changePassword: { form: [forms, signedIn, check(changePasswordForm), ...own.changePassword] },
+      signOutEverywhere: {
+        read: [signedIn, own.confirmSignOutEverywhere],
+        form: [forms, signedIn, check(signOutEverywhereForm), own.signOutEverywhere],
+      },
+      addPasskey: { form: [forms, signedIn, check(addPasskeyForm), own.addPasskey] },
+      removePasskey: {
+        read: [signedIn, own.confirmRemovePasskey],
+        form: [forms, signedIn, check(removePasskeyForm), own.requireProof, own.removePasskey],
+      },
+      confirmPasskey: { form: [forms, signedIn, check(confirmPasskeyForm), own.proof.withPasskey] },
+      confirmPassword: { form: [forms, signedIn, check(confirmPasswordForm), ...own.proof.withPassword] },
+      recoveryCodes: {
+        read: [signedIn, own.confirmNewRecoveryCodes],
+        form: [forms, signedIn, check(recoveryCodesForm), ...own.newRecoveryCodes],
+      },
+      staff: { read: [...admin, staff.show] },
+      staffConfirm: { read: [...admin, staff.confirm] },
+      createStaff: { form: [forms, ...admin, check(createStaffForm), staff.create] },
+      unlock: { form: [...staffForm, staff.unlock] },
+      passwordSignIn: { form: [forms, ...admin, check(passwordSwitchForm), staff.switchPassword] },
+      resetPassword: { form: [...staffForm, staff.reset] },
+      removePasskeys: { form: [...staffForm, staff.removePasskeys] },
+      disable: { form: [...staffForm, staff.change('disable')] },
+      enable: { form: [...staffForm, staff.change('enable')] },
+      remove: { form: [...staffForm, staff.change('remove')] },
+      promote: { form: [...staffForm, staff.change('promote')] },
+      demote: { form: [...staffForm, staff.change('demote')] },
+    },
+    [noStore],
   );
-  router.post('/account/passkeys', forms, signedIn, check(addPasskeyForm), own.addPasskey);
-  router.get('/account/passkeys/remove', signedIn, own.confirmRemovePasskey);
-  router.post(
-    '/account/passkeys/remove',
-    forms,
-    signedIn,
-    check(removePasskeyForm),
-    own.requireProof,
-    own.removePasskey,
-  );
-  router.post('/account/confirm/passkey', forms, signedIn, check(confirmPasskeyForm), own.proof.withPasskey);
-  router.post(
-    '/account/confirm/password',
-    forms,
-    signedIn,
-    check(confirmPasswordForm),
-    ...own.proof.withPassword,
-  );
-  router.get('/account/recovery-codes', signedIn, own.confirmNewRecoveryCodes);
-  router.post('/account/recovery-codes', forms, signedIn, check(recoveryCodesForm), ...own.newRecoveryCodes);
-  router.get('/staff', signedIn, requireAdmin, staff.show);
-  router.post('/staff/create', forms, signedIn, requireAdmin, check(createStaffForm), staff.create);
-  router.post('/staff/unlock', forms, signedIn, requireAdmin, check(accountActionForm), staff.unlock);
-  router.get('/staff/confirm', signedIn, requireAdmin, staff.confirm);
-  router.post(
-    '/staff/password-sign-in',
-    forms,
-    signedIn,
-    requireAdmin,
-    check(passwordSwitchForm),
-    staff.switchPassword,
-  );
-  router.post('/staff/reset-password', forms, signedIn, requireAdmin, check(accountActionForm), staff.reset);
-  router.post(
-    '/staff/remove-passkeys',
-    forms,
-    signedIn,
-    requireAdmin,
-    check(accountActionForm),
-    staff.removePasskeys,
-  );
-  for (const change of ACCOUNT_CHANGES)
-    router.post(
-      `/staff/${change}`,
-      forms,
-      signedIn,
-      requireAdmin,
-      check(accountActionForm),
-      staff.change(change),
-    );
-  return router;
 }
