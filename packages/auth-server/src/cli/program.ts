@@ -15,7 +15,7 @@ import { registerClientsCommands } from './clients-commands.js';
 import { registerKeysCommands } from './keys-command.js';
 import { seedAdmin } from './seed-admin.js';
 import { loadSeedConfig } from './seed-config.js';
-import { dateValue, print, wholeNumber, withRuntime } from './runtime.js';
+import { dateValue, print, wholeNumber, withRuntime, withStorage } from './runtime.js';
 
 /** Writes commander's own output, what a terminal would act on escaped, line by line. */
 const escaped = (write: (text: string) => void) => (text: string) =>
@@ -40,8 +40,8 @@ function registerAuditCommands(program: Command): void {
         until?: Date;
         limit?: number;
       }) =>
-        withRuntime(async (runtime) => {
-          const events = await runtime.audit.query({
+        withStorage(async (storage) => {
+          const events = await storage.audit.query({
             type: o.type,
             clientId: o.client,
             accountId: o.account,
@@ -71,8 +71,7 @@ function registerAuditCommands(program: Command): void {
         before?: string;
         json?: boolean;
       }) =>
-        withRuntime(async (runtime, config) => {
-          const { audit, accounts, redis } = runtime;
+        withStorage(async ({ audit, accounts, redis }, config) => {
           const deps = { audit, accounts, redis, prefix: config.REDIS_KEY_PREFIX };
           const next = await runActivity(deps, {
             ...o,

@@ -1,12 +1,15 @@
 /**
  * What every `school-auth` command that reads or changes the server's storage runs in: the server's
  * own configuration and connections (bootstrap.ts), closed when the command ends, and how it prints.
+ * A command that needs only Redis and MongoDB (listing accounts, the audit log) runs `withStorage`:
+ * its settings are checked without the secrets and no keys or provider are opened; every other runs
+ * `withRuntime`, which refuses to start without them.
  */
 import { terminalJson } from '@school/shared';
 import { InvalidArgumentError } from 'commander';
 import type { AuthRuntime } from '../bootstrap.js';
-import { bootstrap } from '../bootstrap.js';
-import { loadConfig, type AuthConfig } from '../config.js';
+import { bootstrap, openStorage, type AuthStorage } from '../bootstrap.js';
+import { loadConfig, loadStorageConfig, type AuthConfig, type StorageConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 
 /** Runs `work` on the server's storage, closing it afterwards. */
@@ -19,6 +22,19 @@ export async function withRuntime<T>(
     return await work(runtime, config);
   } finally {
     await runtime.close();
+  }
+}
+
+/** Runs `work` on Redis and MongoDB alone (no secrets needed), closing them afterwards. */
+export async function withStorage<T>(
+  work: (storage: AuthStorage, config: StorageConfig) => Promise<T>,
+): Promise<T> {
+  const config = loadStorageConfig();
+  const storage = await openStorage(config, createLogger('warn', 'school-auth'));
+  try {
+    return await work(storage, config);
+  } finally {
+    await storage.close();
   }
 }
 
