@@ -12,31 +12,29 @@ import { bootstrap, openStorage, type AuthStorage } from '../bootstrap.js';
 import { loadConfig, loadStorageConfig, type AuthConfig, type StorageConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 
-/** Runs `work` on the server's storage, closing it afterwards. */
-export async function withRuntime<T>(
-  work: (runtime: AuthRuntime, config: AuthConfig) => Promise<T>,
+/** Opens what `open` opens on the settings `config`, runs `work` on it and closes it. */
+async function opened<C, R extends { close(): Promise<void> }, T>(
+  config: C,
+  open: (config: C) => Promise<R>,
+  work: (opened: R, config: C) => Promise<T>,
 ): Promise<T> {
-  const config = loadConfig();
-  const runtime = await bootstrap(config, createLogger('warn', 'school-auth'));
+  const what = await open(config);
   try {
-    return await work(runtime, config);
+    return await work(what, config);
   } finally {
-    await runtime.close();
+    await what.close();
   }
 }
 
+const logger = () => createLogger('warn', 'school-auth');
+
+/** Runs `work` on the server's storage, keys and provider, closing them afterwards. */
+export const withRuntime = <T>(work: (runtime: AuthRuntime, config: AuthConfig) => Promise<T>) =>
+  opened(loadConfig(), (config) => bootstrap(config, logger()), work);
+
 /** Runs `work` on Redis and MongoDB alone (no secrets needed), closing them afterwards. */
-export async function withStorage<T>(
-  work: (storage: AuthStorage, config: StorageConfig) => Promise<T>,
-): Promise<T> {
-  const config = loadStorageConfig();
-  const storage = await openStorage(config, createLogger('warn', 'school-auth'));
-  try {
-    return await work(storage, config);
-  } finally {
-    await storage.close();
-  }
-}
+export const withStorage = <T>(work: (storage: AuthStorage, config: StorageConfig) => Promise<T>) =>
+  opened(loadStorageConfig(), (config) => openStorage(config, logger()), work);
 
 /** Prints `value` as indented JSON, what a terminal would act on escaped. */
 export const print = (value: unknown) => console.log(terminalJson(value, 2));
