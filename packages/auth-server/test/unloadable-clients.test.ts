@@ -8,19 +8,14 @@
  * server on loopback with a test CA.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { ADMIN, startAuthWithDocuments, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
   FormBrowser,
   openAccountPage,
   pieceContaining,
   type Page,
 } from '../../../test-support/form-browser.js';
-import {
-  makeTestPki,
-  startDocumentServer,
-  type DocumentServer,
-} from '../../../test-support/https-documents.js';
+import type { DocumentServer } from '../../../test-support/https-documents.js';
 import { REDIRECT } from '../../../test-support/oauth-flow.js';
 import { allowCimdClient, disallowCimdClient } from '../src/cimd/cimd-operator.js';
 import { modelKey } from '../src/storage/redis-keys.js';
@@ -39,23 +34,14 @@ let healthyToken: string;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A client_id URL on the document server serving `doc`, never cached; and its path. */
-function publish(doc: Record<string, unknown>): { clientId: string; path: string } {
-  const path = `/apps/${randomBytes(6).toString('hex')}/client.json`;
-  const clientId = docs.url(path, '127.0.0.1');
-  docs.json(path, { client_id: clientId, ...doc }, { 'cache-control': 'max-age=0' });
-  return { clientId, path };
-}
+const publish = (doc: Record<string, unknown>) => docs.publish(doc, { maxAge: 0 });
 
 beforeAll(async () => {
-  const pki = makeTestPki();
-  docs = await startDocumentServer(pki);
-  auth = await startTestAuthServer({
-    CIMD_ALLOW_LOOPBACK: 'true',
-    CIMD_EXTRA_CA_FILE: pki.caFile,
+  ({ docs, auth } = await startAuthWithDocuments({
     CIMD_CACHE_MIN_SECONDS: '0',
     CIMD_STALE_SECONDS: '0',
     CIMD_FETCHES_PER_MINUTE_PER_HOST: '600',
-  });
+  }));
   const prefix = auth.config.REDIS_KEY_PREFIX;
   const scope = 'openid courses:read';
 
