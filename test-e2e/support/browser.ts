@@ -10,7 +10,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { expect } from '@jest/globals';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
 import { E2E_ADMIN } from './stack.js';
 
 /** Where screenshots are saved as test artifacts. */
@@ -138,15 +138,16 @@ export async function loopbackListener(path = '/callback'): Promise<LoopbackList
 }
 
 /**
- * The admin signs in and allows the authorization at `url` in a new context of `browser`; resolves
- * with the consent page's text and the URL `listener` received.
+ * The admin signs in and allows the authorization at `url` in a new context of `browser` (made with
+ * `contextOptions`); resolves with the consent page's text and the URL `listener` received.
  */
 export async function approveInBrowser(
   browser: Browser,
   url: string,
-  listener: LoopbackListener,
+  listener: Pick<LoopbackListener, 'received'>,
+  contextOptions: BrowserContextOptions = {},
 ): Promise<{ consent: string; callback: URL }> {
-  const context = await browser.newContext();
+  const context = await browser.newContext(contextOptions);
   try {
     const page = await context.newPage();
     await page.goto(url);
