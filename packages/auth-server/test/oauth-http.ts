@@ -133,6 +133,22 @@ export function revoke(auth: Issuer, form: Record<string, string>): Promise<Http
 }
 
 /**
+ * Tokens of `client`, signed in as the seeded admin before the file's tests (after the hooks declared
+ * before this call); the object is filled in then.
+ */
+export function signedInForFile(
+  auth: Issuer,
+  client: OAuthClient,
+  opts: Omit<FlowOptions, 'account'>,
+): Tokens {
+  const tokens = {} as Tokens;
+  beforeAll(async () => {
+    Object.assign(tokens, await signIn(auth, client, opts));
+  });
+  return tokens;
+}
+
+/**
  * A public and a confidential client registered on the file's `auth` before its tests (after the
  * hooks declared before this call); both objects are filled in when registered.
  */
