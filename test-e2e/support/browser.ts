@@ -11,7 +11,7 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { expect } from '@jest/globals';
 import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
-import { E2E_ADMIN } from './stack.js';
+import { E2E_ADMIN, type Stack } from './stack.js';
 
 /** Where screenshots are saved as test artifacts. */
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-results');
@@ -160,4 +160,23 @@ export async function approveInBrowser(
   } finally {
     await context.close();
   }
+}
+
+/** Registers a native app named `name` returning to `listener`, through the stack's edge; its client id. */
+export async function registerNativeApp(
+  stack: Pick<Stack, 'edgeUrl'>,
+  name: string,
+  listener: Pick<LoopbackListener, 'redirectUri'>,
+): Promise<string> {
+  const res = await fetch(`${stack.edgeUrl}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: name,
+      application_type: 'native',
+      redirect_uris: [listener.redirectUri],
+    }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { client_id: string }).client_id;
 }
