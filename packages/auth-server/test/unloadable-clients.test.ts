@@ -84,6 +84,26 @@ async function openPage(browser: FormBrowser, path: string, until: (page: Page) 
 /** The card of the app `clientId` on Connected apps. */
 const card = (page: Page, clientId: string) => pieceContaining(page.body, '<section class="card"', clientId);
 
+/**
+ * Opens the confirmation page of `action` for `clientId`, which must answer 200 and say what is
+ * `missing`, and submits its form; the page after it, 200.
+ */
+async function confirmAndSubmit(
+  browser: FormBrowser,
+  action: 'apps/revoke' | 'clients/delete',
+  clientId: string,
+  missing: string,
+): Promise<Page> {
+  const confirm = await browser.request(
+    `/oauth/account/${action}?${new URLSearchParams({ client_id: clientId }).toString()}`,
+  );
+  expect(confirm.status).toBe(200);
+  expect(confirm.body).toContain(missing);
+  const after = await browser.submit(confirm, `/${action}`, { client_id: clientId });
+  expect(after.status).toBe(200);
+  return after;
+}
+
 describe('Connected apps', () => {
   it('lists every app, those that cannot be loaded by their client id and what is missing', async () => {
     const page = await openPage(new FormBrowser(auth.issuer), '/oauth/account/apps', (p) =>
@@ -101,13 +121,7 @@ describe('Connected apps', () => {
     const browser = new FormBrowser(auth.issuer);
     await openPage(browser, '/oauth/account/apps', (p) => p.status === 200);
     for (const clientId of [refusedDoc, disallowedDoc]) {
-      const confirm = await browser.request(
-        `/oauth/account/apps/revoke?${new URLSearchParams({ client_id: clientId }).toString()}`,
-      );
-      expect(confirm.status).toBe(200);
-      expect(confirm.body).toContain('Metadata document unavailable');
-      const after = await browser.submit(confirm, '/apps/revoke', { client_id: clientId });
-      expect(after.status).toBe(200);
+      const after = await confirmAndSubmit(browser, 'apps/revoke', clientId, 'Metadata document unavailable');
       expect(after.body).toContain('has ended');
       expect(card(after, clientId)).toBeUndefined();
     }
@@ -123,13 +137,7 @@ describe('the admins’ pages', () => {
     const row = pieceContaining(page.body, '<tr>', corrupt);
     expect(row).toContain('Client record unavailable');
     expect(page.body).toContain('<bdi>Lesson Planner</bdi>');
-    const confirm = await browser.request(
-      `/oauth/account/clients/delete?${new URLSearchParams({ client_id: corrupt }).toString()}`,
-    );
-    expect(confirm.status).toBe(200);
-    expect(confirm.body).toContain('Client record unavailable');
-    const after = await browser.submit(confirm, '/clients/delete', { client_id: corrupt });
-    expect(after.status).toBe(200);
+    const after = await confirmAndSubmit(browser, 'clients/delete', corrupt, 'Client record unavailable');
     expect(after.body).toContain('was deleted');
     const key = modelKey(auth.config.REDIS_KEY_PREFIX, 'Client', corrupt);
     expect(await auth.running.redis.exists(key)).toBe(0);
