@@ -7,7 +7,13 @@ import { createHash, randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
-import { ARTIFACTS, loopbackListener, tickEveryScope, type LoopbackListener } from './support/browser.js';
+import {
+  ARTIFACTS,
+  loopbackListener,
+  registerNativeApp,
+  tickEveryScope,
+  type LoopbackListener,
+} from './support/browser.js';
 import { E2E_ADMIN, type Stack } from './support/stack.js';
 import { stackAndBrowserForFile } from './support/suite.js';
 
@@ -19,19 +25,7 @@ stackAndBrowserForFile((s, b) => {
   browser = b;
 });
 
-async function registerClient(listener: LoopbackListener, name: string): Promise<string> {
-  const res = await fetch(`${stack.baseUrl}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: name,
-      application_type: 'native',
-      redirect_uris: [listener.redirectUri],
-    }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { client_id: string }).client_id;
-}
+const registerClient = (listener: LoopbackListener, name: string) => registerNativeApp(stack, name, listener);
 
 function authorizationUrl(clientId: string, listener: LoopbackListener, state: string): string {
   const verifier = randomBytes(32).toString('base64url');

@@ -12,16 +12,18 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { pkce } from '../test-support/oauth-flow.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import type { Browser } from 'playwright-core';
 import { isLoopbackRedirectUri } from '@school/shared';
 import { SERVICES } from '../test-support/auth-server.js';
-import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-support/https-documents.js';
-import { launchBrowser, loopbackListener } from './support/browser.js';
-import { E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
+import type { DocumentServer } from '../test-support/https-documents.js';
+import { startDocumentStack, stopDocumentStack } from './support/document-stack.js';
+import { approveInBrowser, loopbackListener } from './support/browser.js';
+import { schoolAuth, type Stack } from './support/stack.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const FIXTURES = ['vscode', 'claude-connector', 'claude-code', 'chatgpt', 'codex'] as const;
@@ -35,23 +37,13 @@ let docs: DocumentServer;
 const redis = new Redis(SERVICES.redisUrl, { lazyConnect: true });
 
 beforeAll(async () => {
-  const pki = makeTestPki();
-  docs = await startDocumentServer(pki);
-  [stack, browser] = await Promise.all([
-    // Roomy host budget: every document of this file is on one host and asked for from one address.
-    startStack({
-      CIMD_ALLOW_LOOPBACK: 'true',
-      CIMD_EXTRA_CA_FILE: pki.caFile,
-      CIMD_FETCHES_PER_MINUTE_PER_HOST: '300',
-    }),
-    launchBrowser(),
-  ]);
+  // Roomy host budget: every document of this file is on one host and asked for from one address.
+  const env = { CIMD_FETCHES_PER_MINUTE_PER_HOST: '300' };
+  ({ docs, stack, browser } = await startDocumentStack(env, { withBrowser: true }));
 }, 90_000);
 afterAll(async () => {
   redis.disconnect();
-  await browser?.close();
-  await stack?.stop();
-  await docs?.close();
+  await stopDocumentStack({ docs, stack, browser });
 });
 
 /**
@@ -120,25 +112,9 @@ const api = async (token: string) =>
   (await fetch(`${stack.baseUrl}/api/v1/courses`, { headers: { authorization: `Bearer ${token}` } })).status;
 
 /** The admin signs in and allows the authorization at `url` in a fresh Chromium context. */
-async function approveInChromium(
-  url: string,
-  landed: Promise<URL>,
-): Promise<{ consent: string; callback: URL }> {
+const approveInChromium = (url: string, landed: Promise<URL>) =>
   // The local HTTPS host's certificate is from the test CA, which this Chromium does not know.
-  const context = await browser.newContext({ ignoreHTTPSErrors: true });
-  try {
-    const page = await context.newPage();
-    await page.goto(url);
-    await page.fill('input[name=email]', E2E_ADMIN.email);
-    await page.fill('input[name=password]', E2E_ADMIN.password);
-    await page.click('button[type=submit]');
-    const consent = await page.locator('main, body').first().innerText();
-    await page.click('button:has-text("Allow")');
-    return { consent, callback: await landed };
-  } finally {
-    await context.close();
-  }
-}
+  approveInBrowser(browser, url, { received: landed }, { ignoreHTTPSErrors: true });
 
 /** Where the browser is sent back to for `doc`, and the promise of the URL it lands on. */
 async function callbackFor(doc: Record<string, unknown>) {
@@ -181,7 +157,7 @@ describe('agent clients with the metadata documents they publish, in Chromium th
 
       const { redirectUri, landed, close } = await callbackFor(doc);
       try {
-        const verifier = randomBytes(32).toString('base64url');
+        const { verifier, challenge } = pkce();
         const state = randomBytes(8).toString('hex');
         const params = new URLSearchParams({
           response_type: 'code',
@@ -190,7 +166,7 @@ describe('agent clients with the metadata documents they publish, in Chromium th
           scope: 'openid courses:read',
           resource: stack.baseUrl,
           state,
-          code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+          code_challenge: challenge,
           code_challenge_method: 'S256',
         });
         const { consent, callback } = await approveInChromium(

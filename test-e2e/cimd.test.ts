@@ -6,18 +6,15 @@
  * completes the flow and calls the API. Neither registers: the server fetches the document itself.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { pkce } from '../test-support/oauth-flow.js';
 import { auth, type StoredOAuthClientInformation } from '@modelcontextprotocol/client';
 import type { Browser } from 'playwright-core';
-import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-support/https-documents.js';
-import {
-  approveInBrowser,
-  launchBrowser,
-  loopbackListener,
-  type LoopbackListener,
-} from './support/browser.js';
+import type { DocumentServer } from '../test-support/https-documents.js';
+import { startDocumentStack, stopDocumentStack } from './support/document-stack.js';
+import { approveInBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
 import { ClientAgent } from './support/mcp-agent.js';
-import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
+import { E2E_ADMIN, type Stack } from './support/stack.js';
 import { scrape, total } from '../test-support/metrics-scrape.js';
 import { postFormFrom } from '../test-support/from-address.js';
 import { SERVICES } from '../test-support/auth-server.js';
@@ -32,27 +29,16 @@ let docs: DocumentServer;
 const redis = new Redis(SERVICES.redisUrl, { lazyConnect: true });
 
 beforeAll(async () => {
-  const pki = makeTestPki();
-  docs = await startDocumentServer(pki);
-  [stack, browser] = await Promise.all([
-    startStack({ CIMD_ALLOW_LOOPBACK: 'true', CIMD_EXTRA_CA_FILE: pki.caFile }),
-    launchBrowser(),
-  ]);
+  ({ docs, stack, browser } = await startDocumentStack({}, { withBrowser: true }));
 }, 90_000);
 afterAll(async () => {
   redis.disconnect();
-  await browser?.close();
-  await stack?.stop();
-  await docs?.close();
+  await stopDocumentStack({ docs, stack, browser });
 });
 
 /** Publishes a document at a fresh path; returns its URL, the client_id. */
-function publish(doc: Record<string, unknown>): string {
-  const path = `/agents/${randomBytes(6).toString('hex')}/client-metadata.json`;
-  const clientId = docs.url(path, '127.0.0.1');
-  docs.json(path, { client_id: clientId, ...doc }, { 'cache-control': 'max-age=300' });
-  return clientId;
-}
+const publish = (doc: Record<string, unknown>): string =>
+  docs.publish(doc, { dir: 'agents', file: 'client-metadata.json', maxAge: 300 }).clientId;
 
 const api = (path: string, token: string) =>
   fetch(`${stack.baseUrl}${path}`, { headers: { authorization: `Bearer ${token}` } });
@@ -84,7 +70,7 @@ describe('a metadata-document client in Chromium, through the edge', () => {
         status: 'fresh',
       });
       const clientId = publish({ client_name: 'e2e CIMD CLI', redirect_uris: ['http://127.0.0.1/callback'] });
-      const verifier = randomBytes(32).toString('base64url');
+      const { verifier, challenge } = pkce();
       const state = randomBytes(8).toString('hex');
       const params = new URLSearchParams({
         response_type: 'code',
@@ -93,7 +79,7 @@ describe('a metadata-document client in Chromium, through the edge', () => {
         scope: 'openid courses:read',
         resource: stack.baseUrl,
         state,
-        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge: challenge,
         code_challenge_method: 'S256',
       });
       const { consent, callback } = await approveInBrowser(
@@ -219,13 +205,9 @@ describe('first fetches of documents, through the edge', () => {
 
 describe("a metadata document shaped like ChatGPT's, through the edge", () => {
   it('is a public client with none (private_key_jwt offered with none), its https callback allowed by the operator', async () => {
-    const path = `/oauth/${randomBytes(6).toString('hex')}/client.json`;
-    const clientId = docs.url(path, '127.0.0.1');
     const callback = 'https://chatgpt.example/connector_platform_oauth_redirect';
-    docs.json(
-      path,
+    const { clientId } = docs.publish(
       {
-        client_id: clientId,
         client_name: 'ChatGPT',
         client_uri: 'https://chatgpt.example',
         logo_uri: 'https://chatgpt.example/logo.png',
@@ -237,7 +219,7 @@ describe("a metadata document shaped like ChatGPT's, through the edge", () => {
         jwks_uri: 'https://chatgpt.example/.well-known/jwks.json',
         scope: 'openid courses:read',
       },
-      { 'cache-control': 'max-age=300' },
+      { dir: 'oauth', maxAge: 300 },
     );
     const allowed = spawnSync(
       process.execPath,
@@ -249,7 +231,7 @@ describe("a metadata document shaped like ChatGPT's, through the edge", () => {
       },
     );
     expect(allowed.status).toBe(0);
-    const verifier = randomBytes(32).toString('base64url');
+    const { verifier, challenge } = pkce();
     const params = new URLSearchParams({
       response_type: 'code',
       client_id: clientId,
@@ -257,7 +239,7 @@ describe("a metadata document shaped like ChatGPT's, through the edge", () => {
       scope: 'openid courses:read',
       resource: stack.baseUrl,
       state: 'chatgpt-state',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge: challenge,
       code_challenge_method: 'S256',
     });
     // The form browser stops at the redirect to the app: nothing here connects to the callback's host.

@@ -123,6 +123,15 @@ async function token(
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
+/** A refresh of `refreshToken` by the public client `clientId`, for the API. */
+const refresh = (refreshToken: string, clientId: string) =>
+  token({
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: clientId,
+    resource: stack.baseUrl,
+  });
+
 async function introspect(accessToken: string): Promise<Record<string, unknown>> {
   const res = await fetch(`${stack.baseUrl}/api/oauth/introspect`, {
     method: 'POST',
@@ -185,12 +194,7 @@ describe('consent that grants only what the admin chooses', () => {
     const key = modelKey(prefix, 'Grant', held!.grantId);
     const stored = JSON.parse((await redis.get(key))!) as Record<string, unknown>;
     await redis.set(key, JSON.stringify({ ...stored, exp: Math.floor(Date.now() / 1000) - 1 }), 'KEEPTTL');
-    const refreshed = await token({
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token,
-      client_id: flow.clientId,
-      resource: stack.baseUrl,
-    });
+    const refreshed = await refresh(tokens.refresh_token, flow.clientId);
     expect([refreshed.status, refreshed.body.error]).toEqual([400, 'invalid_grant']);
     expect(await introspect(tokens.access_token)).toEqual({ active: false });
     const apps = await context.newPage();
@@ -241,12 +245,7 @@ describe('consent that grants only what the admin chooses', () => {
     expect(await card.locator('tr').count()).toBe(3);
     expect(await card.locator('tr.category').innerText()).toBe('School content');
     expect(await api('/api/v1/courses?limit=1', tokens.access_token)).toBe(401);
-    const refreshed = await token({
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token,
-      client_id: flow.clientId,
-      resource: stack.baseUrl,
-    });
+    const refreshed = await refresh(tokens.refresh_token, flow.clientId);
     expect([refreshed.status, refreshed.body.scope]).toEqual([200, 'courses:read']);
     await page.close();
   });

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import * as oauth from 'oauth4webapi';
+import { redeemWithOauth4webapi } from '../test-support/dpop.js';
 import { obtainCode, register, REDIRECT } from '../test-support/oauth-flow.js';
 import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
 
@@ -61,22 +62,7 @@ describe('a DPoP client through the edge', () => {
         account: E2E_ADMIN,
       },
     );
-    const callback = oauth.validateAuthResponse(
-      as,
-      client,
-      new URLSearchParams({ code: issued.code, iss: as.issuer }),
-      oauth.skipStateCheck,
-    );
-    const exchanged = await oauth.authorizationCodeGrantRequest(
-      as,
-      client,
-      oauth.None(),
-      callback,
-      issued.redirectUri,
-      issued.verifier,
-      { ...noting, DPoP: dpop },
-    );
-    tokens = await oauth.processAuthorizationCodeResponse(as, client, exchanged);
+    tokens = await redeemWithOauth4webapi(as, client, issued, { ...noting, DPoP: dpop });
     expect(tokens.token_type).toBe('dpop');
     const refreshed = await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, {
       ...noting,

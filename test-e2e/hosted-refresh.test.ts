@@ -7,24 +7,19 @@
  * the forwarded addresses, not the edge's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
 import { postFormFrom, type AnswerFrom } from '../test-support/from-address.js';
 import { obtainCode } from '../test-support/oauth-flow.js';
-import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-support/https-documents.js';
-import { E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
+import type { DocumentServer } from '../test-support/https-documents.js';
+import { startDocumentStack, stopDocumentStack } from './support/document-stack.js';
+import { E2E_ADMIN, schoolAuth, type Stack } from './support/stack.js';
 
 let stack: Stack;
 let docs: DocumentServer;
 
 beforeAll(async () => {
-  const pki = makeTestPki();
-  docs = await startDocumentServer(pki);
-  stack = await startStack({ CIMD_ALLOW_LOOPBACK: 'true', CIMD_EXTRA_CA_FILE: pki.caFile });
+  ({ docs, stack } = await startDocumentStack());
 }, 90_000);
-afterAll(async () => {
-  await stack?.stop();
-  await docs?.close();
-});
+afterAll(() => stopDocumentStack({ docs, stack }));
 
 interface Tokens {
   access_token: string;
@@ -44,13 +39,10 @@ const tokensOf = (res: AnswerFrom): Tokens => {
 
 describe('a hosted connector through the edge', () => {
   it("keeps its grant through its workers' parallel refreshes from two addresses", async () => {
-    const path = `/connectors/${randomBytes(6).toString('hex')}/client.json`;
-    const clientId = docs.url(path, '127.0.0.1');
     const callback = 'https://assistant.example/api/mcp/auth_callback';
-    docs.json(
-      path,
-      { client_id: clientId, client_name: 'Assistant connector', redirect_uris: [callback] },
-      { 'cache-control': 'max-age=300' },
+    const { clientId } = docs.publish(
+      { client_name: 'Assistant connector', redirect_uris: [callback] },
+      { dir: 'connectors', maxAge: 300 },
     );
     schoolAuth(stack, ['clients', 'allow-cimd', clientId]);
     // The form browser stops at the redirect to the app: nothing here connects to the callback's host.

@@ -162,6 +162,20 @@ describe('a refresh that names a refused resource, through the edge', () => {
     client = await registerClient({ issuer: stack.baseUrl });
   });
 
+  /** A refresh of `refreshToken` for `resource`: refused with 400 invalid_target. */
+  async function expectTargetRefused(refreshToken: string, resource: string): Promise<void> {
+    const refused = await postFrom('127.0.0.1', '/api/oauth/token', {
+      grant_type: 'refresh_token',
+      refresh_token: refreshToken,
+      resource,
+      ...credentials(client),
+    });
+    expect({ status: refused.status, error: refused.body.error }).toEqual({
+      status: 400,
+      error: 'invalid_target',
+    });
+  }
+
   it.each([
     ['another resource server', 'https://elsewhere.example/api'],
     ['a resource that is not a URL', 'not a url'],
@@ -172,14 +186,7 @@ describe('a refresh that names a refused resource, through the edge', () => {
       account: E2E_ADMIN,
       resource: stack.baseUrl,
     });
-    const refused = await postFrom('127.0.0.1', '/api/oauth/token', {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token!,
-      resource,
-      ...credentials(client),
-    });
-    expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe('invalid_target');
+    await expectTargetRefused(tokens.refresh_token!, resource);
     const next = await requestTokens(issuer, client, {
       grant_type: 'refresh_token',
       refresh_token: tokens.refresh_token!,
@@ -195,14 +202,7 @@ describe('a refresh that names a refused resource, through the edge', () => {
   it('is refused for the API when the grant was made without it, and the refresh token still works', async () => {
     const issuer = { issuer: stack.baseUrl };
     const tokens = await signIn(issuer, client, { scope: 'openid courses:read', account: E2E_ADMIN });
-    const refused = await postFrom('127.0.0.1', '/api/oauth/token', {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token!,
-      resource: stack.baseUrl,
-      ...credentials(client),
-    });
-    expect(refused.status).toBe(400);
-    expect(refused.body.error).toBe('invalid_target');
+    await expectTargetRefused(tokens.refresh_token!, stack.baseUrl);
     const next = await requestTokens(issuer, client, {
       grant_type: 'refresh_token',
       refresh_token: tokens.refresh_token!,

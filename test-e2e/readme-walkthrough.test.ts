@@ -63,6 +63,18 @@ afterAll(async () => {
 });
 
 /** Introspects `token` with the resource API's credentials, from outside the walkthrough. */
+/** The admin signs in at `url` in Chromium and allows; the listener's page says it is done. */
+async function allowInBrowser(url: URL): Promise<void> {
+  const page = await browser.newPage();
+  await page.goto(url.href);
+  await page.fill('input[name=email]', E2E_ADMIN.email);
+  await page.fill('input[name=password]', E2E_ADMIN.password);
+  await page.click('button[type=submit]');
+  await page.click('button:has-text("Allow")');
+  await page.waitForSelector('text=Done: go back to the terminal.');
+  await page.close();
+}
+
 async function introspect(token: string): Promise<Record<string, unknown>> {
   const res = await fetch(`${stack.baseUrl}/api/oauth/introspect`, {
     method: 'POST',
@@ -125,14 +137,7 @@ describe('the README curl walkthrough, pasted block by block', () => {
       const deadline = Date.now() + 20_000;
       while (!(await portAccepts(port)) && Date.now() < deadline)
         await new Promise((r) => setTimeout(r, 100));
-      const page = await browser.newPage();
-      await page.goto(url.href);
-      await page.fill('input[name=email]', E2E_ADMIN.email);
-      await page.fill('input[name=password]', E2E_ADMIN.password);
-      await page.click('button[type=submit]');
-      await page.click('button:has-text("Allow")');
-      await page.waitForSelector('text=Done: go back to the terminal.');
-      await page.close();
+      await allowInBrowser(url);
     } finally {
       // Whatever happened in the browser, the listener gets its one request and the shell goes on.
       if (await portAccepts(port))
@@ -200,14 +205,7 @@ describe('the README openid-client snippet, saved and run as written', () => {
       const url = new URL(/^(http\S+)$/m.exec(run.tail())![1]!);
       expect(url.searchParams.get('resource')).toBe(stack.baseUrl);
       expect(url.searchParams.get('code_challenge_method')).toBe('S256');
-      const page = await browser.newPage();
-      await page.goto(url.href);
-      await page.fill('input[name=email]', E2E_ADMIN.email);
-      await page.fill('input[name=password]', E2E_ADMIN.password);
-      await page.click('button[type=submit]');
-      await page.click('button:has-text("Allow")');
-      await page.waitForSelector('text=Done: go back to the terminal.');
-      await page.close();
+      await allowInBrowser(url);
       await pollUntil(() => /^revoked$/m.test(run.tail()), 'the snippet to finish', 20_000);
       expect(run.tail()).toMatch(/^API 200$/m);
     } finally {

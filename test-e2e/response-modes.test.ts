@@ -8,7 +8,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
-import { launchBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
+import {
+  launchBrowser,
+  loopbackListener,
+  registerNativeApp,
+  type LoopbackListener,
+} from './support/browser.js';
 import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -25,19 +30,8 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-async function registerClient(listener: LoopbackListener): Promise<string> {
-  const res = await fetch(`${stack.baseUrl}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'Response Mode Agent',
-      application_type: 'native',
-      redirect_uris: [listener.redirectUri],
-    }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { client_id: string }).client_id;
-}
+const registerClient = (listener: LoopbackListener) =>
+  registerNativeApp(stack, 'Response Mode Agent', listener);
 
 /** Where the app finds the authorization response for each mode, once the browser has delivered it. */
 async function callbackParameters(

@@ -15,6 +15,7 @@ import { loadConfig, type AuthConfig } from '../packages/auth-server/src/config.
 import { createLogger } from '../packages/auth-server/src/logger.js';
 import { startAuthServer, type RunningAuthServer } from '../packages/auth-server/src/server.js';
 import { sharedForFile } from './for-file.js';
+import { startWithDocuments, type DocumentServer } from './https-documents.js';
 import { freePort } from './processes.js';
 
 /** The services `scripts/services` runs (overridable through the environment). */
@@ -184,4 +185,15 @@ export function twoInstancesForFile(
     Object.assign(second, await startSecondInstance(auth, settings));
   });
   return { auth, second };
+}
+
+/**
+ * A local HTTPS document server (https-documents.ts) and a test auth server that fetches metadata
+ * documents from it and trusts its CA; `env` overrides any setting. Stop both after the tests.
+ */
+export async function startAuthWithDocuments(
+  env: Record<string, string> = {},
+): Promise<{ docs: DocumentServer; auth: TestAuthServer }> {
+  const { docs, server } = await startWithDocuments((trust) => startTestAuthServer({ ...trust, ...env }));
+  return { docs, auth: server };
 }

@@ -6,6 +6,7 @@
  */
 import { hash, randomUUID } from 'node:crypto';
 import { calculateJwkThumbprint, exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWK } from 'jose';
+import * as oauth from 'oauth4webapi';
 import { ADMIN } from './auth-server.js';
 import {
   codeExchange,
@@ -13,6 +14,7 @@ import {
   tokenRequest,
   type HttpResult,
   type Issuer,
+  type IssuedCode,
   type OAuthClient,
 } from './oauth-flow.js';
 
@@ -73,4 +75,28 @@ export async function signInWithDpop(
   return tokenRequest(auth, opts.resource ? { ...form, resource: opts.resource } : form, {
     dpop: await key.proof('POST', tokenEndpoint(auth)),
   });
+}
+
+/**
+ * Redeems `issued` with oauth4webapi as its public client would: the callback validated, the code
+ * exchanged with `options` (its DPoP handle, a fetch of its own), the answer processed.
+ */
+export async function redeemWithOauth4webapi(
+  as: oauth.AuthorizationServer,
+  client: oauth.Client,
+  issued: IssuedCode,
+  options: oauth.TokenEndpointRequestOptions,
+): Promise<oauth.TokenEndpointResponse> {
+  const params = new URLSearchParams({ code: issued.code, iss: as.issuer });
+  const callback = oauth.validateAuthResponse(as, client, params, oauth.skipStateCheck);
+  const res = await oauth.authorizationCodeGrantRequest(
+    as,
+    client,
+    oauth.None(),
+    callback,
+    issued.redirectUri,
+    issued.verifier,
+    options,
+  );
+  return oauth.processAuthorizationCodeResponse(as, client, res);
 }

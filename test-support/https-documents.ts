@@ -7,6 +7,7 @@
  * names at 127.0.0.1 with {@link loopbackLookup} (the fetcher's test-only `lookup`).
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -100,6 +101,15 @@ export interface DocumentServer {
   route(path: string, handler: DocumentHandler): void;
   /** Serves `doc` as JSON at `path`, with these extra headers. */
   json(path: string, doc: unknown, headers?: Record<string, string>): void;
+  /**
+   * Publishes a client's metadata document at a fresh path `/<dir>/<random>/<file>` (default
+   * `/apps/…/client.json`), its `client_id` the path's URL on 127.0.0.1, served with
+   * `Cache-Control: max-age=<maxAge>` (default 60); returns the client_id and the path.
+   */
+  publish(
+    doc: Record<string, unknown>,
+    options?: { dir?: string; file?: string; maxAge?: number },
+  ): { clientId: string; path: string };
   /** How many requests reached each path. */
   hits: Map<string, number>;
   /** TCP connections accepted (whether or not a request followed). */
@@ -133,6 +143,12 @@ export async function startDocumentServer(pki: TestPki): Promise<DocumentServer>
           })
           .end(body);
       }),
+    publish: (doc, { dir = 'apps', file = 'client.json', maxAge = 60 } = {}) => {
+      const path = `/${dir}/${randomBytes(6).toString('hex')}/${file}`;
+      const clientId = out.url(path, '127.0.0.1');
+      out.json(path, { client_id: clientId, ...doc }, { 'cache-control': `max-age=${maxAge}` });
+      return { clientId, path };
+    },
     hits,
     connections: 0,
     close: () =>
@@ -145,6 +161,23 @@ export async function startDocumentServer(pki: TestPki): Promise<DocumentServer>
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   out.port = (server.address() as { port: number }).port;
   return out;
+}
+
+/**
+ * A document server on a fresh test PKI, and what `start` starts with `trust`: the test-only settings
+ * that have an auth server (or a stack) fetch documents from loopback and trust the test CA.
+ */
+export async function startWithDocuments<T>(
+  start: (trust: Record<string, string>) => Promise<T>,
+): Promise<{ docs: DocumentServer; server: T }> {
+  const pki = makeTestPki();
+  const docs = await startDocumentServer(pki);
+  try {
+    return { docs, server: await start({ CIMD_ALLOW_LOOPBACK: 'true', CIMD_EXTRA_CA_FILE: pki.caFile }) };
+  } catch (err) {
+    await docs.close();
+    throw err;
+  }
 }
 
 /** A resolver that answers `address` for every name (how tests point a test name at loopback). */

@@ -10,6 +10,20 @@ import { authorizeInBrowser, FormBrowser } from './form-browser.js';
 /** openid-client's option for an issuer on http:// (the test servers are). */
 export const insecure = { execute: [oidc.allowInsecureRequests] };
 
+/** A code-flow authorization URL of `config` for `params`, with a fresh PKCE pair (S256). */
+export async function authorizationRequest(
+  config: oidc.Configuration,
+  params: { redirect_uri: string; scope: string; state?: string },
+): Promise<{ url: URL; verifier: string }> {
+  const verifier = oidc.randomPKCECodeVerifier();
+  const url = oidc.buildAuthorizationUrl(config, {
+    ...params,
+    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+  });
+  return { url, verifier };
+}
+
 /**
  * Registers a public client redirecting to `redirectUri` and signs in with it for `scope`; returns the
  * client's configuration, the callback URL (with its code), the PKCE verifier and the token response.
@@ -21,13 +35,7 @@ export async function signInAsAdmin(issuer: string, redirectUri: string, scope: 
     oidc.None(),
     insecure,
   );
-  const verifier = oidc.randomPKCECodeVerifier();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: redirectUri,
-    scope,
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: 'S256',
-  });
+  const { url, verifier } = await authorizationRequest(config, { redirect_uri: redirectUri, scope });
   const callback = await authorizeInBrowser(new FormBrowser(issuer), url.href, ADMIN);
   return {
     config,

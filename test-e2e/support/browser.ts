@@ -10,8 +10,8 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { expect } from '@jest/globals';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { E2E_ADMIN } from './stack.js';
+import { chromium, type Browser, type BrowserContextOptions, type Page } from 'playwright-core';
+import { E2E_ADMIN, type Stack } from './stack.js';
 
 /** Where screenshots are saved as test artifacts. */
 export const ARTIFACTS = resolve(import.meta.dirname, '../../test-results');
@@ -138,15 +138,16 @@ export async function loopbackListener(path = '/callback'): Promise<LoopbackList
 }
 
 /**
- * The admin signs in and allows the authorization at `url` in a new context of `browser`; resolves
- * with the consent page's text and the URL `listener` received.
+ * The admin signs in and allows the authorization at `url` in a new context of `browser` (made with
+ * `contextOptions`); resolves with the consent page's text and the URL `listener` received.
  */
 export async function approveInBrowser(
   browser: Browser,
   url: string,
-  listener: LoopbackListener,
+  listener: Pick<LoopbackListener, 'received'>,
+  contextOptions: BrowserContextOptions = {},
 ): Promise<{ consent: string; callback: URL }> {
-  const context = await browser.newContext();
+  const context = await browser.newContext(contextOptions);
   try {
     const page = await context.newPage();
     await page.goto(url);
@@ -159,4 +160,23 @@ export async function approveInBrowser(
   } finally {
     await context.close();
   }
+}
+
+/** Registers a native app named `name` returning to `listener`, through the stack's edge; its client id. */
+export async function registerNativeApp(
+  stack: Pick<Stack, 'edgeUrl'>,
+  name: string,
+  listener: Pick<LoopbackListener, 'redirectUri'>,
+): Promise<string> {
+  const res = await fetch(`${stack.edgeUrl}/api/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      client_name: name,
+      application_type: 'native',
+      redirect_uris: [listener.redirectUri],
+    }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { client_id: string }).client_id;
 }

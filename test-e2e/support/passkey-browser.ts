@@ -4,10 +4,9 @@
  * to Your account with a password, an app asking for a write scope, and the audit events stored.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { expect } from '@jest/globals';
 import mongoose from 'mongoose';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import type { LoopbackListener } from './browser.js';
+import { registerNativeApp, type LoopbackListener } from './browser.js';
 import type { Stack } from './stack.js';
 
 /** The WebAuthn credential as the virtual authenticator exports it. */
@@ -74,19 +73,8 @@ export async function openYourAccount(
 }
 
 /** Registers a native app named "Course Planner" returning to `listener`; its client id. */
-export async function registerClient(stack: Stack, listener: LoopbackListener): Promise<string> {
-  const res = await fetch(`${stack.edgeUrl}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'Course Planner',
-      application_type: 'native',
-      redirect_uris: [listener.redirectUri],
-    }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { client_id: string }).client_id;
-}
+export const registerClient = (stack: Stack, listener: LoopbackListener): Promise<string> =>
+  registerNativeApp(stack, 'Course Planner', listener);
 
 /** An authorization request of `clientId` for a write scope. */
 export function writeScopeRequest(stack: Stack, clientId: string, listener: LoopbackListener): string {

@@ -22,7 +22,7 @@ import { ApprovalStore } from './accounts/approval-requests.js';
 import { RoleStore } from './accounts/roles.js';
 import { AuditLog } from './audit/audit-log.js';
 import { auditProviderEvents } from './audit/provider-events.js';
-import type { AuthConfig } from './config.js';
+import type { AuthConfig, StorageConfig } from './config.js';
 import type { Logger } from './logger.js';
 import { isApiResource, type ProviderDeps } from './provider/configuration.js';
 import type { ClientStore } from './storage/client-removal.js';
@@ -75,8 +75,28 @@ export function buildProvider(deps: ProviderDeps, audit: AuditLog, logger: Logge
   return provider;
 }
 
-/** Connects to Redis and MongoDB, loads (or creates) the keys and builds the provider. */
-export async function bootstrap(config: AuthConfig, logger: Logger): Promise<AuthRuntime> {
+/** The auth server's storage alone: Redis, and MongoDB with the accounts, roles, approvals and audit log. */
+export interface AuthStorage {
+  redis: RedisClient;
+  mongo: Connection;
+  accounts: AccountStore;
+  roles: RoleStore;
+  approvals: ApprovalStore;
+  audit: AuditLog;
+  /** Closes Redis and MongoDB. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to Redis and MongoDB and opens the accounts and the audit log: what a command that reads
+ * or changes only those needs (no keys, no secrets, no provider). `alongside` runs at the same time,
+ * its failure listed with theirs; on any failure everything opened is closed again.
+ */
+export async function openStorage<T = undefined>(
+  config: StorageConfig,
+  logger: Logger,
+  alongside: Promise<T> = Promise.resolve(undefined as T),
+): Promise<AuthStorage & { alongside: T }> {
   // While Redis is unreachable, fail commands at once (503 to the caller) instead of queueing them;
   // ioredis keeps reconnecting in the background, so service resumes by itself (redis-client.ts).
   const redis = createRedisClient(config, 'commands');
@@ -97,19 +117,40 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
   };
   const mongoAt = `MONGODB_URI: cannot use ${redactUrl(config.MONGODB_URI)}`;
   try {
-    const [, , keys] = await allOrProblems([
+    const [, , alongsideResult] = await allOrProblems([
       attempt(redisProblem(config, 'connect to'), () =>
         redis.connect().catch((err: unknown) => {
           throw redisError ?? err;
         }),
       ),
       attempt(mongoAt, () => mongo.asPromise()),
-      attempt('KEYS_FILE', () => loadOrCreateKeys(config.KEYS_FILE)),
+      alongside,
     ] as const);
     const accounts = new AccountStore(mongo);
     const roles = new RoleStore(mongo);
     const approvals = new ApprovalStore(mongo, config.APPROVAL_REQUEST_DAYS);
     audit = new AuditLog(mongo, logger, config.AUDIT_RETENTION_DAYS);
+    await attempt(mongoAt, () =>
+      Promise.all([accounts.init(), roles.init(), approvals.init(), audit!.init()]),
+    );
+    return { redis, mongo, accounts, roles, approvals, audit, close, alongside: alongsideResult };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}
+
+/** Connects to Redis and MongoDB, loads (or creates) the keys and builds the provider. */
+export async function bootstrap(config: AuthConfig, logger: Logger): Promise<AuthRuntime> {
+  const storage = await openStorage(
+    config,
+    logger,
+    attempt('KEYS_FILE', () => loadOrCreateKeys(config.KEYS_FILE)),
+  );
+  const { redis, mongo, accounts, roles, approvals, audit, alongside: keys } = storage;
+  const close = () => storage.close();
+  const mongoAt = `MONGODB_URI: cannot use ${redactUrl(config.MONGODB_URI)}`;
+  try {
     const passkeys = createPasskeys({
       mongo,
       redis,
@@ -119,9 +160,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
       passwordFallback: config.PASSWORD_FALLBACK,
       secrets: config.COOKIE_SECRETS,
     });
-    await attempt(mongoAt, () =>
-      Promise.all([accounts.init(), roles.init(), approvals.init(), audit!.init(), passkeys.init()]),
-    );
+    await attempt(mongoAt, () => passkeys.init());
     const prefix = config.REDIS_KEY_PREFIX;
     const recordClientUse = createUsageRecorder(redis, {
       prefix,
@@ -145,7 +184,7 @@ export async function bootstrap(config: AuthConfig, logger: Logger): Promise<Aut
             redis,
             prefix,
             { points: config.RATE_LIMIT_PER_ADDRESS, seconds: 60 },
-            (key) => void audit!.record('rate_limited', { details: { reason: 'unknown client', key } }),
+            (key) => void audit.record('rate_limited', { details: { reason: 'unknown client', key } }),
           ),
         ),
       }),

@@ -42,7 +42,7 @@ const perWindow = positiveInt;
 
 /** Where the signing keys are when KEYS_FILE is not set. */
 export const DEFAULT_KEYS_FILE = '.data/keys/jwks.json';
-const schema = z
+const fields = z
   .object({
     NODE_ENV: documented(
       nodeEnv,
@@ -279,6 +279,11 @@ const schema = z
         message:
           'no longer exists (an account-wide limit let anyone lock its owner out); use LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS, LOGIN_MAX_FAILURES_PER_ADDRESS and LOGIN_ACCOUNT_DELAY_AFTER',
       });
+  });
+
+/** The server's settings: the fields, with both secrets required outside the test suites. */
+const schema = fields
+  .superRefine((env, ctx) => {
     for (const problem of secretProblems(env.NODE_ENV, {
       COOKIE_SECRETS: env.COOKIE_SECRETS,
       INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET,
@@ -290,6 +295,20 @@ const schema = z
     COOKIE_SECRETS: env.COOKIE_SECRETS ?? [TEST_ONLY_SECRETS.cookie],
     INTROSPECTION_CLIENT_SECRET: env.INTROSPECTION_CLIENT_SECRET ?? TEST_ONLY_SECRETS.introspection,
   }));
+
+/**
+ * What a command that only reads or changes the storage needs (`school-auth accounts list`,
+ * `activity`, …): the same fields checked the same way, without the secrets, which it neither
+ * needs nor is given.
+ */
+const storageSchema = fields.transform(
+  ({
+    LOGIN_MAX_FAILURES_PER_ACCOUNT: _gone,
+    COOKIE_SECRETS: _cookies,
+    INTROSPECTION_CLIENT_SECRET: _introspection,
+    ...env
+  }) => env,
+);
 
 /** Names of every environment variable the auth server reads. */
 export const CONFIG_KEYS = Object.keys(schema.in.shape) as (keyof z.input<typeof schema>)[];
@@ -309,4 +328,12 @@ export function loadConfig(env: Environment = process.env): AuthConfig {
   const base = new URL(parsed.BASE_URL);
   const port = parsed.AUTH_PORT ?? (Number(base.port) || (base.protocol === 'https:' ? 443 : 80));
   return { ...parsed, port };
+}
+
+/** The settings of the storage alone (no secrets): {@link loadConfig} for a command that needs no more. */
+export type StorageConfig = z.output<typeof storageSchema>;
+
+/** Parses the environment into a {@link StorageConfig}, or throws {@link ConfigError}. */
+export function loadStorageConfig(env: Environment = process.env): StorageConfig {
+  return parseEnvironment(storageSchema, env);
 }

@@ -7,8 +7,9 @@
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import { FormBrowser, formAction, inputValue, type Page } from '../../../test-support/form-browser.js';
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { postFormFrom } from '../../../test-support/from-address.js';
+import { pkce } from '../../../test-support/oauth-flow.js';
 import { scanKeys } from '@school/shared';
 
 const REDIRECT = 'http://127.0.0.1:40404/cb';
@@ -177,13 +178,13 @@ describe('login brute force', () => {
   /** One sign-in attempt on a fresh authorization request; `took` is the sign-in POST's time alone, ms. */
   async function attempt(email: string, password: string): Promise<Page & { took: number }> {
     const browser = new FormBrowser(auth.issuer);
-    const verifier = randomBytes(32).toString('base64url');
+    const { challenge } = pkce();
     const q = new URLSearchParams({
       response_type: 'code',
       client_id: clientId,
       redirect_uri: REDIRECT,
       scope: 'openid',
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+      code_challenge: challenge,
       code_challenge_method: 'S256',
     });
     const page = await browser.follow(`${auth.issuer}/oauth/authorize?${q.toString()}`);

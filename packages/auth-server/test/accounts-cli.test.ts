@@ -85,6 +85,19 @@ describe('school-auth accounts', () => {
     });
   });
 
+  it('list needs no cookie keys: it runs outside the test suites with none set', () => {
+    const noSecrets = { ...LIMITS, NODE_ENV: 'development', COOKIE_SECRETS: '' };
+    const listed = runSchoolAuth(auth.config, ['accounts', 'list'], { env: noSecrets });
+    expect({ status: listed.status, stderr: listed.stderr }).toEqual({ status: 0, stderr: '' });
+    const list = JSON.parse(listed.stdout) as Array<Record<string, unknown>>;
+    expect(list.find((a) => a.email === ADMIN.email)).toMatchObject({ role: 'admin' });
+    // A command that signs or checks with the keys still refuses to start without them, saying which.
+    const unlock = runSchoolAuth(auth.config, ['accounts', 'unlock', ADMIN.email], { env: noSecrets });
+    expect(unlock.status).toBe(1);
+    expect(unlock.stdout).toBe('');
+    expect(unlock.stderr).toContain('COOKIE_SECRETS: is required unless NODE_ENV=test');
+  });
+
   it('unlock lets a locked account sign in again at once', async () => {
     const email = newEmail();
     const password = 'the right password';

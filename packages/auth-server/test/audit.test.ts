@@ -4,11 +4,11 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import * as oidc from 'openid-client';
+import { authorizationRequest, insecure } from '../../../test-support/openid-client.js';
 import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, FormBrowser } from '../../../test-support/form-browser.js';
 import type { AuditEvent } from '../src/audit/audit-log.js';
 
-const insecure = { execute: [oidc.allowInsecureRequests] };
 const REDIRECT = 'http://127.0.0.1:50505/cb';
 
 // No refresh grace period, so the reuse below is a replay at once (refresh-grace.test.ts covers the window).
@@ -34,12 +34,9 @@ describe('the audit log', () => {
     );
     const clientId = config.clientMetadata().client_id;
 
-    const verifier = oidc.randomPKCECodeVerifier();
-    const url = oidc.buildAuthorizationUrl(config, {
+    const { url, verifier } = await authorizationRequest(config, {
       redirect_uri: REDIRECT,
       scope: 'openid courses:read',
-      code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
     });
     const browser = new FormBrowser(auth.issuer);
     const login = await browser.follow(url.href);

@@ -13,15 +13,11 @@ import { resolve } from 'node:path';
 import {
   ADMIN,
   operatorCommandEnv,
-  startTestAuthServer,
+  startAuthWithDocuments,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { authorizeInBrowser, formAction, FormBrowser } from '../../../test-support/form-browser.js';
-import {
-  makeTestPki,
-  startDocumentServer,
-  type DocumentServer,
-} from '../../../test-support/https-documents.js';
+import type { DocumentServer } from '../../../test-support/https-documents.js';
 import { allowCimdClient } from '../src/cimd/cimd-operator.js';
 import {
   authorizationUrl,
@@ -39,28 +35,16 @@ let docs: DocumentServer;
 let auth: TestAuthServer;
 
 beforeAll(async () => {
-  const pki = makeTestPki();
-  docs = await startDocumentServer(pki);
-  auth = await startTestAuthServer({
-    CIMD_ALLOW_LOOPBACK: 'true',
-    CIMD_EXTRA_CA_FILE: pki.caFile,
+  ({ docs, auth } = await startAuthWithDocuments({
     CIMD_CACHE_MIN_SECONDS: '0',
     // Every test's documents are on one host (127.0.0.1), and the changing one is never cached.
     CIMD_FETCHES_PER_MINUTE_PER_HOST: '600',
-  });
+  }));
 });
-afterAll(async () => {
-  await auth.stop();
-  await docs.close();
-});
+afterAll(() => Promise.all([auth.stop(), docs.close()]));
 
 /** A fresh client_id URL on the document server, serving `doc` (with `client_id` filled in). */
-function publish(doc: Record<string, unknown>): string {
-  const path = `/apps/${randomBytes(6).toString('hex')}/client.json`;
-  const clientId = docs.url(path, '127.0.0.1');
-  docs.json(path, { client_id: clientId, ...doc }, { 'cache-control': 'max-age=60' });
-  return clientId;
-}
+const publish = (doc: Record<string, unknown>): string => docs.publish(doc).clientId;
 
 function authorizeUrl(clientId: string, redirectUri: string) {
   const { verifier, challenge } = pkce();

@@ -5,7 +5,7 @@
  * `client_secret_post` alone, so a public client cannot introspect with its client id. Real server,
  * real Redis.
  */
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { authServerForFile } from '../../../test-support/auth-server.js';
 import {
   credentials,
@@ -14,16 +14,13 @@ import {
   postForm,
   publicAndConfidentialForFile,
   signIn,
+  signedInForFile,
   type Tokens,
 } from './oauth-http.js';
 
-let tokens: Tokens;
-
 const auth = authServerForFile();
 const [publicClient, confidential] = publicAndConfidentialForFile(auth);
-beforeAll(async () => {
-  tokens = await signIn(auth, confidential, { scope: 'openid courses:read' });
-});
+const tokens = signedInForFile(auth, confidential, { scope: 'openid courses:read' });
 
 const basic = (id: string, secret: string) =>
   `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
@@ -62,7 +59,7 @@ describe.each(ENDPOINTS)('the %s endpoint', (_name, path, form) => {
   it('still accepts the registered method, client_secret_post', async () => {
     const res = await postForm(`${auth.issuer}${path}`, { ...form(), ...credentials(confidential) });
     expect(res.status).toBe(200);
-    if (path.endsWith('/token')) tokens = res.body as unknown as Tokens;
+    if (path.endsWith('/token')) Object.assign(tokens, res.body as unknown as Tokens);
   });
 });
 

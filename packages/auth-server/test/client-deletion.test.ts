@@ -45,6 +45,10 @@ afterAll(async () => {
   await auth.stop();
 });
 
+/** A refresh of `refreshToken` by `client`, with its credentials. */
+const refreshBy = (client: TestClient, refreshToken: string) =>
+  tokenRequest(auth, { grant_type: 'refresh_token', refresh_token: refreshToken, ...credentials(client) });
+
 const userinfo = (token: string) =>
   fetch(`${auth.issuer}/api/oauth/userinfo`, { headers: { authorization: `Bearer ${token}` } });
 
@@ -64,15 +68,7 @@ async function expectEveryUseRefused(tokens: { access: string; refresh: string }
   expect(info.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
 
   // Another client presenting the refresh token: the grant it names is over.
-  expectOAuthError(
-    await tokenRequest(auth, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh,
-      ...credentials(bystander),
-    }),
-    400,
-    'invalid_grant',
-  );
+  expectOAuthError(await refreshBy(bystander, tokens.refresh), 400, 'invalid_grant');
 
   for (const token of [tokens.access, tokens.refresh]) {
     const res = await revoke(auth, { token, ...credentials(bystander) });
@@ -105,15 +101,7 @@ describe('deleting a client (school-auth clients delete)', () => {
     await expectEveryUseRefused({ access: first.access_token, refresh: first.refresh_token });
     await expectEveryUseRefused({ access: second.access_token, refresh: second.refresh_token });
     // The client itself is unknown now: its own requests fail client authentication.
-    expectOAuthError(
-      await tokenRequest(auth, {
-        grant_type: 'refresh_token',
-        refresh_token: first.refresh_token,
-        ...credentials(client),
-      }),
-      401,
-      'invalid_client',
-    );
+    expectOAuthError(await refreshBy(client, first.refresh_token), 401, 'invalid_client');
     expectOAuthError(await tokenRequest(auth, codeExchange(client, pending)), 401, 'invalid_client');
 
     // Nothing of it is left in storage: no token, code, grant, grant list or index names it.
@@ -186,11 +174,7 @@ describe('deleting a client (school-auth clients delete)', () => {
     const kept = await signIn(auth, survivor, { scope: 'openid' });
     expect(await deleteClient(auth.running.clients, doomed.clientId)).toBe(true);
     expect((await introspect(auth, kept.access_token)).body).toMatchObject({ active: true });
-    const refreshed = await tokenRequest(auth, {
-      grant_type: 'refresh_token',
-      refresh_token: kept.refresh_token,
-      ...credentials(survivor),
-    });
+    const refreshed = await refreshBy(survivor, kept.refresh_token);
     expect(refreshed.status).toBe(200);
   });
 });
@@ -210,11 +194,7 @@ describe('school-auth clients delete (another process)', () => {
     await expectEveryUseRefused({ access: tokens.access_token, refresh: tokens.refresh_token });
     // This server may still hold the client in its few-second cache: then the refresh token is
     // unknown (invalid_grant); once it does not, the client is (invalid_client). Never a success.
-    const own = await tokenRequest(auth, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token,
-      ...credentials(client),
-    });
+    const own = await refreshBy(client, tokens.refresh_token);
     expect([
       [400, 'invalid_grant'],
       [401, 'invalid_client'],

@@ -8,7 +8,12 @@
  */
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { twoInstancesForFile } from '../../../test-support/auth-server.js';
-import { DpopKey, signInWithDpop, tokenEndpoint } from '../../../test-support/dpop.js';
+import {
+  DpopKey,
+  redeemWithOauth4webapi,
+  signInWithDpop,
+  tokenEndpoint,
+} from '../../../test-support/dpop.js';
 import { postFormFrom } from '../../../test-support/from-address.js';
 import type { IssuedCode } from '../../../test-support/oauth-flow.js';
 import * as oauth from 'oauth4webapi';
@@ -152,20 +157,8 @@ describe('a replayed proof at the code exchange', () => {
         return fetch(url, init);
       },
     };
-    const exchange = async (issued: IssuedCode, options: oauth.TokenEndpointRequestOptions) => {
-      const params = new URLSearchParams({ code: issued.code, iss: as.issuer });
-      const callback = oauth.validateAuthResponse(as, client, params, oauth.skipStateCheck);
-      const res = await oauth.authorizationCodeGrantRequest(
-        as,
-        client,
-        oauth.None(),
-        callback,
-        issued.redirectUri,
-        issued.verifier,
-        options,
-      );
-      return oauth.processAuthorizationCodeResponse(as, client, res);
-    };
+    const exchange = (issued: IssuedCode, options: oauth.TokenEndpointRequestOptions) =>
+      redeemWithOauth4webapi(as, client, issued, options);
 
     // The client redeems a first code; its proof is copied on the way.
     const first = await exchange(await obtainCode(auth, publicClient, { scope: 'openid' }), {

@@ -10,21 +10,23 @@
  * Linux routes all of 127.0.0.0/8 to `lo`), which the server sees as the client address.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
 import {
   runSchoolAuth,
-  startTestAuthServer,
+  startAuthWithDocuments,
   type TestAuthServer,
 } from '../../../test-support/auth-server.js';
 import { postFormFrom, type AnswerFrom } from '../../../test-support/from-address.js';
-import {
-  makeTestPki,
-  startDocumentServer,
-  type DocumentServer,
-} from '../../../test-support/https-documents.js';
+import type { DocumentServer } from '../../../test-support/https-documents.js';
 import type { AuditEventType } from '../src/audit/audit-log.js';
 import { allowCimdClient } from '../src/cimd/cimd-operator.js';
-import { isActive, registerClient, signIn, type TestClient, type Tokens } from './oauth-http.js';
+import {
+  auditedEvents,
+  isActive,
+  registerClient,
+  signIn,
+  type TestClient,
+  type Tokens,
+} from './oauth-http.js';
 
 const RACE_SECONDS = 3;
 const CALLBACK = 'https://connector.example/api/mcp/auth_callback';
@@ -33,33 +35,23 @@ let docs: DocumentServer;
 let auth: TestAuthServer;
 
 beforeAll(async () => {
-  const pki = makeTestPki();
-  docs = await startDocumentServer(pki);
-  auth = await startTestAuthServer({
-    CIMD_ALLOW_LOOPBACK: 'true',
-    CIMD_EXTRA_CA_FILE: pki.caFile,
+  ({ docs, auth } = await startAuthWithDocuments({
     REFRESH_REUSE_GRACE: '120',
     HOSTED_REFRESH_RACE: String(RACE_SECONDS),
     // Every connector here is a new document on the one local host, fetched from 127.0.0.1: more
     // first fetches than one sender's share of the default host budget.
     CIMD_FETCHES_PER_MINUTE_PER_HOST: '300',
-  });
+  }));
 });
-afterAll(async () => {
-  await auth.stop();
-  await docs.close();
-});
+afterAll(() => Promise.all([auth.stop(), docs.close()]));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A hosted connector: a metadata-document client with one https callback, allowed by the operator. */
 async function hostedConnector(): Promise<TestClient> {
-  const path = `/connectors/${randomBytes(6).toString('hex')}/client.json`;
-  const clientId = docs.url(path, '127.0.0.1');
-  docs.json(
-    path,
-    { client_id: clientId, client_name: 'Hosted connector', redirect_uris: [CALLBACK] },
-    { 'cache-control': 'max-age=600' },
+  const { clientId } = docs.publish(
+    { client_name: 'Hosted connector', redirect_uris: [CALLBACK] },
+    { dir: 'connectors', maxAge: 600 },
   );
   await allowCimdClient(auth.running.redis, auth.config.REDIS_KEY_PREFIX, clientId);
   return { clientId };
@@ -89,15 +81,8 @@ const expectTheft = (res: AnswerFrom) => {
 };
 
 /** Audit events of `type` for `client` whose details say `details` (written in batches). */
-async function audited(type: AuditEventType, client: TestClient, details: RegExp): Promise<unknown[]> {
-  let events: unknown[] = [];
-  for (let tries = 0; tries < 50 && events.length === 0; tries++) {
-    const all = await auth.running.audit.query({ clientId: client.clientId, type });
-    events = all.filter((e) => details.test(JSON.stringify(e.details)));
-    if (events.length === 0) await sleep(100);
-  }
-  return events;
-}
+const audited = (type: AuditEventType, client: TestClient, details: RegExp) =>
+  auditedEvents(auth, type, client.clientId, details);
 
 /** Whether every one of `tokens` is dead. */
 const allDead = async (tokens: string[]) => {

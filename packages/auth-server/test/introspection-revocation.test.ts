@@ -4,7 +4,7 @@
  * 401 `invalid_client`, and a client can revoke its own tokens but not another client's (whose
  * tokens get the unknown token's answer, so revocation is no oracle).
  */
-import { beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { authServerForFile, INTROSPECTOR } from '../../../test-support/auth-server.js';
 import {
   credentials,
@@ -16,17 +16,13 @@ import {
   publicAndConfidentialForFile,
   revoke,
   signIn,
-  type Tokens,
+  signedInForFile,
 } from './oauth-http.js';
-
-/** Tokens of `publicClient`, not bound to a resource. */
-let tokens: Tokens;
 
 const auth = authServerForFile();
 const [publicClient, confidential] = publicAndConfidentialForFile(auth);
-beforeAll(async () => {
-  tokens = await signIn(auth, publicClient, { scope: 'openid courses:read' });
-});
+/** Tokens of `publicClient`, not bound to a resource. */
+const tokens = signedInForFile(auth, publicClient, { scope: 'openid courses:read' });
 
 describe('POST /api/oauth/introspect', () => {
   it('shows the static introspection client aud for a token obtained with resource=<issuer>', async () => {

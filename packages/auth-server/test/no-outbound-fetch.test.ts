@@ -12,6 +12,7 @@ import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { Redis } from 'ioredis';
 import * as oidc from 'openid-client';
+import { authorizationRequest, insecure } from '../../../test-support/openid-client.js';
 import {
   ADMIN,
   SERVICES,
@@ -23,7 +24,6 @@ import { OAUTH_ROUTES } from '@school/shared';
 import { modelKey } from '../src/storage/redis-keys.js';
 
 const REDIRECT = 'http://127.0.0.1:40406/cb';
-const insecure = { execute: [oidc.allowInsecureRequests] };
 let auth: TestAuthServer;
 let listener: Server;
 let trap: string;
@@ -92,12 +92,9 @@ describe('client metadata URLs', () => {
           oidc.None(),
         );
         oidc.allowInsecureRequests(config);
-        const verifier = oidc.randomPKCECodeVerifier();
-        const url = oidc.buildAuthorizationUrl(config, {
+        const { url, verifier } = await authorizationRequest(config, {
           redirect_uri: REDIRECT,
           scope: 'openid email courses:read',
-          code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-          code_challenge_method: 'S256',
           state: 'fixed-state',
         });
         const callback = await authorizeInBrowser(new FormBrowser(auth.issuer), url.href, ADMIN);

@@ -5,7 +5,8 @@
  * to RFC 6749 §5.2's shape.
  */
 import { beforeAll, expect } from '@jest/globals';
-import { ADMIN, INTROSPECTOR } from '../../../test-support/auth-server.js';
+import { ADMIN, INTROSPECTOR, type TestAuthServer } from '../../../test-support/auth-server.js';
+import type { AuditEventType } from '../src/audit/audit-log.js';
 import { formAction, type FormBrowser, type Page } from '../../../test-support/form-browser.js';
 import * as flow from '../../../test-support/oauth-flow.js';
 import type {
@@ -133,6 +134,22 @@ export function revoke(auth: Issuer, form: Record<string, string>): Promise<Http
 }
 
 /**
+ * Tokens of `client`, signed in as the seeded admin before the file's tests (after the hooks declared
+ * before this call); the object is filled in then.
+ */
+export function signedInForFile(
+  auth: Issuer,
+  client: OAuthClient,
+  opts: Omit<FlowOptions, 'account'>,
+): Tokens {
+  const tokens = {} as Tokens;
+  beforeAll(async () => {
+    Object.assign(tokens, await signIn(auth, client, opts));
+  });
+  return tokens;
+}
+
+/**
  * A public and a confidential client registered on the file's `auth` before its tests (after the
  * hooks declared before this call); both objects are filled in when registered.
  */
@@ -143,4 +160,23 @@ export function publicAndConfidentialForFile(auth: Issuer): [TestClient, TestCli
     clients.forEach((client, i) => Object.assign(client, registered[i]));
   });
   return clients;
+}
+
+/**
+ * The audit events of `type` about `clientId` whose details say `details`, once there is one (the
+ * log is written in batches): polled every 100 ms for up to 5 s, empty if none came.
+ */
+export async function auditedEvents(
+  auth: Pick<TestAuthServer, 'running'>,
+  type: AuditEventType,
+  clientId: string,
+  details: RegExp,
+): Promise<unknown[]> {
+  let events: unknown[] = [];
+  for (let tries = 0; tries < 50 && events.length === 0; tries++) {
+    const all = await auth.running.audit.query({ clientId, type });
+    events = all.filter((e) => details.test(JSON.stringify(e.details)));
+    if (events.length === 0) await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return events;
 }

@@ -17,6 +17,7 @@ import type { AuditEventType } from '../src/audit/audit-log.js';
 import { loadConfig } from '../src/config.js';
 import {
   credentials,
+  auditedEvents,
   expectOAuthError,
   introspect,
   isActive,
@@ -60,15 +61,8 @@ const tokensOf = (res: HttpResult): Refreshed => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Audit events of `type` for the test client whose details say `details` (written in batches). */
-async function audited(type: AuditEventType, details: RegExp): Promise<unknown[]> {
-  let events: unknown[] = [];
-  for (let tries = 0; tries < 50 && events.length === 0; tries++) {
-    const all = await auth.running.audit.query({ clientId: client.clientId, type });
-    events = all.filter((e) => details.test(JSON.stringify(e.details)));
-    if (events.length === 0) await sleep(100);
-  }
-  return events;
-}
+const audited = (type: AuditEventType, details: RegExp) =>
+  auditedEvents(auth, type, client.clientId, details);
 
 /**
  * One agent process: a separate Node process that refreshes `refreshToken` once at `issuer`, as an

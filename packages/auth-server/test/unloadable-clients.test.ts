@@ -8,19 +8,14 @@
  * server on loopback with a test CA.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomBytes } from 'node:crypto';
-import { ADMIN, startTestAuthServer, type TestAuthServer } from '../../../test-support/auth-server.js';
+import { ADMIN, startAuthWithDocuments, type TestAuthServer } from '../../../test-support/auth-server.js';
 import {
   FormBrowser,
   openAccountPage,
   pieceContaining,
   type Page,
 } from '../../../test-support/form-browser.js';
-import {
-  makeTestPki,
-  startDocumentServer,
-  type DocumentServer,
-} from '../../../test-support/https-documents.js';
+import type { DocumentServer } from '../../../test-support/https-documents.js';
 import { REDIRECT } from '../../../test-support/oauth-flow.js';
 import { allowCimdClient, disallowCimdClient } from '../src/cimd/cimd-operator.js';
 import { modelKey } from '../src/storage/redis-keys.js';
@@ -39,23 +34,14 @@ let healthyToken: string;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A client_id URL on the document server serving `doc`, never cached; and its path. */
-function publish(doc: Record<string, unknown>): { clientId: string; path: string } {
-  const path = `/apps/${randomBytes(6).toString('hex')}/client.json`;
-  const clientId = docs.url(path, '127.0.0.1');
-  docs.json(path, { client_id: clientId, ...doc }, { 'cache-control': 'max-age=0' });
-  return { clientId, path };
-}
+const publish = (doc: Record<string, unknown>) => docs.publish(doc, { maxAge: 0 });
 
 beforeAll(async () => {
-  const pki = makeTestPki();
-  docs = await startDocumentServer(pki);
-  auth = await startTestAuthServer({
-    CIMD_ALLOW_LOOPBACK: 'true',
-    CIMD_EXTRA_CA_FILE: pki.caFile,
+  ({ docs, auth } = await startAuthWithDocuments({
     CIMD_CACHE_MIN_SECONDS: '0',
     CIMD_STALE_SECONDS: '0',
     CIMD_FETCHES_PER_MINUTE_PER_HOST: '600',
-  });
+  }));
   const prefix = auth.config.REDIS_KEY_PREFIX;
   const scope = 'openid courses:read';
 
@@ -98,6 +84,26 @@ async function openPage(browser: FormBrowser, path: string, until: (page: Page) 
 /** The card of the app `clientId` on Connected apps. */
 const card = (page: Page, clientId: string) => pieceContaining(page.body, '<section class="card"', clientId);
 
+/**
+ * Opens the confirmation page of `action` for `clientId`, which must answer 200 and say what is
+ * `missing`, and submits its form; the page after it, 200.
+ */
+async function confirmAndSubmit(
+  browser: FormBrowser,
+  action: 'apps/revoke' | 'clients/delete',
+  clientId: string,
+  missing: string,
+): Promise<Page> {
+  const confirm = await browser.request(
+    `/oauth/account/${action}?${new URLSearchParams({ client_id: clientId }).toString()}`,
+  );
+  expect(confirm.status).toBe(200);
+  expect(confirm.body).toContain(missing);
+  const after = await browser.submit(confirm, `/${action}`, { client_id: clientId });
+  expect(after.status).toBe(200);
+  return after;
+}
+
 describe('Connected apps', () => {
   it('lists every app, those that cannot be loaded by their client id and what is missing', async () => {
     const page = await openPage(new FormBrowser(auth.issuer), '/oauth/account/apps', (p) =>
@@ -115,13 +121,7 @@ describe('Connected apps', () => {
     const browser = new FormBrowser(auth.issuer);
     await openPage(browser, '/oauth/account/apps', (p) => p.status === 200);
     for (const clientId of [refusedDoc, disallowedDoc]) {
-      const confirm = await browser.request(
-        `/oauth/account/apps/revoke?${new URLSearchParams({ client_id: clientId }).toString()}`,
-      );
-      expect(confirm.status).toBe(200);
-      expect(confirm.body).toContain('Metadata document unavailable');
-      const after = await browser.submit(confirm, '/apps/revoke', { client_id: clientId });
-      expect(after.status).toBe(200);
+      const after = await confirmAndSubmit(browser, 'apps/revoke', clientId, 'Metadata document unavailable');
       expect(after.body).toContain('has ended');
       expect(card(after, clientId)).toBeUndefined();
     }
@@ -137,13 +137,7 @@ describe('the admins’ pages', () => {
     const row = pieceContaining(page.body, '<tr>', corrupt);
     expect(row).toContain('Client record unavailable');
     expect(page.body).toContain('<bdi>Lesson Planner</bdi>');
-    const confirm = await browser.request(
-      `/oauth/account/clients/delete?${new URLSearchParams({ client_id: corrupt }).toString()}`,
-    );
-    expect(confirm.status).toBe(200);
-    expect(confirm.body).toContain('Client record unavailable');
-    const after = await browser.submit(confirm, '/clients/delete', { client_id: corrupt });
-    expect(after.status).toBe(200);
+    const after = await confirmAndSubmit(browser, 'clients/delete', corrupt, 'Client record unavailable');
     expect(after.body).toContain('was deleted');
     const key = modelKey(auth.config.REDIS_KEY_PREFIX, 'Client', corrupt);
     expect(await auth.running.redis.exists(key)).toBe(0);

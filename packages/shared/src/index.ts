@@ -12,6 +12,7 @@ export * from './registration-caps.js';
 export * from './config-fields.js';
 export * from './oauth-routes.js';
 export * from './oauth-endpoints.js';
+export * from './page-routes.js';
 export type { NamedSchema } from './oauth-endpoint-schemas.js';
 export { DEVICE_CODE_GRANT_TYPE } from './oauth-endpoint-schemas.js';
 export * from './introspection.js';

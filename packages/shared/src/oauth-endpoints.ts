@@ -9,14 +9,8 @@
  * Paths are written as routers write them: `:name` stands for one path segment.
  */
 import { z } from 'zod';
-import {
-  ACCOUNT_PATH,
-  DISCOVERY_PATHS,
-  INTERACTION_PATH,
-  OAUTH_ROUTES,
-  PAGE_SCRIPTS,
-} from './oauth-routes.js';
-import { METRICS_PATH } from './metrics.js';
+import { DISCOVERY_PATHS, OAUTH_ROUTES } from './oauth-routes.js';
+import { PAGE_ROUTERS, SERVICE_ROUTES, pagePath, type PageRouterSpec } from './page-routes.js';
 import { REGISTRATION_CAPS } from './registration-caps.js';
 import {
   IntrospectionRequest,
@@ -430,89 +424,17 @@ export const ENDPOINTS: readonly Endpoint[] = [
       responses: { '200': { description: 'Markdown', contentType: 'text/markdown' } },
     },
   },
-  // The home page (a person's way in; the JSON 404 for programs).
-  { path: '/', kind: 'page', methods: READ, cors: false },
-  // The login and consent pages: the page, then the forms it posts.
-  { path: `${INTERACTION_PATH}/:uid`, kind: 'page', methods: READ, cors: false },
-  ...(['login', 'passkey', 'recovery', 'confirm', 'ask-admin', 'abort', 'switch'] as const).map((action): Endpoint => ({
-    path: `${INTERACTION_PATH}/:uid/${action}`,
-    kind: 'page',
-    methods: ['POST'],
-    cors: false,
-  })),
-  // Asking the admins to review an app, on the page an unreviewed app's authorization ends on.
-  { path: `${INTERACTION_PATH}/:uid/request-review`, kind: 'page', methods: ['POST'], cors: false },
-  // The account pages: pages are read, forms post to `…/<action>`.
-  ...[
-    '',
-    '/signed-in',
-    '/apps',
-    '/clients',
-    '/activity',
-    '/account',
-    '/staff',
-    '/roles',
-    '/approvals',
-    '/register',
-    '/register/export',
-  ].map((page): Endpoint => ({
-    path: `${ACCOUNT_PATH}${page}`,
-    kind: 'page',
-    methods: READ,
-    cors: false,
-  })),
-  // App reviews: the page, and its one form posting to it.
-  { path: `${ACCOUNT_PATH}/app-reviews`, kind: 'page', methods: [...READ, 'POST'], cors: false },
-  // The confirmation pages of destructive actions, each with its form.
-  ...[
-    '/clients/delete',
-    '/apps/revoke',
-    '/account/sign-out-everywhere',
-    '/account/passkeys/remove',
-    '/account/recovery-codes',
-    '/term-review',
-  ].map((page): Endpoint => ({
-    path: `${ACCOUNT_PATH}${page}`,
-    kind: 'page',
-    methods: [...READ, 'POST'],
-    cors: false,
-  })),
-  { path: `${ACCOUNT_PATH}/staff/confirm`, kind: 'page', methods: READ, cors: false },
-  ...[
-    '/apps/drop-unused',
-    '/account/password',
-    '/account/passkeys',
-    '/account/confirm/passkey',
-    '/account/confirm/password',
-    '/staff/create',
-    '/staff/unlock',
-    '/staff/password-sign-in',
-    '/staff/reset-password',
-    '/staff/remove-passkeys',
-    '/staff/disable',
-    '/staff/enable',
-    '/staff/remove',
-    '/staff/promote',
-    '/staff/demote',
-    '/roles/create',
-    '/roles/ceiling',
-    '/roles/remove',
-    '/approvals/decide',
-  ].map((form): Endpoint => ({
-    path: `${ACCOUNT_PATH}${form}`,
-    kind: 'page',
-    methods: ['POST'],
-    cors: false,
-  })),
-  // The passkey forms' scripts, loaded by the sign-in and Your account pages.
-  ...Object.values(PAGE_SCRIPTS).map((path): Endpoint => ({
-    path,
-    kind: 'page',
-    methods: READ,
-    cors: false,
-  })),
-  // Liveness, readiness and the Prometheus metrics, on the auth server's own port.
-  ...['/healthz', '/readyz', METRICS_PATH].map((path): Endpoint => ({
+  // The pages (page-routes.ts: the routers are built from the same entries), then the service
+  // routes on the auth server's own port.
+  ...Object.values(PAGE_ROUTERS).flatMap((spec: PageRouterSpec) =>
+    Object.values(spec.routes).map((route): Endpoint => ({
+      path: pagePath(spec, route),
+      kind: 'page',
+      methods: [...(route.read ? READ : []), ...(route.form ? (['POST'] as const) : [])],
+      cors: false,
+    })),
+  ),
+  ...Object.values(SERVICE_ROUTES).map((path): Endpoint => ({
     path,
     kind: 'service',
     methods: READ,

@@ -6,9 +6,10 @@
  * never cached (`noStore`), the signed-in person loaded first (`requireSignIn`), every form checked
  * against its zod schema, its CSRF token and its Origin before it acts, then one named step.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import { ACCOUNT_PATH } from '@school/shared';
+import { PAGE_ROUTERS } from '@school/shared';
+import { pageRouter } from '../pages/page-router.js';
 import type { RedisClient } from '@school/shared';
 import type { Provider } from 'oidc-provider';
 import type { z } from 'zod';
@@ -31,7 +32,6 @@ import { dropUnusedForm, dropUnusedStep } from './drop-unused-scopes.js';
 import { OneTimeNotices } from './one-time-notice.js';
 import { requireAdmin } from './require-admin.js';
 import { accountPath, checkAccountForm, requireSignIn, type AccountState } from './signed-in.js';
-import { ACCOUNT_CHANGES } from '../accounts/account-status.js';
 import {
   accountActionForm,
   createStaffForm,
@@ -78,7 +78,7 @@ export interface AccountPagesDeps {
   unreviewed: UnreviewedMeans;
 }
 
-/** Builds the router of the account pages. */
+/** Builds the router of the account pages (its routes: PAGE_ROUTERS.account in @school/shared). */
 export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   const csrf = new CsrfTokens(deps.csrfSecret);
   const formCheck = { csrf, ownOrigin: new URL(deps.baseUrl).origin };
@@ -101,95 +101,77 @@ export function accountRouter(deps: AccountPagesDeps): Router<AccountState> {
   const approvals = approvalsSteps(deps);
   const check = <T extends { csrf: string }>(schema: z.ZodType<T>) => checkAccountForm(schema, formCheck);
 
-  const router = new Router<AccountState>({ prefix: ACCOUNT_PATH });
-  router.use(noStore);
   const home = (ctx: { status: number; redirect(url: string): void }) => {
     ctx.status = 303;
     ctx.redirect(accountPath('apps'));
   };
-  router.get('/', home);
-  // Back from signing in (provider/account-console.ts): the login session is set; the code is unused.
-  router.get('/signed-in', signedIn, own.afterSignIn);
-  router.get('/apps', signedIn, apps.show);
-  router.get('/apps/revoke', signedIn, apps.confirm);
-  router.post('/apps/revoke', forms, signedIn, check(revokeForm), apps.revoke);
-  router.post('/apps/drop-unused', forms, signedIn, check(dropUnusedForm), dropUnusedStep(deps, notices));
-  router.get('/clients', signedIn, requireAdmin, clients.show);
-  router.get('/clients/delete', signedIn, requireAdmin, clients.confirm);
-  const deleteCheck = checkAccountForm(deleteClientForm, formCheck);
-  router.post('/clients/delete', forms, signedIn, requireAdmin, deleteCheck, clients.remove);
-  router.get('/activity', signedIn, requireAdmin, activity.show);
-  router.get('/app-reviews', signedIn, requireAdmin, reviews.show);
-  router.post('/app-reviews', forms, signedIn, requireAdmin, check(reviewForm), reviews.review);
-  router.get('/account', signedIn, own.show);
-  router.post('/account/password', forms, signedIn, check(changePasswordForm), ...own.changePassword);
-  router.get('/account/sign-out-everywhere', signedIn, own.confirmSignOutEverywhere);
-  router.post(
-    '/account/sign-out-everywhere',
-    forms,
-    signedIn,
-    check(signOutEverywhereForm),
-    own.signOutEverywhere,
+  const admin = [signedIn, requireAdmin];
+  const adminForm = [forms, ...admin];
+  const staffForm = [...adminForm, check(accountActionForm)];
+  return pageRouter(
+    PAGE_ROUTERS.account,
+    {
+      home: { read: [home] },
+      // Back from signing in (provider/account-console.ts): the login session is set; the code is unused.
+      signedIn: { read: [signedIn, own.afterSignIn] },
+      apps: { read: [signedIn, apps.show] },
+      revokeApp: {
+        read: [signedIn, apps.confirm],
+        form: [forms, signedIn, check(revokeForm), apps.revoke],
+      },
+      dropUnused: { form: [forms, signedIn, check(dropUnusedForm), dropUnusedStep(deps, notices)] },
+      clients: { read: [...admin, clients.show] },
+      deleteClient: {
+        read: [...admin, clients.confirm],
+        form: [...adminForm, check(deleteClientForm), clients.remove],
+      },
+      activity: { read: [...admin, activity.show] },
+      appReviews: {
+        read: [...admin, reviews.show],
+        form: [...adminForm, check(reviewForm), reviews.review],
+      },
+      account: { read: [signedIn, own.show] },
+      changePassword: { form: [forms, signedIn, check(changePasswordForm), ...own.changePassword] },
+      signOutEverywhere: {
+        read: [signedIn, own.confirmSignOutEverywhere],
+        form: [forms, signedIn, check(signOutEverywhereForm), own.signOutEverywhere],
+      },
+      addPasskey: { form: [forms, signedIn, check(addPasskeyForm), own.addPasskey] },
+      removePasskey: {
+        read: [signedIn, own.confirmRemovePasskey],
+        form: [forms, signedIn, check(removePasskeyForm), own.requireProof, own.removePasskey],
+      },
+      confirmPasskey: { form: [forms, signedIn, check(confirmPasskeyForm), own.proof.withPasskey] },
+      confirmPassword: { form: [forms, signedIn, check(confirmPasswordForm), ...own.proof.withPassword] },
+      recoveryCodes: {
+        read: [signedIn, own.confirmNewRecoveryCodes],
+        form: [forms, signedIn, check(recoveryCodesForm), ...own.newRecoveryCodes],
+      },
+      staff: { read: [...admin, staff.show] },
+      staffConfirm: { read: [...admin, staff.confirm] },
+      createStaff: { form: [...adminForm, check(createStaffForm), staff.create] },
+      unlock: { form: [...staffForm, staff.unlock] },
+      passwordSignIn: { form: [...adminForm, check(passwordSwitchForm), staff.switchPassword] },
+      resetPassword: { form: [...staffForm, staff.reset] },
+      removePasskeys: { form: [...staffForm, staff.removePasskeys] },
+      disable: { form: [...staffForm, staff.change('disable')] },
+      enable: { form: [...staffForm, staff.change('enable')] },
+      remove: { form: [...staffForm, staff.change('remove')] },
+      promote: { form: [...staffForm, staff.change('promote')] },
+      demote: { form: [...staffForm, staff.change('demote')] },
+      roles: { read: [...admin, roles.show] },
+      createRole: { form: [...adminForm, check(createRoleForm), roles.create] },
+      roleCeiling: { form: [...adminForm, check(ceilingForm), roles.ceiling] },
+      removeRole: { form: [...adminForm, check(removeRoleForm), roles.remove] },
+      approvals: { read: [...admin, approvals.show] },
+      decideApproval: { form: [...adminForm, check(decideForm), approvals.decide] },
+      register: { read: [...admin, register.show] },
+      registerExport: { read: [...admin, register.download] },
+      termReview: {
+        read: [...admin, review.show],
+        form: [...adminForm, check(termReviewForm), review.act],
+      },
+    },
+    [noStore],
   );
-  router.post('/account/passkeys', forms, signedIn, check(addPasskeyForm), own.addPasskey);
-  router.get('/account/passkeys/remove', signedIn, own.confirmRemovePasskey);
-  router.post(
-    '/account/passkeys/remove',
-    forms,
-    signedIn,
-    check(removePasskeyForm),
-    own.requireProof,
-    own.removePasskey,
-  );
-  router.post('/account/confirm/passkey', forms, signedIn, check(confirmPasskeyForm), own.proof.withPasskey);
-  router.post(
-    '/account/confirm/password',
-    forms,
-    signedIn,
-    check(confirmPasswordForm),
-    ...own.proof.withPassword,
-  );
-  router.get('/account/recovery-codes', signedIn, own.confirmNewRecoveryCodes);
-  router.post('/account/recovery-codes', forms, signedIn, check(recoveryCodesForm), ...own.newRecoveryCodes);
-  router.get('/staff', signedIn, requireAdmin, staff.show);
-  router.post('/staff/create', forms, signedIn, requireAdmin, check(createStaffForm), staff.create);
-  router.post('/staff/unlock', forms, signedIn, requireAdmin, check(accountActionForm), staff.unlock);
-  router.get('/staff/confirm', signedIn, requireAdmin, staff.confirm);
-  router.post(
-    '/staff/password-sign-in',
-    forms,
-    signedIn,
-    requireAdmin,
-    check(passwordSwitchForm),
-    staff.switchPassword,
-  );
-  router.post('/staff/reset-password', forms, signedIn, requireAdmin, check(accountActionForm), staff.reset);
-  router.post(
-    '/staff/remove-passkeys',
-    forms,
-    signedIn,
-    requireAdmin,
-    check(accountActionForm),
-    staff.removePasskeys,
-  );
-  router.get('/roles', signedIn, requireAdmin, roles.show);
-  router.post('/roles/create', forms, signedIn, requireAdmin, check(createRoleForm), roles.create);
-  router.post('/roles/ceiling', forms, signedIn, requireAdmin, check(ceilingForm), roles.ceiling);
-  router.post('/roles/remove', forms, signedIn, requireAdmin, check(removeRoleForm), roles.remove);
-  router.get('/approvals', signedIn, requireAdmin, approvals.show);
-  router.post('/approvals/decide', forms, signedIn, requireAdmin, check(decideForm), approvals.decide);
-  for (const change of ACCOUNT_CHANGES)
-    router.post(
-      `/staff/${change}`,
-      forms,
-      signedIn,
-      requireAdmin,
-      check(accountActionForm),
-      staff.change(change),
-    );
-  router.get('/register', signedIn, requireAdmin, register.show);
-  router.get('/register/export', signedIn, requireAdmin, register.download);
-  router.get('/term-review', signedIn, requireAdmin, review.show);
-  router.post('/term-review', forms, signedIn, requireAdmin, check(termReviewForm), review.act);
-  return router;
 }

@@ -77,7 +77,10 @@ export function newStaffProblems(input: { email: string; name: string; password?
 }
 
 /** Every account with its lock state, oldest first. */
-export async function listAccounts({ accounts, loginGuard }: AccountAdminDeps): Promise<ListedAccount[]> {
+export async function listAccounts({
+  accounts,
+  loginGuard,
+}: Pick<AccountAdminDeps, 'accounts' | 'loginGuard'>): Promise<ListedAccount[]> {
   const all = await accounts.list();
   const locks = await Promise.all(all.map((a) => loginGuard.lockState(a.email)));
   return all.map((a, i) => ({ ...a, lock: locks[i]! }));

@@ -30,7 +30,7 @@
 import type { RedisClient } from '@school/shared';
 import { RateLimiterRedis, type RateLimiterRes } from 'rate-limiter-flexible';
 import { addressKey } from '../client-address.js';
-import type { AuthConfig } from '../config.js';
+import type { StorageConfig } from '../config.js';
 import { boundedKeyPart } from '../storage/redis-keys.js';
 
 /** Login limits. */
@@ -230,7 +230,7 @@ async function refusal(consumed: Promise<RateLimiterRes>): Promise<number> {
 }
 
 /** The login guard of a server configured by `config` (the server and `school-auth` share it). */
-export function loginGuardFor(redis: RedisClient, config: AuthConfig): LoginGuard {
+export function loginGuardFor(redis: RedisClient, config: StorageConfig): LoginGuard {
   return new LoginGuard(redis, config.REDIS_KEY_PREFIX, {
     maxFailuresPerAccountAndAddress: config.LOGIN_MAX_FAILURES_PER_ACCOUNT_AND_ADDRESS,
     maxFailuresPerAddress: config.LOGIN_MAX_FAILURES_PER_ADDRESS,

@@ -27,7 +27,7 @@ import {
 } from '../passkeys/factor-admin.js';
 import { lockOutProblem, waysIn } from '../passkeys/ways-in.js';
 import { OperatorError } from './operator-error.js';
-import { print, withRuntime } from './runtime.js';
+import { print, withRuntime, withStorage } from './runtime.js';
 import { registerSetRole } from './roles-command.js';
 
 const operator = { actor: 'operator' };
@@ -73,8 +73,8 @@ export function registerAccountsCommands(program: Command): void {
       'every account: email, name, role, state, password sign-in, created, what the login throttle holds',
     )
     .action(() =>
-      withRuntime(async (runtime, config) => {
-        const all = await listAccounts(adminDeps(runtime, config));
+      withStorage(async ({ accounts, redis }, config) => {
+        const all = await listAccounts({ accounts, loginGuard: loginGuardFor(redis, config) });
         print(
           all.map((a) => ({
             account_id: a._id,

@@ -17,7 +17,7 @@ import { registerKeysCommands } from './keys-command.js';
 import { registerRolesCommands } from './roles-command.js';
 import { seedAdmin } from './seed-admin.js';
 import { loadSeedConfig } from './seed-config.js';
-import { dateValue, print, wholeNumber, withRuntime } from './runtime.js';
+import { dateValue, print, wholeNumber, withRuntime, withStorage } from './runtime.js';
 
 /** Writes commander's own output, what a terminal would act on escaped, line by line. */
 const escaped = (write: (text: string) => void) => (text: string) =>
@@ -42,8 +42,8 @@ function registerAuditCommands(program: Command): void {
         until?: Date;
         limit?: number;
       }) =>
-        withRuntime(async (runtime) => {
-          const events = await runtime.audit.query({
+        withStorage(async (storage) => {
+          const events = await storage.audit.query({
             type: o.type,
             clientId: o.client,
             accountId: o.account,
@@ -73,8 +73,7 @@ function registerAuditCommands(program: Command): void {
         before?: string;
         json?: boolean;
       }) =>
-        withRuntime(async (runtime, config) => {
-          const { audit, accounts, redis } = runtime;
+        withStorage(async ({ audit, accounts, redis }, config) => {
           const deps = { audit, accounts, redis, prefix: config.REDIS_KEY_PREFIX };
           const next = await runActivity(deps, {
             ...o,

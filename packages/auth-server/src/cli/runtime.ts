@@ -1,26 +1,40 @@
 /**
  * What every `school-auth` command that reads or changes the server's storage runs in: the server's
  * own configuration and connections (bootstrap.ts), closed when the command ends, and how it prints.
+ * A command that needs only Redis and MongoDB (listing accounts, the audit log) runs `withStorage`:
+ * its settings are checked without the secrets and no keys or provider are opened; every other runs
+ * `withRuntime`, which refuses to start without them.
  */
 import { terminalJson } from '@school/shared';
 import { InvalidArgumentError } from 'commander';
 import type { AuthRuntime } from '../bootstrap.js';
-import { bootstrap } from '../bootstrap.js';
-import { loadConfig, type AuthConfig } from '../config.js';
+import { bootstrap, openStorage, type AuthStorage } from '../bootstrap.js';
+import { loadConfig, loadStorageConfig, type AuthConfig, type StorageConfig } from '../config.js';
 import { createLogger } from '../logger.js';
 
-/** Runs `work` on the server's storage, closing it afterwards. */
-export async function withRuntime<T>(
-  work: (runtime: AuthRuntime, config: AuthConfig) => Promise<T>,
+/** Opens what `open` opens on the settings `config`, runs `work` on it and closes it. */
+async function opened<C, R extends { close(): Promise<void> }, T>(
+  config: C,
+  open: (config: C) => Promise<R>,
+  work: (opened: R, config: C) => Promise<T>,
 ): Promise<T> {
-  const config = loadConfig();
-  const runtime = await bootstrap(config, createLogger('warn', 'school-auth'));
+  const what = await open(config);
   try {
-    return await work(runtime, config);
+    return await work(what, config);
   } finally {
-    await runtime.close();
+    await what.close();
   }
 }
+
+const logger = () => createLogger('warn', 'school-auth');
+
+/** Runs `work` on the server's storage, keys and provider, closing them afterwards. */
+export const withRuntime = <T>(work: (runtime: AuthRuntime, config: AuthConfig) => Promise<T>) =>
+  opened(loadConfig(), (config) => bootstrap(config, logger()), work);
+
+/** Runs `work` on Redis and MongoDB alone (no secrets needed), closing them afterwards. */
+export const withStorage = <T>(work: (storage: AuthStorage, config: StorageConfig) => Promise<T>) =>
+  opened(loadStorageConfig(), (config) => openStorage(config, logger()), work);
 
 /** Prints `value` as indented JSON, what a terminal would act on escaped. */
 export const print = (value: unknown) => console.log(terminalJson(value, 2));

@@ -5,8 +5,9 @@
  * a page row of the endpoint table (`GET`, `HEAD`): any other method gets 405 with `Allow` from the
  * step after its router (`wrongMethodOf`, allowed-methods.ts), like every page.
  */
-import Router from '@koa/router';
-import { ACCOUNT_PATH, NotFoundError, OAUTH_ROUTES } from '@school/shared';
+import type Router from '@koa/router';
+import { ACCOUNT_PATH, NotFoundError, OAUTH_ROUTES, PAGE_ROUTERS } from '@school/shared';
+import { pageRouter } from '../pages/page-router.js';
 import { html, layout, pageCsp } from '../pages/html.js';
 
 /** The page; `devicePairing`: device pairing is on, so the page links to where a code is entered. */
@@ -32,13 +33,18 @@ export function homePage({ devicePairing = false } = {}): string {
 
 /** The router of `/`: `GET` (and `HEAD`) answer the page when the request prefers HTML. */
 export function homePageRouter(options: { devicePairing: boolean }): Router {
-  const router = new Router();
-  router.get('/', function showHomePage(ctx) {
-    if (ctx.accepts('json', 'html') !== 'html') throw new NotFoundError(`no endpoint at ${ctx.method} /`);
-    ctx.set('Cache-Control', 'no-store');
-    ctx.set('Content-Security-Policy', pageCsp());
-    ctx.type = 'text/html';
-    ctx.body = homePage(options);
+  return pageRouter(PAGE_ROUTERS.home, {
+    home: {
+      read: [
+        function showHomePage(ctx) {
+          if (ctx.accepts('json', 'html') !== 'html')
+            throw new NotFoundError(`no endpoint at ${ctx.method} /`);
+          ctx.set('Cache-Control', 'no-store');
+          ctx.set('Content-Security-Policy', pageCsp());
+          ctx.type = 'text/html';
+          ctx.body = homePage(options);
+        },
+      ],
+    },
   });
-  return router;
 }

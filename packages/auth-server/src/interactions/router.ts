@@ -8,10 +8,11 @@
  * `Cache-Control: no-store`, unframeable and HTML-escaped; only the sign-in page runs a script (its
  * passkey form), our own, by nonce.
  */
-import Router from '@koa/router';
+import type Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
-import { INTERACTION_PATH } from '@school/shared';
+import { PAGE_ROUTERS } from '@school/shared';
 import type { RedisClient } from '@school/shared';
+import { pageRouter } from '../pages/page-router.js';
 import type { AccessCalendar } from './access-duration.js';
 import { appReviewSteps } from './app-review.js';
 import type { UnreviewedMeans } from '../storage/app-reviews.js';
@@ -55,71 +56,30 @@ export function interactionRouter(deps: InteractionDeps): Router<InteractionStat
     await show(ctx, next);
   };
 
-  const router = new Router<InteractionState>({ prefix: INTERACTION_PATH });
-  router.use(noStore);
-  router.get('/:uid', ...load, showPage);
-  router.post(
-    '/:uid/login',
-    forms,
-    ...load,
-    checkForm(loginForm, formCheck),
-    requirePrompt('login'),
-    ...login.submit,
+  const loadOnly = loadInteraction(deps.provider);
+  const form = (schema: Parameters<typeof checkForm>[0]) => [forms, ...load, checkForm(schema, formCheck)];
+  return pageRouter(
+    PAGE_ROUTERS.interactions,
+    {
+      page: { read: [...load, showPage] },
+      login: { form: [...form(loginForm), requirePrompt('login'), ...login.submit] },
+      passkey: { form: [...form(passkeyLoginForm), requirePrompt('login'), ...login.passkey] },
+      recovery: { form: [...form(recoveryLoginForm), requirePrompt('login'), ...login.recovery] },
+      confirm: { form: [...form(allowForm), requirePrompt('consent'), consent.grant] },
+      askAdmin: { form: [...form(allowForm), requirePrompt('consent'), consent.ask] },
+      // Deny and asking for a review work for an app the school has not allowed: no review check.
+      abort: { form: [forms, loadOnly, checkForm(consentForm, formCheck), consent.deny] },
+      requestReview: {
+        form: [
+          forms,
+          loadOnly,
+          checkForm(consentForm, formCheck),
+          requirePrompt('consent'),
+          requestAppReview,
+        ],
+      },
+      switchAccount: { form: [...form(consentForm), requirePrompt('consent'), consent.switchAccount] },
+    },
+    [noStore],
   );
-  router.post(
-    '/:uid/passkey',
-    forms,
-    ...load,
-    checkForm(passkeyLoginForm, formCheck),
-    requirePrompt('login'),
-    ...login.passkey,
-  );
-  router.post(
-    '/:uid/recovery',
-    forms,
-    ...load,
-    checkForm(recoveryLoginForm, formCheck),
-    requirePrompt('login'),
-    ...login.recovery,
-  );
-  router.post(
-    '/:uid/confirm',
-    forms,
-    ...load,
-    checkForm(allowForm, formCheck),
-    requirePrompt('consent'),
-    consent.grant,
-  );
-  router.post(
-    '/:uid/ask-admin',
-    forms,
-    ...load,
-    checkForm(allowForm, formCheck),
-    requirePrompt('consent'),
-    consent.ask,
-  );
-  router.post(
-    '/:uid/abort',
-    forms,
-    loadInteraction(deps.provider),
-    checkForm(consentForm, formCheck),
-    consent.deny,
-  );
-  router.post(
-    '/:uid/request-review',
-    forms,
-    loadInteraction(deps.provider),
-    checkForm(consentForm, formCheck),
-    requirePrompt('consent'),
-    requestAppReview,
-  );
-  router.post(
-    '/:uid/switch',
-    forms,
-    ...load,
-    checkForm(consentForm, formCheck),
-    requirePrompt('consent'),
-    consent.switchAccount,
-  );
-  return router;
 }

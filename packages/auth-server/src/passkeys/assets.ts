@@ -6,8 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, dirname } from 'node:path';
-import Router from '@koa/router';
-import { PAGE_SCRIPTS } from '@school/shared';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { PAGE_ROUTERS, PAGE_SCRIPTS } from '@school/shared';
+import { pageRouter } from '../pages/page-router.js';
 import { PASSKEY_PAGE_SCRIPT } from './page-script.js';
 
 /** Where the scripts are served (the endpoint table's rows). */
@@ -23,17 +25,14 @@ function libraryBundle(): string {
 
 /** The router serving both scripts. */
 export function assetsRouter(): Router {
-  const scripts: Record<string, string> = {
-    [WEBAUTHN_LIBRARY_URL]: libraryBundle(),
-    [PASSKEY_SCRIPT_URL]: PASSKEY_PAGE_SCRIPT,
-  };
-  const router = new Router();
-  for (const [path, body] of Object.entries(scripts)) {
-    router.get(path, function serveScript(ctx) {
+  const serve = (body: string) =>
+    function serveScript(ctx: Context) {
       ctx.type = 'text/javascript; charset=utf-8';
       ctx.set('Cache-Control', 'public, max-age=3600');
       ctx.body = body;
-    });
-  }
-  return router;
+    };
+  return pageRouter(PAGE_ROUTERS.assets, {
+    webauthnLibrary: { read: [serve(libraryBundle())] },
+    passkeys: { read: [serve(PASSKEY_PAGE_SCRIPT)] },
+  });
 }
