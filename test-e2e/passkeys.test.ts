@@ -72,6 +72,18 @@ beforeAll(async () => {
     launchBrowser(),
   ]);
   staff = createStaff(stack, 'Kim Keys');
+  // A teacher may let an app change courses: the write scope the passkey is asked for below.
+  schoolAuth(stack, [
+    'roles',
+    'create',
+    'teacher',
+    '--label',
+    'Teacher',
+    '--scopes',
+    'courses:read',
+    'courses:write',
+  ]);
+  schoolAuth(stack, ['accounts', 'set-role', staff.email, 'teacher']);
   // Another site on loopback, for an assertion made on the wrong origin.
   evilSite = createServer((_req, res) => {
     res
