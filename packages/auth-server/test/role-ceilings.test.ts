@@ -6,7 +6,8 @@
  * saying approval was asked and records it; an admin's approval (Approvals page) makes the scope
  * grantable on the next authorization, and the person is told once; a denial (CLI) is told too; a
  * request past its days cannot be decided; lowering a ceiling narrows a live grant (its access token
- * ends, its refresh gets the narrower scope); the roles and approvals commands.
+ * ends, its refresh gets the narrower scope), and so does `accounts demote` of an admin; the roles and
+ * approvals commands.
  */
 import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
@@ -298,6 +299,39 @@ describe('roles and ceilings', () => {
       1,
       'school-auth: The admin role cannot be removed.',
     ]);
+  });
+
+  it('accounts demote narrows the apps an admin allowed to the staff ceiling, as set-role does', async () => {
+    const ari = await staffMember('Ari');
+    expect(cli('accounts', 'promote', ari.email)).toMatchObject({ role: 'admin' });
+    const client = await registerClient(auth, { client_name: 'Register Writer' });
+    const tokens = (await flow.signIn(auth, client, {
+      scope: 'openid courses:read students:write',
+      account: ari,
+      approve: ['courses:read', 'students:write'],
+    })) as { access_token: string; refresh_token: string; scope: string };
+    expect(tokens.scope.split(' ').sort()).toEqual(['courses:read', 'openid', 'students:write']);
+    expect(await isActive(auth, tokens.access_token)).toBe(true);
+
+    const demoted = cli('accounts', 'demote', ari.email);
+    expect(demoted).toMatchObject({ role: 'staff', grants_narrowed: 1 });
+    expect(demoted.tokens_ended).toBeGreaterThanOrEqual(1);
+    expect(await isActive(auth, tokens.access_token)).toBe(false);
+    const refreshed = await tokenRequest(auth, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token,
+      client_id: client.clientId,
+    });
+    expect(refreshed.status).toBe(200);
+    expect(String(refreshed.body!.scope).split(' ').sort()).toEqual(['courses:read', 'openid']);
+    const [changed] = await auth.running.audit.query({ type: 'role_changed', accountId: ari.id });
+    expect(changed?.details).toMatchObject({ actor: 'operator', role: 'staff', before: 'admin' });
+    const [narrowed] = await auth.running.audit.query({ type: 'grant_narrowed', accountId: ari.id });
+    expect(narrowed?.details).toMatchObject({
+      actor: 'operator',
+      reason: 'ceiling',
+      dropped: 'students:write',
+    });
   });
 
   it('changes a ceiling on the Roles page (admins only, redirect after the POST, audited)', async () => {

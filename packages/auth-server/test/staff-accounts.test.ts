@@ -330,6 +330,39 @@ describe('disabling, enabling, removing, promoting and demoting', () => {
     expect(events.map((e) => e.details?.role)).toEqual(['staff', 'admin']);
   });
 
+  it('make staff takes from the apps an admin allowed what staff may not allow, at once', async () => {
+    const p = await personWithApp();
+    const [browser, page] = await adminPage();
+    const promoted = await submitRow(browser, page, p.email, '/staff/promote');
+    const writer = await registerClient(auth, { client_name: 'Register Writer' });
+    const tokens = await flowSignIn(auth, writer, {
+      account: { email: p.email, password: p.password },
+      scope: 'openid courses:read students:write',
+      approve: ['courses:read', 'students:write'],
+    });
+    expect(tokens.scope!.split(' ').sort()).toEqual(['courses:read', 'openid', 'students:write']);
+    expect(await isActive(auth, tokens.access_token)).toBe(true);
+
+    const demoted = await submitRow(browser, promoted, p.email, '/staff/demote');
+    expect(demoted.body).toContain(`${p.email} is now staff`);
+    expect(await isActive(auth, tokens.access_token)).toBe(false);
+    expect(await isActive(auth, p.tokens.access_token)).toBe(true); // courses:read only: untouched
+    const refreshed = await tokenRequest(auth, {
+      grant_type: 'refresh_token',
+      refresh_token: tokens.refresh_token!,
+      client_id: writer.clientId,
+    });
+    expect(refreshed.status).toBe(200);
+    expect(String(refreshed.body!.scope).split(' ').sort()).toEqual(['courses:read', 'openid']);
+    const [changed] = await auth.running.audit.query({ type: 'role_changed', accountId: p.id });
+    expect(changed?.details).toMatchObject({ actor: adminId, role: 'staff', before: 'admin' });
+    const [narrowed] = await auth.running.audit.query({ type: 'grant_narrowed', accountId: p.id });
+    expect(narrowed).toMatchObject({
+      clientId: writer.clientId,
+      details: { actor: adminId, reason: 'ceiling', dropped: 'students:write' },
+    });
+  });
+
   it('refuses an admin disabling, removing or demoting themself, and offers no such button', async () => {
     const [browser, page] = await adminPage();
     const own = row(page, ADMIN.email)!;

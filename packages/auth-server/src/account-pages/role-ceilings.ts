@@ -9,6 +9,8 @@
  * admin approved for it), is saved narrower, and its outstanding access tokens end; its refresh token
  * stays, so the app's next refresh gets an access token with what is left.
  */
+import type { AccountAdminDeps } from '../accounts/account-admin.js';
+import { changeAccount, type AccountChange, type AccountChanged } from '../accounts/account-status.js';
 import type { AccountStore } from '../accounts/account-store.js';
 import type { ApprovalRequest, ApprovalStore } from '../accounts/approval-requests.js';
 import { RoleRefused, type Role, type RoleStore } from '../accounts/roles.js';
@@ -147,6 +149,24 @@ export async function setAccountRole(
   });
   const narrowed = await narrowToCeilings(deps, [accountId], actor);
   return { email: target.email, role, before: target.role, ...narrowed };
+}
+
+/**
+ * Staff accounts' actions and `school-auth accounts disable|enable|remove|promote|demote`:
+ * accounts/account-status.ts `changeAccount` (its rules: under one lock, never oneself, never the
+ * last enabled admin). Make staff (`demote`) then narrows the account's grants to the staff ceiling
+ * as {@link setAccountRole} does; the narrowing is undefined for every other change (Make admin may
+ * only widen, Disable and Remove end every grant).
+ */
+export async function changeStanding(
+  deps: RoleOpsDeps & AccountAdminDeps,
+  accountId: string,
+  change: AccountChange,
+  actor: Actor,
+): Promise<(AccountChanged & { narrowed?: Narrowing }) | undefined> {
+  const changed = await changeAccount(deps, accountId, change, actor);
+  if (!changed || change !== 'demote') return changed;
+  return { ...changed, narrowed: await narrowToCeilings(deps, [accountId], actor) };
 }
 
 /**

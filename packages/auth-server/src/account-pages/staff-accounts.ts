@@ -2,9 +2,11 @@
  * Staff accounts, for the school's admins (require-admin.ts): list every account, add a staff
  * account, unlock one, reset a password, switch an account's password sign-in off or on (it then
  * signs in with a passkey or a recovery code only), disable, enable, remove, make admin, make staff.
- * The operations are accounts/account-admin.ts and accounts/account-status.ts, shared with
- * `school-auth accounts …`, each audited with the acting admin's id. An admin resets their own
- * password on Your account instead (knowing the current one), never here.
+ * The operations are accounts/account-admin.ts and accounts/account-status.ts (through
+ * role-ceilings.ts `changeStanding`, so Make staff narrows the account's grants to the staff ceiling
+ * as `accounts set-role` does), shared with `school-auth accounts …`, each audited with the acting
+ * admin's id. An admin resets their own password on Your account instead (knowing the current one),
+ * never here.
  *
  * What cannot be undone or takes something away from a colleague (Reset password, Disable, Remove)
  * opens a confirmation page first (GET `staff/confirm`), as All clients' Delete does; its form is the
@@ -27,7 +29,7 @@ import {
   unlockAccount,
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
-import { AccountChangeRefused, changeAccount, type AccountChange } from '../accounts/account-status.js';
+import { AccountChangeRefused, type AccountChange } from '../accounts/account-status.js';
 import { AccountExists } from '../accounts/account-store.js';
 import { sendPage } from '../pages/html.js';
 import {
@@ -39,6 +41,7 @@ import {
 import type { Passkeys } from '../passkeys/passkeys.js';
 import { lockOutProblem, waysIn } from '../passkeys/ways-in.js';
 import { OneTimeNotices, withNotice } from './one-time-notice.js';
+import { changeStanding, type RoleOpsDeps } from './role-ceilings.js';
 import { accountPath, type AccountContext, type AccountStep } from './signed-in.js';
 import {
   CONFIRMED_ACTIONS,
@@ -74,7 +77,7 @@ const DONE_WORDS: Record<AccountChange, (email: string) => string> = {
 export const passwordSwitchForm = accountActionForm.extend({ password_sign_in: z.enum(['off', 'on']) });
 
 /** The page, its confirmation page and its actions. */
-export function staffAccountsSteps(deps: AccountAdminDeps & { passkeys: Passkeys }): {
+export function staffAccountsSteps(deps: AccountAdminDeps & RoleOpsDeps & { passkeys: Passkeys }): {
   show: AccountStep;
   confirm: AccountStep;
   create: AccountStep<{ form: z.infer<typeof createStaffForm> }>;
@@ -201,9 +204,12 @@ export function staffAccountsSteps(deps: AccountAdminDeps & { passkeys: Passkeys
     change: (change) =>
       async function changeStaffAccount(ctx) {
         try {
-          const changed = await changeAccount(deps, ctx.state.form.account_id, change, actorOf(ctx));
+          const changed = await changeStanding(deps, ctx.state.form.account_id, change, actorOf(ctx));
           if (!changed) return await answer(ctx, 404, noSuchAccount);
-          return await done(ctx, { done: DONE_WORDS[change](changed.account.email) });
+          const narrowed = changed.narrowed?.grants
+            ? ` The apps they allowed lost what staff may not allow (${plural(changed.narrowed.grants, 'grant')} narrowed).`
+            : '';
+          return await done(ctx, { done: DONE_WORDS[change](changed.account.email) + narrowed });
         } catch (err) {
           if (err instanceof AccountChangeRefused) return answer(ctx, 409, { error: err.message });
           throw err;

@@ -131,7 +131,10 @@ export async function changeAccount(
       demote: 'role_changed',
     } as const
   )[change];
-  const role = change === 'promote' ? { role: 'admin' } : change === 'demote' ? { role: 'staff' } : {};
+  const role =
+    change === 'promote' || change === 'demote'
+      ? { role: change === 'promote' ? 'admin' : 'staff', before: done.role }
+      : {};
   void deps.audit.record(type, {
     requestId: by.requestId,
     ip: by.ip,

@@ -1,7 +1,8 @@
 /**
  * `school-auth accounts …`: what the Staff accounts page does, for operators and scripts, through the
- * same operations (accounts/account-admin.ts, accounts/account-status.ts, passkeys/factor-admin.ts),
- * audited with the actor `operator`. An account is named by its email. Switching password sign-in off
+ * same operations (accounts/account-admin.ts, accounts/account-status.ts through
+ * account-pages/role-ceilings.ts `changeStanding`, passkeys/factor-admin.ts), audited with the actor
+ * `operator`. `demote` narrows the account's live grants to the staff ceiling as `set-role` does. An account is named by its email. Switching password sign-in off
  * and removing passkeys are refused when the account would have no way to sign in left
  * (passkeys/ways-in.ts).
  */
@@ -15,7 +16,8 @@ import {
   unlockAccount,
   type AccountAdminDeps,
 } from '../accounts/account-admin.js';
-import { changeAccount, type AccountChange } from '../accounts/account-status.js';
+import type { AccountChange } from '../accounts/account-status.js';
+import { changeStanding, type RoleOpsDeps } from '../account-pages/role-ceilings.js';
 import type { AuthRuntime } from '../bootstrap.js';
 import type { AuthConfig } from '../config.js';
 import { loginGuardFor } from '../accounts/login-guard.js';
@@ -34,7 +36,7 @@ const operator = { actor: 'operator' };
 
 type CommandDeps = AccountAdminDeps & FactorAdminDeps;
 
-const adminDeps = (runtime: AuthRuntime, config: AuthConfig): CommandDeps => ({
+const adminDeps = (runtime: AuthRuntime, config: AuthConfig): CommandDeps & RoleOpsDeps => ({
   ...runtime,
   loginGuard: loginGuardFor(runtime.redis, config),
   prefix: config.REDIS_KEY_PREFIX,
@@ -43,7 +45,7 @@ const adminDeps = (runtime: AuthRuntime, config: AuthConfig): CommandDeps => ({
 /** Runs `work` on the account with `email`; a clear refusal when there is none. */
 function onAccount(
   email: string,
-  work: (deps: CommandDeps, account: { _id: string; email: string }) => Promise<unknown>,
+  work: (deps: CommandDeps & RoleOpsDeps, account: { _id: string; email: string }) => Promise<unknown>,
 ) {
   return withRuntime(async (runtime, config) => {
     const account = await runtime.accounts.profileByEmail(email);
@@ -60,7 +62,10 @@ const CHANGES: { change: AccountChange; describe: string }[] = [
   { change: 'enable', describe: 'let a disabled account sign in again (its apps are approved again)' },
   { change: 'remove', describe: 'delete an account; its sessions and every app’s access it approved end' },
   { change: 'promote', describe: 'make a staff account an admin of the school' },
-  { change: 'demote', describe: 'make an admin staff again' },
+  {
+    change: 'demote',
+    describe: 'make an admin staff again; apps it allowed lose at once what staff may not allow',
+  },
 ];
 
 /** Adds `accounts` and its subcommands to the program. */
@@ -213,7 +218,7 @@ export function registerAccountsCommands(program: Command): void {
       .argument('<email>', 'the account’s email')
       .action((email: string) =>
         onAccount(email, async (deps, account) => {
-          const done = await changeAccount(deps, account._id, change, operator);
+          const done = await changeStanding(deps, account._id, change, operator);
           if (!done) throw new OperatorError(`There is no account with the email ${email}.`);
           return {
             account_id: account._id,
@@ -223,7 +228,8 @@ export function registerAccountsCommands(program: Command): void {
             removed: change === 'remove' || undefined,
             sessions_ended: done.sessionsEnded,
             grants_ended: done.grantsEnded,
-            tokens_ended: done.tokensEnded,
+            grants_narrowed: done.narrowed?.grants,
+            tokens_ended: done.tokensEnded ?? done.narrowed?.tokens,
             passkeys_removed: done.passkeysRemoved,
           };
         }),

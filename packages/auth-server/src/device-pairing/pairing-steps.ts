@@ -23,7 +23,12 @@ import type { AccountContext, AccountStep } from '../account-pages/signed-in.js'
 import { signInUrl } from '../account-pages/signed-in.js';
 import type { AuditLog } from '../audit/audit-log.js';
 import { clientKind, isSelfDeclared } from '../clients/client-kind.js';
-import { accessEnds, durationChoices, type AccessCalendar } from '../interactions/access-duration.js';
+import {
+  accessEnds,
+  durationChoices,
+  type AccessCalendar,
+  type Duration,
+} from '../interactions/access-duration.js';
 import {
   APPROVAL_REQUESTED,
   askAdmin,
@@ -64,6 +69,16 @@ export interface PairingDeps extends CeilingDeps {
   baseUrl: string;
   /** Whether the school blocked an app (storage/app-reviews.ts): a blocked app's code pairs nothing. */
   isBlocked: (clientId: string) => Promise<boolean>;
+}
+
+/**
+ * How long the pairing form asks access to last (for Allow, and for Ask an admin, whose button submits
+ * the same form): a pairing makes a new grant, so there is no current end to keep, and a form without
+ * a choice gets the shortest.
+ */
+function chosenDuration(form: PairingForm): Duration {
+  const chosen = form.duration;
+  return chosen === undefined || chosen === 'current' ? 'hour' : chosen;
 }
 
 /** A user code as typed, as oidc-provider stores it: letters upper-cased, everything else dropped. */
@@ -250,10 +265,7 @@ export function pairingSteps(deps: PairingDeps): {
     const api = new Set<string>(API_SCOPE_NAMES);
     const forApi = approved.filter((s) => api.has(s));
     if (resource && forApi.length) grant.addResourceScope(resource, forApi.join(' '));
-    // A pairing makes a new grant: there is no current end to keep, and a form without a choice gets
-    // the shortest.
-    const chosen = ctx.state.form.duration;
-    const duration = chosen === undefined || chosen === 'current' ? 'hour' : chosen;
+    const duration = chosenDuration(ctx.state.form);
     grant.exp =
       accessEnds(duration, new Date(), deps.calendar) ?? accessEnds('hour', new Date(), deps.calendar)!;
     const grantId = await grant.save();
@@ -294,7 +306,7 @@ export function pairingSteps(deps: PairingDeps): {
       accountId,
       client: { name: client.clientName, clientId: client.clientId, kind: clientKind(client) },
       scopes: beyond,
-      duration: ctx.state.form.duration ?? 'hour',
+      duration: chosenDuration(ctx.state.form),
       requestId: ctx.state.requestId,
       ip: ctx.ip,
     });

@@ -139,7 +139,6 @@ export function confirmPairingPage(p: {
       ${origin(p)}
       <form method="post" action="${ACTION}" id="allow">
         ${hidden}
-        <input type="hidden" name="step" value="approve" />
         <fieldset class="choices">
           <legend>It will be able to</legend>
           ${scopeChoices(p.scopes, p.client.selfDeclared)}
@@ -149,7 +148,7 @@ export function confirmPairingPage(p: {
         </fieldset>
         ${durationFieldset({ durations: p.durations, timezone: p.timezone, preselected: 0 })}
         <div class="actions">
-          <button type="submit">Allow</button>
+          <button type="submit" name="step" value="approve">Allow</button>
           <button type="submit" form="deny" class="secondary">Deny</button>
         </div>
       </form>
@@ -158,12 +157,14 @@ export function confirmPairingPage(p: {
         <input type="hidden" name="step" value="deny" />
       </form>
       ${
+        // Ask an admin submits the Allow form, so the request records the duration chosen there.
         p.needsAdmin?.length
-          ? html`<form method="post" action="${ACTION}" id="ask">
-                ${hidden}
-                <input type="hidden" name="step" value="ask-admin" />
-              </form>
-              ${needsAdmin(p.needsAdmin, html`<button type="submit" form="ask" class="secondary">Ask an admin</button>`)}`
+          ? needsAdmin(
+              p.needsAdmin,
+              html`<button type="submit" form="allow" name="step" value="ask-admin" class="secondary">
+                Ask an admin
+              </button>`,
+            )
           : ''
       }
       ${neverSent}`,
