@@ -111,8 +111,9 @@ describe('scripts/auth, the operator command on the installation scripts/start m
     expect(JSON.parse(run.stdout)).toEqual([]);
   });
 
-  it('says what is missing when the installation has no secrets', () => {
-    const run = auth(installation({}), 'accounts', 'list');
+  it('says what is missing when the installation has no secrets and the command needs them', () => {
+    // Listing accounts reads storage alone; unlocking one runs the full start-up, keys and all.
+    const run = auth(installation({}), 'accounts', 'unlock', 'sam@school.example');
     expect(run.status).toBe(1);
     expect(run.stderr).toMatch(/^school-auth: the configuration is not usable: COOKIE_SECRETS: is required/);
   });
