@@ -208,7 +208,12 @@ describe('unreviewed apps wait for the admins, and a domain can be blocked', () 
 
     // The operator blocks the whole domain: the block wins over the app's own allow, and its grant ends.
     const blocked = schoolAuth(stack, ['apps', 'block', '--domain', '127.0.0.1.']);
-    expect(blocked).toMatchObject({ target: 'domain', value: '127.0.0.1', review: 'blocked', grants: 1 });
+    expect(blocked).toMatchObject({
+      target: 'domain',
+      value: '127.0.0.1',
+      review: 'blocked',
+      grants_ended: 1,
+    });
     expect(await courses()).toBe(401);
 
     // Another app of that domain is refused on the school's page before its document is fetched.

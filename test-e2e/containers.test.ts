@@ -466,16 +466,16 @@ describe('the compose stack, two replicas of each service', () => {
       /** The keys of the stack's key file, as `school-auth keys list` describes them. */
       const keyList = async () =>
         JSON.parse((await containers(stack, 'keys', 'list')).stdout) as Array<{
-          kid: string;
+          key_id: string;
           alg: string;
           role: string;
         }>;
       const rotation = (async () => {
         const before = await keyList();
         await containers(stack, 'keys', 'rotate');
-        const added = (await keyList()).filter((k) => !before.some((b) => b.kid === k.kid));
+        const added = (await keyList()).filter((k) => !before.some((b) => b.key_id === k.key_id));
         expect(added).toEqual([expect.objectContaining({ alg: 'ES256', role: 'verification' })]);
-        const newKid = added[0]!.kid;
+        const newKid = added[0]!.key_id;
         expect(await jwks()).toContain(newKid);
         tokens = await refresh(base(), clientId, tokens.refresh_token!);
         expect(kid(tokens)).toBe(oldKid); // published, not yet signing

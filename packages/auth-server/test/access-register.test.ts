@@ -43,14 +43,14 @@ const FORMULA_NAME = '=HYPERLINK("http://evil.example/?x",  "Click, here")';
 
 /** One row of the JSON export, as far as these tests read it. */
 interface ExportRow {
-  app: { name: string | null; clientId: string; kind: string; domain: string | null };
-  account: { id: string; email: string; role: string };
-  approvedBy: string;
+  app: { client_name: string | null; client_id: string; kind: string; domain: string | null };
+  account: { account_id: string; email: string; role: string };
+  approved_by: string;
   scopes: { category: string; title: string; scopes: string[] }[];
-  grantedAt: string;
-  endsAt: string | null;
-  lastUsed: string | null;
-  scopeLastUsed: Record<string, string | null>;
+  granted_at: string;
+  ends_at?: string;
+  last_used_at?: string;
+  scope_uses: { scope: string; last_used_at?: string }[];
 }
 
 const exportJson = (): ExportRow[] => {
@@ -100,7 +100,7 @@ const rowsOf = (rows: ExportRow[], email: string) =>
   new Map(
     rows
       .filter((r) => r.account.email === email)
-      .map((r) => [r.app.clientId, r.scopes.flatMap((g) => g.scopes).sort()]),
+      .map((r) => [r.app.client_id, r.scopes.flatMap((g) => g.scopes).sort()]),
   );
 
 let planner: TestClient;
@@ -137,7 +137,7 @@ beforeAll(async () => {
 describe('school-auth grants export', () => {
   it('holds exactly the grants made, one row per account and app, agreeing with each account’s Connected apps', async () => {
     const rows = exportJson();
-    expect(rows.map((r) => [r.account.email, r.app.clientId]).sort()).toEqual(
+    expect(rows.map((r) => [r.account.email, r.app.client_id]).sort()).toEqual(
       [
         [ADMIN.email, planner.clientId],
         [ADMIN.email, lure.clientId],
@@ -162,7 +162,7 @@ describe('school-auth grants export', () => {
     expect(seen.map((rows) => rows.length)).toEqual([2, 1, 1]);
     expect(seen.flat().sort()).toEqual(
       exportJson()
-        .map((r) => `${r.account.email} ${r.app.clientId}`)
+        .map((r) => `${r.account.email} ${r.app.client_id}`)
         .sort(),
     );
   });
@@ -170,28 +170,31 @@ describe('school-auth grants export', () => {
   it('names the app, its kind, the account and role, who approved, the scopes by category and the dates', () => {
     const row = exportJson().find((r) => r.account.email === OFFICE.email)!;
     expect(row.app).toEqual({
-      name: FORMULA_NAME,
-      clientId: lure.clientId,
+      client_id: lure.clientId,
+      client_name: FORMULA_NAME,
       kind: 'self-declared',
       domain: null,
-      unavailable: false,
     });
     expect(row.account).toMatchObject({ email: OFFICE.email, role: 'office' });
-    expect(row.approvedBy).toBe('self');
+    expect(row.approved_by).toBe('self');
     expect(row.scopes).toEqual([
       { category: 'payments', title: 'Orders and payments', scopes: ['orders:read', 'coupons:write'] },
       { category: 'account', title: 'Sign-in and own account', scopes: ['openid', 'email'] },
     ]);
-    expect(row.scopeLastUsed).toEqual({ 'orders:read': null, 'coupons:write': null });
+    // Never used: each scope without a time.
+    expect(row.scope_uses).toEqual([{ scope: 'orders:read' }, { scope: 'coupons:write' }]);
     // The admin's grant of the same app: its use of orders:read was reported.
     const used = exportJson().find(
-      (r) => r.account.email === ADMIN.email && r.app.clientId === lure.clientId,
+      (r) => r.account.email === ADMIN.email && r.app.client_id === lure.clientId,
     )!;
-    expect(Math.abs(Date.parse(used.scopeLastUsed['orders:read']!) - Date.now())).toBeLessThan(600_000);
-    const granted = Date.parse(row.grantedAt);
+    const ordersUsed = used.scope_uses.find((u) => u.scope === 'orders:read')!.last_used_at!;
+    expect(ordersUsed).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(ordersUsed) - Date.now())).toBeLessThan(600_000);
+    expect(row.granted_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const granted = Date.parse(row.granted_at);
     expect(Math.abs(granted - Date.now())).toBeLessThan(600_000);
     // Allowed "until I take it back": the grant's lifetime, a year.
-    expect(Date.parse(row.endsAt!) - granted).toBeGreaterThan(360 * 86_400_000);
+    expect(Date.parse(row.ends_at!) - granted).toBeGreaterThan(360 * 86_400_000);
   });
 
   it('writes a CSV a spreadsheet opens as it is: BOM, header, CRLF, quoting, and no formula from an app’s name', () => {
@@ -251,7 +254,9 @@ describe('the Access register page', () => {
     for (const row of exportJson()) {
       const cell = page.body
         .split('<tr>')
-        .find((r) => r.includes(`Client id <bdi>${row.app.clientId}</bdi>`) && r.includes(row.account.email));
+        .find(
+          (r) => r.includes(`Client id <bdi>${row.app.client_id}</bdi>`) && r.includes(row.account.email),
+        );
       expect(cell).toBeDefined();
       for (const group of row.scopes) expect(cell).toContain(`<p class="group">${group.title}</p>`);
     }
@@ -268,7 +273,7 @@ describe('the Access register page', () => {
 describe('the term review', () => {
   const REVIEW = '/oauth/account/term-review';
   const valueOf = (email: string, clientId: string, rows = exportJson()) =>
-    `${rows.find((r) => r.account.email === email && r.app.clientId === clientId)!.account.id} ${clientId}`;
+    `${rows.find((r) => r.account.email === email && r.app.client_id === clientId)!.account.account_id} ${clientId}`;
   const apply = (browser: FormBrowser, page: Page, action: string, grants: string[]) =>
     browser.request(REVIEW, {
       form: [
@@ -304,9 +309,9 @@ describe('the term review', () => {
     expect(after.body).toContain('Shortened: 1 app’s access.');
 
     const row = exportJson().find(
-      (r) => r.account.email === ADMIN.email && r.app.clientId === planner.clientId,
+      (r) => r.account.email === ADMIN.email && r.app.client_id === planner.clientId,
     )!;
-    expect(Date.parse(row.endsAt!) / 1000).toBe(TERM_END_SECONDS);
+    expect(Date.parse(row.ends_at!) / 1000).toBe(TERM_END_SECONDS);
     expect((await introspect(auth, plannerRefresh)).body?.exp).toBe(TERM_END_SECONDS);
     const refreshed = await tokenRequest(auth, {
       grant_type: 'refresh_token',
@@ -348,7 +353,7 @@ describe('the term review', () => {
     expect(kept.status).toBe(303);
     expect(exportJson().find((r) => r.account.email === TEACHER.email)).toEqual(before);
     const [event] = await auth.running.audit.query({ type: 'grant_kept', clientId: planner.clientId });
-    expect(event?.details).toMatchObject({ ends: before.endsAt });
+    expect(Date.parse(event?.details?.ends as string)).toBe(Date.parse(before.ends_at!));
   });
 
   it('announces only what this session did, never what a link says', async () => {

@@ -160,7 +160,12 @@ describe('school-auth apps (the same operations for operators)', () => {
 
     const revoked = cli('apps', 'revoke', ADMIN.email, gone.clientId);
     expect(revoked.status).toBe(0);
-    expect(JSON.parse(revoked.out)).toMatchObject({ revoked: gone.clientId, account_id: expect.any(String) });
+    expect(JSON.parse(revoked.out)).toMatchObject({
+      account_id: expect.any(String),
+      client_id: gone.clientId,
+      revoked: true,
+      grants_ended: 1,
+    });
     expect(await isActive(auth, goneTokens.access_token)).toBe(false);
     expect(await isActive(auth, keptTokens.access_token)).toBe(true);
     const after = JSON.parse(cli('apps', 'list', ADMIN.email).out) as { client_id: string }[];

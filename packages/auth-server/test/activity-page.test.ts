@@ -147,7 +147,7 @@ describe('school-auth activity', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(events.length).toBeGreaterThan(0);
-    expect(events.every((e) => e.clientId === planner.clientId)).toBe(true);
+    expect(events.every((e) => e.client_id === planner.clientId)).toBe(true);
     expect(events[0]).toMatchObject({
       client_name: expect.stringContaining('Planner'),
       words: expect.any(String),

@@ -250,7 +250,9 @@ describe('school-auth clients list', () => {
         .map((l) => (JSON.parse(l) as { client_id: string }).client_id),
     ).toEqual([integrationId]);
     const never = schoolAuth('clients', 'list', '--never-used');
-    expect(never.stdout.split('\n')[0]).toBe('client_id\tkind\tcreated\tlast_used\taccounts\tname');
+    expect(never.stdout.split('\n')[0]).toBe(
+      'client_id\tkind\tcreated_at\tlast_used_at\taccounts\tclient_name',
+    );
     expect(never.stdout).toContain(unused.clientId);
     expect(never.stdout).not.toContain(planner.clientId);
   });

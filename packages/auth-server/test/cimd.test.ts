@@ -175,7 +175,10 @@ describe('Client ID Metadata Documents', () => {
       accept: 'text/html',
     });
     expect(refusedFirst.text).toContain('invalid_redirect_uri');
-    expect(schoolAuth('clients', 'allow-cimd', clientId)).toEqual({ allowed: clientId });
+    expect(schoolAuth('clients', 'allow-cimd', clientId)).toEqual({
+      client_id: clientId,
+      https_redirects_allowed: true,
+    });
     const { url } = authorizeUrl(clientId, 'https://notes.example/cb');
     const callback = await authorizeInBrowser(new FormBrowser(auth.issuer), url, ADMIN);
     expect(callback.origin + callback.pathname).toBe('https://notes.example/cb');
@@ -183,9 +186,14 @@ describe('Client ID Metadata Documents', () => {
     expect(listed.find((c) => c.client_id === clientId)).toMatchObject({
       status: 'fresh',
       https_redirects_allowed: true,
-      fetched_at: expect.any(String),
+      fetched_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      fresh_ends_at: expect.stringMatching(/Z$/),
+      stale_ends_at: expect.stringMatching(/Z$/),
     });
-    expect(schoolAuth('clients', 'disallow-cimd', clientId)).toEqual({ disallowed: clientId });
+    expect(schoolAuth('clients', 'disallow-cimd', clientId)).toEqual({
+      client_id: clientId,
+      https_redirects_allowed: false,
+    });
     const refused = await get(authorizeUrl(clientId, 'https://notes.example/cb').url, {
       accept: 'text/html',
     });

@@ -189,7 +189,7 @@ describe('school-auth clients delete (another process)', () => {
       { env: { ...process.env, ...operatorCommandEnv(auth.config) }, encoding: 'utf8' },
     );
     if (run.status !== 0) throw new Error(`school-auth clients delete exited ${run.status}: ${run.stderr}`);
-    expect(JSON.parse(run.stdout)).toEqual({ deleted: client.clientId });
+    expect(JSON.parse(run.stdout)).toEqual({ client_id: client.clientId, deleted: true });
 
     await expectEveryUseRefused({ access: tokens.access_token, refresh: tokens.refresh_token });
     // This server may still hold the client in its few-second cache: then the refresh token is

@@ -89,8 +89,8 @@ describe('school-auth output', () => {
       const events = stdout
         .trimEnd()
         .split('\n')
-        .map((l) => JSON.parse(l) as { clientId: string });
-      expect(events.map((e) => e.clientId).sort()).toEqual(HOSTILE.map((t) => `${tag}${t}`).sort());
+        .map((l) => JSON.parse(l) as { client_id: string });
+      expect(events.map((e) => e.client_id).sort()).toEqual(HOSTILE.map((t) => `${tag}${t}`).sort());
     }
   });
 

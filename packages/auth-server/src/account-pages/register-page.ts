@@ -1,7 +1,7 @@
 /**
  * The Access register page (admins only): a page of the register (access-register.ts) at a time,
  * whole accounts per page, and its downloads, the same rows as CSV (register-csv.ts) or JSON, streamed
- * an account at a time as `school-auth grants export` writes them.
+ * an account at a time as `school-auth grants export` writes them (the JSON: register-json.ts).
  */
 import { once } from 'node:events';
 import { PassThrough, type Writable } from 'node:stream';
@@ -11,6 +11,7 @@ import { sendPage } from '../pages/html.js';
 import { accessRegister, registerPage, type RegisterDeps } from './access-register.js';
 import { optionalParam } from './list-parts.js';
 import { csvCells, registerCsv } from './register-csv.js';
+import { registerJson } from './register-json.js';
 import { registerPageView } from './register-views.js';
 import type { AccountStep } from './signed-in.js';
 
@@ -49,7 +50,7 @@ async function writeRegister(deps: RegisterDeps, format: 'csv' | 'json', out: Pa
       out.write('[');
       for await (const { rows } of accessRegister(deps))
         for (const row of rows) {
-          await put(out, `${first ? '\n' : ',\n'}${terminalJson(row)}`, out);
+          await put(out, `${first ? '\n' : ',\n'}${terminalJson(registerJson(row))}`, out);
           first = false;
         }
       out.end(first ? ']\n' : '\n]\n');

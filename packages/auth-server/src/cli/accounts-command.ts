@@ -29,7 +29,8 @@ import {
 } from '../passkeys/factor-admin.js';
 import { lockOutProblem, waysIn } from '../passkeys/ways-in.js';
 import { OperatorError } from './operator-error.js';
-import { print, withRuntime, withStorage } from './runtime.js';
+import { print } from './output.js';
+import { withRuntime, withStorage } from './runtime.js';
 import { registerSetRole } from './roles-command.js';
 
 const operator = { actor: 'operator' };
@@ -186,7 +187,7 @@ export function registerAccountsCommands(program: Command): void {
               passkey_id: p.id,
               name: p.name,
               added_at: p.createdAt,
-              last_used_at: p.lastUsedAt ?? null,
+              last_used_at: p.lastUsedAt,
               added_after: p.proof ?? 'unrecorded',
             })),
             recovery_codes: factors.recoveryCodes,

@@ -11,6 +11,7 @@ import { AUDIT_EVENT_TYPES, type AuditEventType, type AuditLog } from '../audit/
 import { activityPage, MAX_ACTIVITY_PAGE } from '../audit/audit-page.js';
 import { EVENT_WORDS, eventWords } from '../audit/event-words.js';
 import { activityFilter, activityNames } from '../account-pages/activity.js';
+import { eventJson, jsonLine } from './output.js';
 
 /** The command's options, as parsed by cli/main.ts. */
 export interface ActivityOptions {
@@ -50,7 +51,9 @@ export async function runActivity(
     const app = e.clientId ? names.apps.get(e.clientId) : undefined;
     if (o.json) {
       const email = e.accountId ? names.emails.get(e.accountId) : undefined;
-      write(terminalJson({ ...e, words: EVENT_WORDS[e.type], client_name: app, account_email: email }));
+      write(
+        jsonLine({ ...eventJson(e), words: EVENT_WORDS[e.type], client_name: app, account_email: email }),
+      );
     } else {
       const at = new Date(e.at).toISOString();
       const appText = e.clientId ? `${terminalSafe(e.clientId)}${app ? ` (${terminalJson(app)})` : ''}` : '-';

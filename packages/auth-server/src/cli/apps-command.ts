@@ -18,7 +18,8 @@ import { reviewApp, ReviewRefused, type ReviewAsked } from '../storage/app-revie
 import { listReviewRequests } from '../storage/app-review-requests.js';
 import { listReviews } from '../storage/app-reviews.js';
 import { OperatorError } from './operator-error.js';
-import { isoTime, print, withRuntime } from './runtime.js';
+import { isoTime, print } from './output.js';
+import { withRuntime } from './runtime.js';
 
 /** An app as `apps list` prints it, in the commands' style (docs/operators.md): snake_case, ISO times. */
 function appJson(app: ConnectedApp): Record<string, unknown> {
@@ -28,9 +29,7 @@ function appJson(app: ConnectedApp): Record<string, unknown> {
     kind: app.kind,
     redirect_uris: app.redirectUris,
     scopes: app.scopes,
-    scopes_last_used_at: Object.fromEntries(
-      Object.entries(app.scopeUses).map(([scope, at]) => [scope, isoTime(at)]),
-    ),
+    scope_uses: Object.entries(app.scopeUses).map(([scope, at]) => ({ scope, last_used_at: isoTime(at) })),
     first_allowed_at: isoTime(app.firstAuthorized),
     last_used_at: isoTime(app.lastUsed),
     access_ends_at: isoTime(app.expiresAt),
@@ -68,8 +67,8 @@ const reviewAction =
           target: done.target,
           value: done.value,
           review: done.review,
-          grants: done.grants,
-          tokens: done.tokens,
+          grants_ended: done.grants,
+          tokens_ended: done.tokens,
         });
       } catch (err) {
         if (err instanceof ReviewRefused) throw new OperatorError(err.message);
@@ -113,7 +112,13 @@ export function registerAppsCommands(program: Command): void {
           clientId,
           details: { by: 'operator', ...ended },
         });
-        print({ revoked: clientId, account_id: accountId, ...ended });
+        print({
+          account_id: accountId,
+          client_id: clientId,
+          revoked: true,
+          grants_ended: ended.grants,
+          tokens_ended: ended.tokens,
+        });
       }),
     );
 
@@ -144,7 +149,6 @@ export function registerAppsCommands(program: Command): void {
           listReviews(runtime.redis, config.REDIS_KEY_PREFIX),
           listReviewRequests(runtime.redis, config.REDIS_KEY_PREFIX),
         ]);
-        const at = (t: number) => new Date(t * 1000).toISOString();
         print({
           unreviewed_apps: config.APP_REVIEW_UNREVIEWED,
           reviews: reviews.map((r) => ({
@@ -153,16 +157,16 @@ export function registerAppsCommands(program: Command): void {
             review: r.review,
             ...(r.name ? { name: r.name } : {}),
             by: r.by,
-            reviewed_at: at(r.at),
+            reviewed_at: isoTime(r.at),
           })),
           requests: requests.map((r) => ({
             client_id: r.clientId,
             ...(r.name ? { name: r.name } : {}),
             kind: r.kind,
             ...(r.domain ? { domain: r.domain } : {}),
-            asked_by: r.askers.map((a) => ({ email: a.email, asked_at: at(a.at) })),
+            asked_by: r.askers.map((a) => ({ email: a.email, asked_at: isoTime(a.at) })),
             asked: r.asked,
-            first_asked_at: at(r.at),
+            first_asked_at: isoTime(r.at),
           })),
         });
       }),

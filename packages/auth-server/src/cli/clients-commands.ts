@@ -4,7 +4,7 @@
  * (cli/clients-list-command.ts).
  */
 import { Option, type Command } from 'commander';
-import { checkCimdDocument } from '../cimd/cimd-check.js';
+import { checkCimdDocument, type CimdCheck } from '../cimd/cimd-check.js';
 import { allowCimdClient, disallowCimdClient, listCimdClients } from '../cimd/cimd-operator.js';
 import { cimdCachePolicy, createCimdFetcher } from '../cimd/cimd-setup.js';
 import { sweepClients } from '../provider/client-sweep.js';
@@ -19,7 +19,15 @@ import { everyEgressRange, forgetEgressRanges } from '../storage/client-egress.j
 import { LISTED_KINDS } from '../storage/client-listing.js';
 import { runClientsList } from './clients-list-command.js';
 import { OperatorError } from './operator-error.js';
-import { print, wholeNumber, withRuntime } from './runtime.js';
+import { print } from './output.js';
+import { wholeNumber, withRuntime } from './runtime.js';
+
+/** A document's cache deadlines as the commands print times, under keys ending in `_at`. */
+const cacheJson = ({ fresh_until, stale_until, ...cache }: NonNullable<CimdCheck['cache']>) => ({
+  ...cache,
+  fresh_ends_at: fresh_until,
+  stale_ends_at: stale_until,
+});
 
 /** Adds `clients` and its subcommands to the program. */
 export function registerClientsCommands(program: Command): void {
@@ -93,7 +101,7 @@ export function registerClientsCommands(program: Command): void {
       withRuntime(async (runtime) => {
         if (!(await deleteClient(runtime.clients, clientId)))
           throw new OperatorError(`There is no stored client ${clientId}.`);
-        print({ deleted: clientId });
+        print({ client_id: clientId, deleted: true });
       }),
     );
 
@@ -114,7 +122,7 @@ export function registerClientsCommands(program: Command): void {
     .action((clientId: string) =>
       withRuntime(async (runtime, config) => {
         await allowCimdClient(runtime.redis, config.REDIS_KEY_PREFIX, clientId);
-        print({ allowed: clientId });
+        print({ client_id: clientId, https_redirects_allowed: true });
       }),
     );
 
@@ -126,7 +134,7 @@ export function registerClientsCommands(program: Command): void {
       withRuntime(async (runtime, config) => {
         if (!(await disallowCimdClient(runtime.redis, config.REDIS_KEY_PREFIX, clientId)))
           throw new OperatorError(`${clientId} was not allowed.`);
-        print({ disallowed: clientId });
+        print({ client_id: clientId, https_redirects_allowed: false });
       }),
     );
 
@@ -151,7 +159,7 @@ export function registerClientsCommands(program: Command): void {
       withRuntime(async (runtime, config) => {
         if (!(await forgetEgressRanges(runtime.redis, config.REDIS_KEY_PREFIX, clientId)))
           throw new OperatorError(`${clientId} has no egress ranges.`);
-        print({ cleared: clientId });
+        print({ client_id: clientId, egress_ranges: [] });
       }),
     );
 
@@ -169,7 +177,15 @@ export function registerClientsCommands(program: Command): void {
     .description('every metadata-document client: fetch status, last error, cache deadlines')
     .action(() =>
       withRuntime(async (runtime, config) =>
-        print(await listCimdClients(runtime.redis, config.REDIS_KEY_PREFIX, config.DEVICE_PAIRING)),
+        print(
+          (await listCimdClients(runtime.redis, config.REDIS_KEY_PREFIX, config.DEVICE_PAIRING)).map(
+            ({ fresh_until, stale_until, ...status }) => ({
+              ...status,
+              fresh_ends_at: fresh_until,
+              stale_ends_at: stale_until,
+            }),
+          ),
+        ),
       ),
     );
   clients
@@ -188,7 +204,8 @@ export function registerClientsCommands(program: Command): void {
           devicePairing: config.DEVICE_PAIRING,
         };
         const check = await checkCimdDocument(deps, url);
-        print(check);
+        const { cache, ...rest } = check;
+        print({ ...rest, cache: cache && cacheJson(cache) });
         if (check.outcome === 'refused') throw new OperatorError(`It would be refused: ${check.refused}`);
       }),
     );

@@ -11,7 +11,7 @@ import {
   type ClientFilter,
   type ListedClient,
 } from '../storage/client-listing.js';
-import { isoTime } from './runtime.js';
+import { isoTime, jsonLine } from './output.js';
 
 /** The command's options, as parsed by cli/main.ts. */
 export interface ClientsListOptions {
@@ -65,14 +65,15 @@ export async function runClientsList(
 ): Promise<number> {
   const filter = clientsListFilter(options);
   const seen = new Set<string>(); // SCAN may return a client twice during a rehash
-  if (!options.json) write(['client_id', 'kind', 'created', 'last_used', 'accounts', 'name'].join('\t'));
+  if (!options.json)
+    write(['client_id', 'kind', 'created_at', 'last_used_at', 'accounts', 'client_name'].join('\t'));
   let cursor: string | undefined = '0';
   while (cursor) {
     const page = await listClients(redis, prefix, { filter, cursor, pageSize: 200 });
     for (const c of page.clients) {
       if (seen.has(c.clientId)) continue;
       seen.add(c.clientId);
-      write(options.json ? terminalJson(clientJson(c)) : clientLine(c));
+      write(options.json ? jsonLine(clientJson(c)) : clientLine(c));
     }
     cursor = page.next;
   }

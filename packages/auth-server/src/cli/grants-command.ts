@@ -1,9 +1,9 @@
 /**
  * `school-auth grants export --format csv|json`: the Access register (account-pages/access-register.ts)
  * on stdout, one row per app an account allowed, as the admins' page shows it: CSV for a spreadsheet
- * (account-pages/register-csv.ts), or JSON (an array, one object per row, what a terminal would act on
- * escaped). It streams, an account at a time, so a large register costs no more memory than its
- * largest account.
+ * (account-pages/register-csv.ts), or JSON (an array, one object per row in the commands' style,
+ * account-pages/register-json.ts, what a terminal would act on escaped). It streams, an account at a
+ * time, so a large register costs no more memory than its largest account.
  */
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
@@ -11,6 +11,7 @@ import { terminalJson } from '@school/shared';
 import { Option, type Command } from 'commander';
 import { accessRegister } from '../account-pages/access-register.js';
 import { csvCells, registerCsv } from '../account-pages/register-csv.js';
+import { registerJson } from '../account-pages/register-json.js';
 import { withRuntime } from './runtime.js';
 
 /** The formats the export writes. */
@@ -41,7 +42,7 @@ export function registerGrantsCommands(program: Command): void {
           await write('[');
           for await (const { rows } of accessRegister(deps))
             for (const row of rows) {
-              await write(`${first ? '\n' : ',\n'}${terminalJson(row)}`);
+              await write(`${first ? '\n' : ',\n'}${terminalJson(registerJson(row))}`);
               first = false;
             }
           await write(first ? ']\n' : '\n]\n');

@@ -6,13 +6,23 @@
  */
 import { Option, type Command } from 'commander';
 import { DEFAULT_KEYS_FILE } from '../config.js';
-import { activateKey, addKey, KeyRotationRefused, listKeys, retireKey } from '../provider/key-rotation.js';
+import {
+  activateKey,
+  addKey,
+  KeyRotationRefused,
+  listKeys,
+  retireKey,
+  type KeySummary,
+} from '../provider/key-rotation.js';
 import { newKeySet, SIGNING_ALGORITHMS } from '../provider/keys.js';
 import { OperatorError } from './operator-error.js';
-import { print } from './runtime.js';
+import { print } from './output.js';
 
 const fileOption = () =>
   new Option('--file <path>', 'the key file').env('KEYS_FILE').default(DEFAULT_KEYS_FILE);
+
+/** A key as the commands print it: its id (the JWK's `kid`) as `key_id`. */
+const keyJson = ({ kid, alg, role }: KeySummary) => ({ key_id: kid, alg, role });
 
 async function step(work: () => Promise<unknown>): Promise<void> {
   try {
@@ -36,7 +46,7 @@ export function registerKeysCommands(program: Command): void {
     .command('list')
     .description('every key of the file: its id, algorithm and whether it signs or only verifies')
     .addOption(fileOption())
-    .action((o: { file: string }) => step(() => listKeys(o.file)));
+    .action((o: { file: string }) => step(async () => (await listKeys(o.file)).map(keyJson)));
 
   keys
     .command('rotate')
@@ -51,7 +61,10 @@ export function registerKeysCommands(program: Command): void {
     .action((o: { file: string; alg: string }) =>
       step(async () => {
         const added = await addKey(o.file, o.alg);
-        return { added, next: `restart every instance; in an hour: school-auth keys activate ${added.kid}` };
+        return {
+          added: keyJson(added),
+          next: `restart every instance; in an hour: school-auth keys activate ${added.kid}`,
+        };
       }),
     );
 
@@ -62,7 +75,9 @@ export function registerKeysCommands(program: Command): void {
     )
     .argument('<kid>', 'the key’s id (keys list shows it)')
     .addOption(fileOption())
-    .action((kid: string, o: { file: string }) => step(() => activateKey(o.file, kid)));
+    .action((kid: string, o: { file: string }) =>
+      step(async () => (await activateKey(o.file, kid)).map(keyJson)),
+    );
 
   keys
     .command('retire')
@@ -71,5 +86,7 @@ export function registerKeysCommands(program: Command): void {
     )
     .argument('<kid>', 'the key’s id (keys list shows it)')
     .addOption(fileOption())
-    .action((kid: string, o: { file: string }) => step(() => retireKey(o.file, kid)));
+    .action((kid: string, o: { file: string }) =>
+      step(async () => (await retireKey(o.file, kid)).map(keyJson)),
+    );
 }

@@ -4,7 +4,7 @@
  * A usage error (an unknown command or option, a missing or malformed value) is one sentence on
  * stderr, a pointer to the help of the command it concerns, and exit code 2.
  */
-import { terminalJson, terminalSafe } from '@school/shared';
+import { terminalSafe } from '@school/shared';
 import { Command, Option } from 'commander';
 import { AUDIT_EVENT_TYPES, type AuditEventType } from '../audit/audit-log.js';
 import { MAX_ACTIVITY_PAGE } from '../audit/audit-page.js';
@@ -17,11 +17,18 @@ import { registerKeysCommands } from './keys-command.js';
 import { registerRolesCommands } from './roles-command.js';
 import { seedAdmin } from './seed-admin.js';
 import { loadSeedConfig } from './seed-config.js';
-import { dateValue, print, wholeNumber, withRuntime, withStorage } from './runtime.js';
+import { eventJson, jsonLine, print } from './output.js';
+import { dateValue, wholeNumber, withRuntime, withStorage } from './runtime.js';
 
 /** Writes commander's own output, what a terminal would act on escaped, line by line. */
 const escaped = (write: (text: string) => void) => (text: string) =>
   write(text.split('\n').map(terminalSafe).join('\n'));
+
+/** Commander's `error: …` for a usage error, as every failure is said: `school-auth: …`, a full stop. */
+export function usageSentence(text: string): string {
+  const words = text.trim().replace(/^error:\s*/, '');
+  return `school-auth: ${/[.!?]$/.test(words) ? words : `${words}.`}\n`;
+}
 
 function registerAuditCommands(program: Command): void {
   program
@@ -51,7 +58,7 @@ function registerAuditCommands(program: Command): void {
             until: o.until,
             limit: o.limit,
           });
-          for (const e of events) console.log(terminalJson(e));
+          for (const e of events) console.log(jsonLine(eventJson(e)));
         }),
     );
 
@@ -113,6 +120,7 @@ export function buildProgram(output: ProgramOutput = terminal): Command {
     .configureOutput({
       writeOut: escaped((t) => output.writeOut(t)),
       writeErr: escaped((t) => output.writeErr(t)),
+      outputError: (text, write) => write(usageSentence(text)),
     });
 
   program

@@ -18,7 +18,8 @@ import {
 import type { AuthRuntime } from '../bootstrap.js';
 import type { AuthConfig } from '../config.js';
 import { OperatorError } from './operator-error.js';
-import { print, wholeNumber, withRuntime } from './runtime.js';
+import { print } from './output.js';
+import { wholeNumber, withRuntime } from './runtime.js';
 
 const operator = { actor: 'operator' };
 
@@ -79,7 +80,7 @@ const shownRequest = (r: ApprovalRequest) => ({
   requested_at: r.requestedAt,
   expires_at: r.expiresAt,
   ...(r.decidedAt ? { decided_by: r.decidedBy, decided_at: r.decidedAt } : {}),
-  ...(r.approvedScopes ? { approved_scopes: r.approvedScopes, approved_until: r.approvedUntil } : {}),
+  ...(r.approvedScopes ? { approved_scopes: r.approvedScopes, approval_ends_at: r.approvedUntil } : {}),
   ...(r.note ? { note: r.note } : {}),
 });
 

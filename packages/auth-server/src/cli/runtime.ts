@@ -1,11 +1,11 @@
 /**
  * What every `school-auth` command that reads or changes the server's storage runs in: the server's
- * own configuration and connections (bootstrap.ts), closed when the command ends, and how it prints.
+ * own configuration and connections (bootstrap.ts), closed when the command ends, and
+ * how it reads its options (how it prints is cli/output.ts).
  * A command that needs only Redis and MongoDB (listing accounts, the audit log) runs `withStorage`:
  * its settings are checked without the secrets and no keys or provider are opened; every other runs
  * `withRuntime`, which refuses to start without them.
  */
-import { terminalJson } from '@school/shared';
 import { InvalidArgumentError } from 'commander';
 import type { AuthRuntime } from '../bootstrap.js';
 import { bootstrap, openStorage, type AuthStorage } from '../bootstrap.js';
@@ -35,16 +35,6 @@ export const withRuntime = <T>(work: (runtime: AuthRuntime, config: AuthConfig) 
 /** Runs `work` on Redis and MongoDB alone (no secrets needed), closing them afterwards. */
 export const withStorage = <T>(work: (storage: AuthStorage, config: StorageConfig) => Promise<T>) =>
   opened(loadStorageConfig(), (config) => openStorage(config, logger()), work);
-
-/** Prints `value` as indented JSON, what a terminal would act on escaped. */
-export const print = (value: unknown) => console.log(terminalJson(value, 2));
-
-/**
- * A time as every command prints it: ISO 8601 in UTC (`2026-11-29T07:40:00.000Z`), from Unix seconds;
- * undefined (left out of the JSON) when there is none.
- */
-export const isoTime = (seconds: number | undefined) =>
-  seconds === undefined ? undefined : new Date(seconds * 1000).toISOString();
 
 /** An option's parser: a whole number from `min` to `max`. */
 export const wholeNumber =
