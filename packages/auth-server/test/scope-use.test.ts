@@ -150,7 +150,8 @@ describe('Connected apps with the scopes used', () => {
   it('drops nothing from an app only someone else allowed, whatever client id the form names', async () => {
     const email = `other-${Date.now()}@school.test`;
     const password = 'a long password for another person';
-    await auth.running.accounts.create({ email, password, name: 'Other Person' });
+    // Another admin: an account whose ceiling lets it grant every scope the app asks.
+    await auth.running.accounts.create({ email, password, name: 'Other Person', role: 'admin' });
     const client = await registerClient(auth, { client_name: 'Their agent' });
     const theirs = await flow.signIn(auth, client, {
       scope: SCOPES,
