@@ -14,16 +14,19 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { inspectPage, launchBrowser, loopbackListener, tickEveryScope } from './support/browser.js';
+import { inspectPage, loopbackListener, tickEveryScope } from './support/browser.js';
+import { passwordSignIn } from './support/edge-flows.js';
 import {
+  addFirstPasskey,
   auditEvents as auditEventsOf,
   openYourAccount as signInToYourAccount,
   registerClient,
+  startPasskeyStack,
   virtualDevice,
   writeScopeRequest,
   type VirtualCredential,
 } from './support/passkey-browser.js';
-import { createStaff, E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
+import { createStaff, E2E_ADMIN, schoolAuth, type Stack } from './support/stack.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -67,10 +70,7 @@ let recoveryCodes: string[] = [];
 jest.setTimeout(120_000);
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([
-    startStack({ PASSKEY_FOR_WRITE_CONSENT: 'true' }, 'http', {}, 'localhost'),
-    launchBrowser(),
-  ]);
+  [stack, browser] = await startPasskeyStack();
   staff = createStaff(stack, 'Kim Keys');
   // Another site on loopback, for an assertion made on the wrong origin.
   evilSite = createServer((_req, res) => {
@@ -155,12 +155,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await inspectPage(laptop.page, 'your-account-no-passkey');
 
     // Signed in with the password, which is typed again before a first passkey is added.
-    await laptop.page.fill('#confirm-password', staff.password);
-    await laptop.page.click('button:has-text("Confirm with your password")');
-    await laptop.page.waitForSelector('text=It is you.');
-    await laptop.page.fill('#passkey-name', 'Office laptop');
-    await laptop.page.click('button:has-text("Add a passkey")');
-    await laptop.page.waitForSelector('text=Your passkey is added');
+    await addFirstPasskey(laptop.page, staff.password, 'Office laptop');
     const row = laptop.page.locator('tr', { hasText: 'Office laptop' });
     await expect(row.innerText()).resolves.toContain('Not yet');
     await inspectPage(laptop.page, 'your-account-passkey-added');
@@ -385,10 +380,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
 
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${stack.baseUrl}/oauth/account/apps`);
-    await page.fill('#email', staff.email);
-    await page.fill('#password', staff.password);
-    await page.click('button:text-is("Sign in")');
+    await passwordSignIn(stack, page, staff);
     await page.waitForSelector('text=Password sign-in is switched off for this account');
     await expect(page.inputValue('#email')).resolves.toBe(staff.email);
     await inspectPage(page, 'login-password-off');

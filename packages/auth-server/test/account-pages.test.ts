@@ -7,14 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, authServerForFile, operatorCommandEnv } from '../../../test-support/auth-server.js';
-import {
-  forgedPostStatuses,
-  FormBrowser,
-  inputValue,
-  openAccountPage,
-  pieceContaining,
-  type Page,
-} from '../../../test-support/form-browser.js';
+import { FormBrowser, inputValue, type Page } from '../../../test-support/form-browser.js';
+import { forgedPostStatuses, openAccountPage, pieceContaining } from '../../../test-support/form-browser.js';
 import { isActive, registerClient, signIn, tokenRequest, type TestClient } from './oauth-http.js';
 
 const auth = authServerForFile();

@@ -10,14 +10,9 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import { signIn as flowSignIn } from '../../../test-support/oauth-flow.js';
 import { isActive, registerClient, tokenRequest } from './oauth-http.js';
-import {
-  forgedPostStatuses,
-  formAction,
-  FormBrowser,
-  inputValue,
-  openAccountPage,
-  type Page,
-} from '../../../test-support/form-browser.js';
+import type { Page } from '../../../test-support/form-browser.js';
+import { forgedPostStatuses, formAction, FormBrowser } from '../../../test-support/form-browser.js';
+import { inputValue, openAccountPage } from '../../../test-support/form-browser.js';
 
 const STAFF_PAGE = '/oauth/account/staff';
 let adminId: string;
