@@ -23,7 +23,7 @@ import {
   introspect,
   isActive,
   registerClient,
-  tokenRequest,
+  refreshAs,
   type TestClient,
   type Tokens,
 } from './oauth-http.js';
@@ -295,11 +295,7 @@ describe('the term review', () => {
     )!;
     expect(Date.parse(row.endsAt!) / 1000).toBe(TERM_END_SECONDS);
     expect((await introspect(auth, plannerRefresh)).body?.exp).toBe(TERM_END_SECONDS);
-    const refreshed = await tokenRequest(auth, {
-      grant_type: 'refresh_token',
-      refresh_token: plannerRefresh,
-      client_id: planner.clientId,
-    });
+    const refreshed = await refreshAs(auth, planner.clientId, plannerRefresh);
     expect(refreshed.status).toBe(200);
     const next = refreshed.body as { refresh_token: string };
     expect((await introspect(auth, next.refresh_token)).body?.exp as number).toBeLessThanOrEqual(
@@ -317,11 +313,7 @@ describe('the term review', () => {
     const ended = await apply(browser, page, 'end', [valueOf(OFFICE.email, lure.clientId)]);
     expect(ended.status).toBe(303);
     await expect(isActive(auth, officeToken)).resolves.toBe(false);
-    const refresh = await tokenRequest(auth, {
-      grant_type: 'refresh_token',
-      refresh_token: officeRefresh,
-      client_id: lure.clientId,
-    });
+    const refresh = await refreshAs(auth, lure.clientId, officeRefresh);
     expect(refresh.status).toBe(400);
     expect(await connectedAppsOf(OFFICE)).toEqual(new Map());
     const [revoked] = await auth.running.audit.query({ type: 'grant_revoked', clientId: lure.clientId });
