@@ -95,6 +95,14 @@ const device = (held?: VirtualCredential) =>
     }),
   );
 
+/** A new device holding `held` that opens the account pages and signs in with its passkey. */
+async function passkeySignIn(held: VirtualCredential) {
+  const d = await device(held);
+  await d.page.goto(`${stack.baseUrl}/oauth/account/apps`);
+  await d.page.click('button:has-text("Sign in with a passkey")');
+  return d;
+}
+
 /** The one credential of a device's authenticator, as it is now (its signCount moved on). */
 async function exported(d: { cdp: CDPSession; id: string }): Promise<VirtualCredential> {
   const { credentials } = await d.cdp.send('WebAuthn.getCredentials', { authenticatorId: d.id });
@@ -269,9 +277,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
   });
 
   it('refuses a passkey whose signature counter went back (a cloned authenticator)', async () => {
-    const clone = await device({ ...credential, signCount: 0 });
-    await clone.page.goto(`${stack.baseUrl}/oauth/account/apps`);
-    await clone.page.click('button:has-text("Sign in with a passkey")');
+    const clone = await passkeySignIn({ ...credential, signCount: 0 });
     await clone.page.waitForSelector('text=That passkey could not sign you in');
     await expect(clone.page.title()).resolves.toBe('Sign in');
     await inspectPage(clone.page, 'login-passkey-refused');
@@ -280,9 +286,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await clone.context.close();
 
     // The real authenticator, counting on, still signs in.
-    const laptop = await device(credential);
-    await laptop.page.goto(`${stack.baseUrl}/oauth/account/apps`);
-    await laptop.page.click('button:has-text("Sign in with a passkey")');
+    const laptop = await passkeySignIn(credential);
     await laptop.page.waitForSelector('h1:has-text("Connected apps")');
     credential = await exported(laptop);
     await laptop.context.close();
@@ -306,9 +310,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
 
   it('signs a disabled account in by neither its passkey nor a recovery code', async () => {
     schoolAuth(stack, ['accounts', 'disable', staff.email]);
-    const laptop = await device(credential);
-    await laptop.page.goto(`${stack.baseUrl}/oauth/account/apps`);
-    await laptop.page.click('button:has-text("Sign in with a passkey")');
+    const laptop = await passkeySignIn(credential);
     await laptop.page.waitForSelector('text=That passkey could not sign you in');
     credential = await exported(laptop);
     await laptop.context.close();
@@ -359,9 +361,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await auditEvents('passkey_removed');
 
     // The removed passkey no longer signs in.
-    const again = await device(credential);
-    await again.page.goto(`${stack.baseUrl}/oauth/account/apps`);
-    await again.page.click('button:has-text("Sign in with a passkey")');
+    const again = await passkeySignIn(credential);
     await again.page.waitForSelector('text=That passkey could not sign you in');
     await laptop.context.close();
     await again.context.close();
