@@ -7,17 +7,13 @@
  * photographed at 1280 and 390 px into test-results/, checked for sideways scrolling at 390 px, and
  * axe-core finds no violation of any impact on it at either width.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import {
-  approveInBrowser,
-  expectNoAxeViolations,
-  inspectPage,
-  loopbackListener,
-  type LoopbackListener,
-} from './support/browser.js';
+import { codeRequest } from '../test-support/oauth-flow.js';
+import type { LoopbackListener } from './support/browser.js';
+import { approveInBrowser, expectNoAxeViolations, inspectPage, loopbackListener } from './support/browser.js';
+import { accountPage, edgeToken, passwordSignIn, registerApp } from './support/edge-flows.js';
 import { E2E_ADMIN, type Stack } from './support/stack.js';
 import { stackAndBrowserForFile } from './support/suite.js';
 
@@ -74,45 +70,28 @@ describe('the Access register and the term review, in a browser', () => {
     ] as const) {
       const listener = await loopbackListener();
       listeners.push(listener);
-      const registered = await fetch(`${stack.baseUrl}/api/oauth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: name, redirect_uris: [listener.redirectUri] }),
+      const { clientId } = await registerApp(stack, {
+        client_name: name,
+        redirect_uris: [listener.redirectUri],
       });
-      const clientId = ((await registered.json()) as { client_id: string }).client_id;
       clients.push(clientId);
-      const verifier = randomBytes(32).toString('base64url');
-      const url = `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
-        response_type: 'code',
-        client_id: clientId,
-        redirect_uri: listener.redirectUri,
-        scope,
-        state: randomBytes(8).toString('hex'),
-        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-        code_challenge_method: 'S256',
-      }).toString()}`;
+      const params = { client_id: clientId, redirect_uri: listener.redirectUri, scope };
+      const { url, verifier } = codeRequest({ issuer: stack.baseUrl }, params);
       const { callback } = await approveInBrowser(browser, url, listener);
-      const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code: callback.searchParams.get('code')!,
-          redirect_uri: listener.redirectUri,
-          code_verifier: verifier,
-          client_id: clientId,
-        }),
+      const res = await edgeToken(stack, {
+        grant_type: 'authorization_code',
+        code: callback.searchParams.get('code')!,
+        redirect_uri: listener.redirectUri,
+        code_verifier: verifier,
+        client_id: clientId,
       });
       expect(res.status).toBe(200);
-      token = ((await res.json()) as { access_token: string }).access_token;
+      token = res.body.access_token!;
     }
     // The admin signs in to the account pages in a browser of their own.
     context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${stack.baseUrl}/oauth/account/apps`);
-    await page.fill('input[name=email]', E2E_ADMIN.email);
-    await page.fill('input[name=password]', E2E_ADMIN.password);
-    await page.click('button[type=submit]');
+    await passwordSignIn(stack, page, E2E_ADMIN);
     await page.waitForSelector('h1:has-text("Connected apps")');
     await page.close();
   }, 120_000);
@@ -123,9 +102,7 @@ describe('the Access register and the term review, in a browser', () => {
   });
 
   it('lists both apps with their scopes under their data categories, as the export does', async () => {
-    const page = await context.newPage();
-    await page.goto(`${stack.baseUrl}/oauth/account/register`);
-    await page.waitForSelector('h1:has-text("Access register")');
+    const page = await accountPage(stack, context, 'register', 'Access register');
     const text = await page.innerText('main');
     expect(text).toContain('Lesson Planner');
     expect(text).toContain(FORMULA_NAME);
@@ -142,9 +119,7 @@ describe('the Access register and the term review, in a browser', () => {
   });
 
   it('shortens the selected app to the end of the term: still working, ending then', async () => {
-    const page = await context.newPage();
-    await page.goto(`${stack.baseUrl}/oauth/account/term-review`);
-    await page.waitForSelector('h1:has-text("Term review")');
+    const page = await accountPage(stack, context, 'term-review', 'Term review');
     await checkPage(page, 'term-review');
     await page.locator('tr', { hasText: clients[1]! }).locator('input[type=checkbox]').check();
     await page.check('#action-shorten');

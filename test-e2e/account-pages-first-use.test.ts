@@ -5,10 +5,12 @@
  * nothing and a password shown once is not shown again; two apps of one name on Connected apps are
  * told apart by their landmarks (axe-core, every rule, at 1280 and 390 px).
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import type { Browser, Page } from 'playwright-core';
 import { approveInBrowser, expectNoAxeViolations, inspectPage, loopbackListener } from './support/browser.js';
+import { codeRequest } from '../test-support/oauth-flow.js';
+import { registerApp } from './support/edge-flows.js';
 import { createStaff, E2E_ADMIN, type Stack } from './support/stack.js';
 import { stackAndBrowserForFile } from './support/suite.js';
 
@@ -129,26 +131,14 @@ describe('Connected apps with two apps of one name', () => {
     for (let i = 0; i < 2; i++) {
       const listener = await loopbackListener();
       try {
-        const res = await fetch(`${stack.baseUrl}/api/oauth/register`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({
-            client_name: 'Twin Planner',
-            application_type: 'native',
-            redirect_uris: [listener.redirectUri],
-          }),
+        const registered = await registerApp(stack, {
+          client_name: 'Twin Planner',
+          application_type: 'native',
+          redirect_uris: [listener.redirectUri],
         });
-        expect(res.status).toBe(201);
-        const { client_id } = (await res.json()) as { client_id: string };
-        const url = `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
-          response_type: 'code',
-          client_id,
-          redirect_uri: listener.redirectUri,
-          scope: 'openid courses:read',
-          state: randomBytes(8).toString('hex'),
-          code_challenge: createHash('sha256').update(randomBytes(32)).digest('base64url'),
-          code_challenge_method: 'S256',
-        }).toString()}`;
+        expect(registered.status).toBe(201);
+        const params = { redirect_uri: listener.redirectUri, scope: 'openid courses:read' };
+        const { url } = codeRequest({ issuer: stack.baseUrl }, { client_id: registered.clientId, ...params });
         const { callback } = await approveInBrowser(browser, url, listener);
         expect(callback.searchParams.get('code')).toBeTruthy();
       } finally {
@@ -167,10 +157,9 @@ describe('Connected apps with two apps of one name', () => {
 describe('All clients as an admin first reads it', () => {
   it('says once what a self-declared name is, aligns its filters and says a filter it cannot read', async () => {
     for (const name of ['Homework Helper', 'Reading Buddy']) {
-      const res = await fetch(`${stack.baseUrl}/api/oauth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: name, redirect_uris: ['http://127.0.0.1:9/callback'] }),
+      const res = await registerApp(stack, {
+        client_name: name,
+        redirect_uris: ['http://127.0.0.1:9/callback'],
       });
       expect(res.status).toBe(201);
     }

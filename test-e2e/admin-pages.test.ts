@@ -7,10 +7,11 @@
  * 390 px, and checked with axe-core (injected into the page) for serious or critical violations
  * (support/browser.ts `inspectPage`).
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { inspectPage, loopbackListener, tickEveryScope, type LoopbackListener } from './support/browser.js';
+import { codeRequest } from '../test-support/oauth-flow.js';
+import { accountPage, apiStatus as courseStatus, edgeToken, registerApp } from './support/edge-flows.js';
 import { E2E_ADMIN, schoolAuth, type Stack } from './support/stack.js';
 import { stackAndBrowserForFile } from './support/suite.js';
 
@@ -27,38 +28,21 @@ stackAndBrowserForFile((s, b) => {
 
 /** An authorization URL and the PKCE verifier that redeems its code. */
 function authorization(clientId: string, redirectUri: string): { url: string; verifier: string } {
-  const verifier = randomBytes(32).toString('base64url');
-  const url = `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
-    response_type: 'code',
-    client_id: clientId,
-    redirect_uri: redirectUri,
-    scope: SCOPE,
-    state: randomBytes(8).toString('hex'),
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-  }).toString()}`;
-  return { url, verifier };
+  return codeRequest(
+    { issuer: stack.baseUrl },
+    { client_id: clientId, redirect_uri: redirectUri, scope: SCOPE },
+  );
 }
 
 /** Redeems a code at the token endpoint; returns the access token. */
 async function redeem(form: Record<string, string>): Promise<string> {
-  const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', ...form }),
-  });
+  const res = await edgeToken(stack, { grant_type: 'authorization_code', ...form });
   expect(res.status).toBe(200);
-  return ((await res.json()) as { access_token: string }).access_token;
+  return res.body.access_token!;
 }
 
 /** The API's answer to a read with `token`. */
-async function apiStatus(token: string): Promise<number> {
-  const res = await fetch(`${stack.baseUrl}/api/v1/courses`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  await res.arrayBuffer();
-  return res.status;
-}
+const apiStatus = (token: string) => courseStatus(stack, token);
 
 describe('the school admin’s side, in a browser', () => {
   let listener: LoopbackListener;
@@ -75,12 +59,10 @@ describe('the school admin’s side, in a browser', () => {
 
   it('approves two apps, sees both on Connected apps, revokes one: its token is refused at once, the other still works', async () => {
     // An open registration, and an operator integration made with the CLI.
-    const registered = await fetch(`${stack.baseUrl}/api/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Lesson Planner CLI', redirect_uris: [listener.redirectUri] }),
+    const { clientId: open } = await registerApp(stack, {
+      client_name: 'Lesson Planner CLI',
+      redirect_uris: [listener.redirectUri],
     });
-    const open = ((await registered.json()) as { client_id: string }).client_id;
     const integration = schoolAuth(stack, [
       'clients',
       'create-integration',
@@ -164,12 +146,8 @@ describe('the school admin’s side, in a browser', () => {
   it('hands the browser straight back to the app with access_denied after one click on Deny', async () => {
     const deniedListener = await loopbackListener();
     try {
-      const res = await fetch(`${stack.baseUrl}/api/oauth/register`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ client_name: 'Unwanted Agent', redirect_uris: [deniedListener.redirectUri] }),
-      });
-      const clientId = ((await res.json()) as { client_id: string }).client_id;
+      const metadata = { client_name: 'Unwanted Agent', redirect_uris: [deniedListener.redirectUri] };
+      const { clientId } = await registerApp(stack, metadata);
       const page = await context.newPage();
       await page.goto(authorization(clientId, deniedListener.redirectUri).url);
       await page.click('button:has-text("Deny")');
@@ -180,18 +158,11 @@ describe('the school admin’s side, in a browser', () => {
   });
 
   it('lists every client on All clients, filters them, and deletes one after asking', async () => {
-    const res = await fetch(`${stack.baseUrl}/api/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_name: 'A very long self-declared name that keeps going well past the width of a phone screen',
-        redirect_uris: [listener.redirectUri],
-      }),
+    const { clientId: longNamed } = await registerApp(stack, {
+      client_name: 'A very long self-declared name that keeps going well past the width of a phone screen',
+      redirect_uris: [listener.redirectUri],
     });
-    const longNamed = ((await res.json()) as { client_id: string }).client_id;
-    const page = await context.newPage();
-    await page.goto(`${stack.baseUrl}/oauth/account/clients`);
-    await page.waitForSelector('h1:has-text("All clients")');
+    const page = await accountPage(stack, context, 'clients', 'All clients');
     const list = await page.innerText('main');
     expect(list).toContain('Timetable Integration');
     expect(list).toContain('Registered integration');
@@ -213,9 +184,7 @@ describe('the school admin’s side, in a browser', () => {
   });
 
   it('shows the audit trail on Activity, filterable by event', async () => {
-    const page = await context.newPage();
-    await page.goto(`${stack.baseUrl}/oauth/account/activity`);
-    await page.waitForSelector('h1:has-text("Activity")');
+    const page = await accountPage(stack, context, 'activity', 'Activity');
     const all = await page.innerText('table');
     expect(all).toContain('An app was deleted');
     expect(all).toContain('Access allowed to an app');

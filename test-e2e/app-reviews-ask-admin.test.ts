@@ -16,14 +16,10 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-support/https-documents.js';
-import {
-  expectNoAxeViolations,
-  launchBrowser,
-  loopbackListener,
-  tickEveryScope,
-  type LoopbackListener,
-} from './support/browser.js';
-import { authorizationUrl, newState, pkce } from '../test-support/oauth-flow.js';
+import type { LoopbackListener } from './support/browser.js';
+import { expectNoAxeViolations, launchBrowser, loopbackListener, tickEveryScope } from './support/browser.js';
+import { codeRequest } from '../test-support/oauth-flow.js';
+import { redeemCode, registerApp, signedInPairingPage } from './support/edge-flows.js';
 import { createStaff, E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -59,20 +55,8 @@ function publish(name: string): { clientId: string; path: string } {
 
 /** An authorization URL for `clientId` and the PKCE verifier that redeems its code. */
 function authorization(clientId: string, redirectUri: string): { url: string; verifier: string } {
-  const { verifier, challenge } = pkce();
-  const url = authorizationUrl(
-    { issuer: stack.baseUrl },
-    {
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: redirectUri,
-      scope: 'openid courses:read',
-      state: newState(),
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-    },
-  );
-  return { url, verifier };
+  const params = { client_id: clientId, redirect_uri: redirectUri, scope: 'openid courses:read' };
+  return codeRequest({ issuer: stack.baseUrl }, params);
 }
 
 /** `school-auth` run as a process; its exit code and what it wrote. */
@@ -185,20 +169,9 @@ describe('unreviewed apps wait for the admins, and a domain can be blocked', () 
       await staffPage.waitForSelector('text=Allow access to your school?');
       await tickEveryScope(staffPage);
       await staffPage.click('button:has-text("Allow")');
-      const code = (await listener.received).searchParams.get('code')!;
-      const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: listener.redirectUri,
-          code_verifier: verifier,
-          client_id: app.clientId,
-        }),
-      });
+      const res = await redeemCode(stack, listener, { clientId: app.clientId, verifier });
       expect(res.status).toBe(200);
-      return ((await res.json()) as { access_token: string }).access_token;
+      return res.body.access_token!;
     });
     const courses = () =>
       fetch(`${stack.baseUrl}/api/v1/courses`, { headers: { authorization: `Bearer ${token}` } }).then(
@@ -239,18 +212,14 @@ describe('unreviewed apps wait for the admins, and a domain can be blocked', () 
   }, 90_000);
 
   it('refuses device authorization to a blocked app, and counts an operator’s integration as allowed', async () => {
-    const registered = await fetch(`${stack.baseUrl}/api/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        client_name: 'Lab Kiosk',
-        redirect_uris: ['http://127.0.0.1/callback'],
-        grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
-        token_endpoint_auth_method: 'none',
-      }),
+    const registered = await registerApp(stack, {
+      client_name: 'Lab Kiosk',
+      redirect_uris: ['http://127.0.0.1/callback'],
+      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+      token_endpoint_auth_method: 'none',
     });
     expect(registered.status).toBe(201);
-    const kiosk = ((await registered.json()) as { client_id: string }).client_id;
+    const kiosk = registered.clientId;
     const deviceAuth = () =>
       fetch(`${stack.baseUrl}/api/oauth/device/auth`, {
         method: 'POST',
@@ -266,12 +235,7 @@ describe('unreviewed apps wait for the admins, and a domain can be blocked', () 
     expect(refusal(await deviceAuth())).toEqual([400, 'unauthorized_client']);
 
     // A code its device got before the block pairs nothing: the pairing page says the school blocked it.
-    const pairing = await (await browser.newContext()).newPage();
-    await pairing.goto(`${stack.baseUrl}/oauth/device`);
-    await pairing.fill('input[name=email]', staff.email);
-    await pairing.fill('input[name=password]', staff.password);
-    await pairing.click('button[type=submit]');
-    await pairing.waitForSelector('h1:has-text("Pair a device")');
+    const pairing = await signedInPairingPage(stack, browser, staff);
     await pairing.fill('input[name=user_code]', started.body.user_code!);
     const [shown] = await Promise.all([
       pairing.waitForResponse((r) => r.url().endsWith('/oauth/device') && r.request().method() === 'POST'),

@@ -9,14 +9,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import {
-  expectNoAxeViolations,
-  launchBrowser,
-  loopbackListener,
-  tickEveryScope,
-  type LoopbackListener,
-} from './support/browser.js';
-import { authorizationUrl, newState, pkce } from '../test-support/oauth-flow.js';
+import type { LoopbackListener } from './support/browser.js';
+import { expectNoAxeViolations, launchBrowser, loopbackListener, tickEveryScope } from './support/browser.js';
+import { codeRequest } from '../test-support/oauth-flow.js';
+import { edgeToken, redeemCode, registerApp } from './support/edge-flows.js';
 import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
 
 let stack: Stack;
@@ -35,33 +31,11 @@ afterAll(async () => {
 
 /** An authorization URL for `clientId` and the PKCE verifier that redeems its code. */
 function authorization(clientId: string, redirectUri: string): { url: string; verifier: string } {
-  const { verifier, challenge } = pkce();
-  const url = authorizationUrl(
-    { issuer: stack.baseUrl },
-    {
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: redirectUri,
-      scope: 'openid courses:read',
-      state: newState(),
-      code_challenge: challenge,
-      code_challenge_method: 'S256',
-    },
-  );
-  return { url, verifier };
+  const params = { client_id: clientId, redirect_uri: redirectUri, scope: 'openid courses:read' };
+  return codeRequest({ issuer: stack.baseUrl }, params);
 }
 
-/** A form POST to the token endpoint through the edge. */
-async function token(
-  form: Record<string, string>,
-): Promise<{ status: number; body: Record<string, string> }> {
-  const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, string> };
-}
+const token = (form: Record<string, string>) => edgeToken(stack, form);
 
 /** What each API instance answers, asked directly (not through the edge's round robin). */
 async function everyApi(accessToken: string): Promise<number[]> {
@@ -102,12 +76,8 @@ describe('blocking an app, then allowing it again', () => {
   });
 
   it('ends its live grants on every API instance at once, refuses it on the school’s page, and lets it in once allowed', async () => {
-    const registered = await fetch(`${stack.baseUrl}/api/oauth/register`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Homework Helper', redirect_uris: [listener.redirectUri] }),
-    });
-    const clientId = ((await registered.json()) as { client_id: string }).client_id;
+    const metadata = { client_name: 'Homework Helper', redirect_uris: [listener.redirectUri] };
+    const { clientId } = await registerApp(stack, metadata);
 
     // The admin allows it; both API instances take its token and cache the answer.
     const first = authorization(clientId, listener.redirectUri);
@@ -118,14 +88,7 @@ describe('blocking an app, then allowing it again', () => {
     await page.waitForSelector('text=Allow access to your school?');
     await tickEveryScope(page);
     await page.click('button:has-text("Allow")');
-    const code = (await listener.received).searchParams.get('code')!;
-    const issued = await token({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: listener.redirectUri,
-      code_verifier: first.verifier,
-      client_id: clientId,
-    });
+    const issued = await redeemCode(stack, listener, { clientId, verifier: first.verifier });
     expect(issued.status).toBe(200);
     const { access_token: access, refresh_token: refresh } = issued.body;
     expect(await everyApi(access!)).toEqual([200, 200]);
@@ -187,13 +150,7 @@ describe('blocking an app, then allowing it again', () => {
       await page.waitForSelector('text=Allow access to your school?');
       await tickEveryScope(page);
       await page.click('button:has-text("Allow")');
-      const reissued = await token({
-        grant_type: 'authorization_code',
-        code: (await again.received).searchParams.get('code')!,
-        redirect_uri: again.redirectUri,
-        code_verifier: second.verifier,
-        client_id: clientId,
-      });
+      const reissued = await redeemCode(stack, again, { clientId, verifier: second.verifier });
       expect(reissued.status).toBe(200);
       expect(await everyApi(reissued.body.access_token!)).toEqual([200, 200]);
     } finally {

@@ -13,6 +13,7 @@ import type { Browser } from 'playwright-core';
 import type { DocumentServer } from '../test-support/https-documents.js';
 import { startDocumentStack, stopDocumentStack } from './support/document-stack.js';
 import { approveInBrowser, loopbackListener, type LoopbackListener } from './support/browser.js';
+import { edgeToken } from './support/edge-flows.js';
 import { ClientAgent } from './support/mcp-agent.js';
 import { E2E_ADMIN, type Stack } from './support/stack.js';
 import { scrape, total } from '../test-support/metrics-scrape.js';
@@ -45,21 +46,16 @@ const api = (path: string, token: string) =>
 
 /** Redeems a code of the public client `clientId` for a token bound to the API; the API takes it. */
 async function redeemForCourses(clientId: string, code: string, redirectUri: string, verifier: string) {
-  const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: redirectUri,
-      code_verifier: verifier,
-      client_id: clientId,
-      resource: stack.baseUrl,
-    }),
+  const res = await edgeToken(stack, {
+    grant_type: 'authorization_code',
+    code,
+    redirect_uri: redirectUri,
+    code_verifier: verifier,
+    client_id: clientId,
+    resource: stack.baseUrl,
   });
   expect(res.status).toBe(200);
-  const tokens = (await res.json()) as { access_token: string };
-  expect((await api('/api/v1/courses', tokens.access_token)).status).toBe(200);
+  expect((await api('/api/v1/courses', res.body.access_token!)).status).toBe(200);
 }
 
 describe('a metadata-document client in Chromium, through the edge', () => {

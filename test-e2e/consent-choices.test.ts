@@ -9,19 +9,15 @@
  * and keeps it; a scope refused before stays unticked and is marked. axe-core finds no violation on
  * the consent pages and Connected apps at 1280 and 390 px.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Redis } from 'ioredis';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { accountGrants } from '../packages/auth-server/src/storage/account-grants.js';
 import { modelKey } from '../packages/auth-server/src/storage/redis-keys.js';
-import {
-  expectNoAxeViolations,
-  inspectPage,
-  loopbackListener,
-  type LoopbackListener,
-} from './support/browser.js';
+import type { LoopbackListener } from './support/browser.js';
+import { expectNoAxeViolations, inspectPage, loopbackListener } from './support/browser.js';
 import { E2E_ADMIN, type Stack } from './support/stack.js';
+import { edgeToken, openConsent, redeemCode } from './support/edge-flows.js';
 import { stackAndBrowserForFile } from './support/suite.js';
 
 let stack: Stack;
@@ -67,26 +63,9 @@ async function openFlow(
   listener: LoopbackListener,
   scope: string,
 ): Promise<Flow> {
-  const verifier = randomBytes(32).toString('base64url');
   const page = await context.newPage();
-  await page.goto(
-    `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: listener.redirectUri,
-      scope,
-      state: 'consent-e2e',
-      resource: stack.baseUrl,
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-    }).toString()}`,
-  );
-  if (await page.locator('input[name=password]').count()) {
-    await page.fill('input[name=email]', E2E_ADMIN.email);
-    await page.fill('input[name=password]', E2E_ADMIN.password);
-    await page.click('button[type=submit]');
-  }
-  await page.waitForSelector('text=Allow access to your school?');
+  const who = E2E_ADMIN;
+  const verifier = await openConsent(stack, page, { clientId, listener, scope, state: 'consent-e2e', who });
   return { listener, clientId, verifier, page };
 }
 
@@ -99,29 +78,17 @@ interface TokenResponse {
 /** Clicks Allow and redeems the code the app's listener receives. */
 async function allowAndRedeem(flow: Flow): Promise<TokenResponse> {
   await flow.page.click('button:has-text("Allow")');
-  const code = (await flow.listener.received).searchParams.get('code')!;
-  const res = await token({
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: flow.listener.redirectUri,
-    code_verifier: flow.verifier,
-    client_id: flow.clientId,
-    resource: stack.baseUrl,
+  const { clientId, verifier } = flow;
+  const res = await redeemCode(stack, flow.listener, {
+    clientId,
+    verifier,
+    extra: { resource: stack.baseUrl },
   });
   expect([res.status, res.body.error, res.body.error_description]).toEqual([200, undefined, undefined]);
   return res.body as unknown as TokenResponse;
 }
 
-async function token(
-  form: Record<string, string>,
-): Promise<{ status: number; body: Record<string, unknown> }> {
-  const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-}
+const token = (form: Record<string, string>) => edgeToken(stack, form);
 
 /** A refresh of `refreshToken` by the public client `clientId`, for the API. */
 const refresh = (refreshToken: string, clientId: string) =>

@@ -15,8 +15,9 @@ import * as oidc from 'openid-client';
 import type { Browser, Page } from 'playwright-core';
 import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-support/https-documents.js';
 import { inspectPage, launchBrowser } from './support/browser.js';
-import { auditEvents, openYourAccount, virtualDevice } from './support/passkey-browser.js';
+import { addFirstPasskey, auditEvents, openYourAccount, virtualDevice } from './support/passkey-browser.js';
 import { createStaff, E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
+import { enterCode as typeCode, signedInPairingPage as pairingPageSignedIn } from './support/edge-flows.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -80,24 +81,9 @@ async function vscode(): Promise<oidc.Configuration> {
   });
 }
 
-/** A new browser context's page, signed in as `who` (a password sign-in) on the pairing page. */
-async function signedInPairingPage(who: { email: string; password: string }): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${stack.baseUrl}/oauth/device`);
-  await page.fill('input[name=email]', who.email);
-  await page.fill('input[name=password]', who.password);
-  await page.click('button:text-is("Sign in")');
-  await page.waitForSelector('h1:has-text("Pair a device")');
-  return page;
-}
-
-/** Types `code` on the pairing page (signed in already) and continues; the page's text after. */
-async function enterCode(page: Page, code: string): Promise<string> {
-  await page.goto(`${stack.baseUrl}/oauth/device`);
-  await page.fill('input[name=user_code]', code);
-  await page.click('button:has-text("Continue")');
-  return page.locator('main').innerText();
-}
+const signedInPairingPage = (who: { email: string; password: string }) =>
+  pairingPageSignedIn(stack, browser, who);
+const enterCode = (page: Page, code: string) => typeCode(stack, page, code);
 
 const api = (token: string) =>
   fetch(`${stack.edgeUrl}/api/v1/courses`, { headers: { authorization: `Bearer ${token}` } });
@@ -167,12 +153,7 @@ describe('an account with a passkey', () => {
     // The staff member adds a passkey on Your account (the password typed again first).
     const laptop = await virtualDevice(browser);
     await openYourAccount(stack, laptop.page, staff);
-    await laptop.page.fill('#confirm-password', staff.password);
-    await laptop.page.click('button:has-text("Confirm with your password")');
-    await laptop.page.waitForSelector('text=It is you.');
-    await laptop.page.fill('#passkey-name', 'Laptop');
-    await laptop.page.click('button:has-text("Add a passkey")');
-    await laptop.page.waitForSelector('text=Your passkey is added');
+    await addFirstPasskey(laptop.page, staff.password, 'Laptop');
     await laptop.page.click('button:has-text("Sign out")').catch(() => undefined);
     await laptop.context.clearCookies();
 

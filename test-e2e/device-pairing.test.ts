@@ -22,6 +22,11 @@ import { SERVICES } from '../test-support/auth-server.js';
 import { makeTestPki, startDocumentServer, type DocumentServer } from '../test-support/https-documents.js';
 import { inspectPage, launchBrowser } from './support/browser.js';
 import { createStaff, E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
+import {
+  registerApp,
+  enterCode as typeCode,
+  signedInPairingPage as pairingPageSignedIn,
+} from './support/edge-flows.js';
 
 const DEVICE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 const insecure = { execute: [oidc.allowInsecureRequests] };
@@ -51,17 +56,13 @@ beforeAll(async () => {
     launchBrowser(),
   ]);
   redis = new Redis(SERVICES.redisUrl);
-  const registered = await fetch(`${stack.baseUrl}/api/oauth/register`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      client_name: 'e2e agent over SSH',
-      redirect_uris: ['http://127.0.0.1/callback'],
-      grant_types: ['authorization_code', 'refresh_token', DEVICE_GRANT],
-    }),
+  const registered = await registerApp(stack, {
+    client_name: 'e2e agent over SSH',
+    redirect_uris: ['http://127.0.0.1/callback'],
+    grant_types: ['authorization_code', 'refresh_token', DEVICE_GRANT],
   });
   expect(registered.status).toBe(201);
-  clientId = ((await registered.json()) as { client_id: string }).client_id;
+  clientId = registered.clientId;
   config = await oidc.discovery(new URL(stack.baseUrl), clientId, undefined, oidc.None(), insecure);
 }, 180_000);
 
@@ -73,24 +74,9 @@ afterAll(async () => {
   await docs?.close();
 });
 
-/** A browser page signed in as `account`, on the pairing page. */
-async function signedInPairingPage(account: { email: string; password: string }): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${stack.baseUrl}/oauth/device`);
-  await page.fill('input[name=email]', account.email);
-  await page.fill('input[name=password]', account.password);
-  await page.click('button[type=submit]');
-  await page.waitForSelector('h1:has-text("Pair a device")');
-  return page;
-}
-
-/** Types `code` on the pairing page and continues; the page's text after. */
-async function enterCode(page: Page, code: string): Promise<string> {
-  await page.goto(`${stack.baseUrl}/oauth/device`);
-  await page.fill('input[name=user_code]', code);
-  await page.click('button:has-text("Continue")');
-  return page.locator('main').innerText();
-}
+const signedInPairingPage = (who: { email: string; password: string }) =>
+  pairingPageSignedIn(stack, browser, who);
+const enterCode = (page: Page, code: string) => typeCode(stack, page, code);
 
 /** A raw poll of the token endpoint for `deviceCode`. */
 async function poll(deviceCode: string): Promise<{ status: number; body: Record<string, unknown> }> {
@@ -100,6 +86,13 @@ async function poll(deviceCode: string): Promise<{ status: number; body: Record<
     body: new URLSearchParams({ grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId }),
   });
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** A device authorization of the agent for `school:read`, asked from `localAddress` with `extra` headers. */
+async function pairingAskedFrom(localAddress: string, extra: Record<string, string> = {}) {
+  const from = await oidc.discovery(new URL(stack.baseUrl), clientId, undefined, oidc.None(), insecure);
+  from[oidc.customFetch] = fetchFrom(localAddress, extra);
+  return oidc.initiateDeviceAuthorization(from, { scope: 'school:read' });
 }
 
 /**
@@ -340,9 +333,7 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
 
   it('warns in plain words when the request came from another network', async () => {
     // The device asks from 127.1.2.3, another /24 than the browser's 127.0.0.1.
-    const remote = await oidc.discovery(new URL(stack.baseUrl), clientId, undefined, oidc.None(), insecure);
-    remote[oidc.customFetch] = fetchFrom('127.1.2.3');
-    const started = await oidc.initiateDeviceAuthorization(remote, { scope: 'school:read' });
+    const started = await pairingAskedFrom('127.1.2.3');
     const page = await signedInPairingPage(E2E_ADMIN);
     const shown = await enterCode(page, started.user_code);
     expect(shown).toContain('This request did not come from the network you are on now.');
@@ -358,9 +349,7 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
 
   it('shows the address the edge saw, never one the device claims in its headers', async () => {
     // Another loopback address of the browser's /24: shown as the same network, by its own address.
-    const near = await oidc.discovery(new URL(stack.baseUrl), clientId, undefined, oidc.None(), insecure);
-    near[oidc.customFetch] = fetchFrom('127.0.0.3');
-    const nearby = await oidc.initiateDeviceAuthorization(near, { scope: 'school:read' });
+    const nearby = await pairingAskedFrom('127.0.0.3');
     const page = await signedInPairingPage(E2E_ADMIN);
     expect(await enterCode(page, nearby.user_code)).toMatch(
       /Asked from\s+127\.0\.0\.3 \(the same network as this browser\)/,
@@ -369,14 +358,12 @@ describe('device pairing with DEVICE_PAIRING=all', () => {
     // A device elsewhere claims the browser's address in every header a proxy might read, and names
     // itself as the school's laptop: the page shows the address the edge saw, warns, and shows the
     // program's name as its own claim.
-    const spoofing = await oidc.discovery(new URL(stack.baseUrl), clientId, undefined, oidc.None(), insecure);
-    spoofing[oidc.customFetch] = fetchFrom('127.1.2.3', {
+    const spoofed = await pairingAskedFrom('127.1.2.3', {
       'x-forwarded-for': '127.0.0.1',
       'x-real-ip': '127.0.0.1',
       forwarded: 'for=127.0.0.1',
       'user-agent': '<b>School laptop</b>',
     });
-    const spoofed = await oidc.initiateDeviceAuthorization(spoofing, { scope: 'school:read' });
     const shown = await enterCode(page, spoofed.user_code);
     expect(shown).toMatch(/Asked from\s+127\.1\.2\.3\s/);
     expect(shown).toContain('This request did not come from the network you are on now.');

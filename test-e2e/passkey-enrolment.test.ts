@@ -17,16 +17,19 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import mongoose from 'mongoose';
 import type { Browser, CDPSession, Page } from 'playwright-core';
-import { inspectPage, launchBrowser, loopbackListener } from './support/browser.js';
+import { inspectPage, loopbackListener } from './support/browser.js';
+import { passwordSignIn } from './support/edge-flows.js';
 import {
+  addFirstPasskey,
   auditEvents as auditEventsOf,
   openYourAccount as signInToYourAccount,
   registerClient,
+  startPasskeyStack,
   virtualDevice,
   writeScopeRequest,
   type Device,
 } from './support/passkey-browser.js';
-import { createStaff, E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
+import { createStaff, E2E_ADMIN, schoolAuth, type Stack } from './support/stack.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -37,10 +40,7 @@ let colleague: { email: string; password: string };
 jest.setTimeout(120_000);
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([
-    startStack({ PASSKEY_FOR_WRITE_CONSENT: 'true' }, 'http', {}, 'localhost'),
-    launchBrowser(),
-  ]);
+  [stack, browser] = await startPasskeyStack();
   owner = createStaff(stack, 'Pat Owner');
   colleague = createStaff(stack, 'Cam Colleague');
 }, 90_000);
@@ -145,10 +145,7 @@ describe('who may add a passkey', () => {
     await expect(laptop.page.innerText('main')).resolves.not.toContain('somewhere else');
     const other = await browser.newContext();
     const otherPage = await other.newPage();
-    await otherPage.goto(`${stack.baseUrl}/oauth/account/apps`);
-    await otherPage.fill('#email', owner.email);
-    await otherPage.fill('#password', owner.password);
-    await otherPage.click('button:text-is("Sign in")');
+    await passwordSignIn(stack, otherPage, owner);
     await otherPage.waitForSelector('h1:has-text("Your account")');
     const notice = otherPage.locator('[role=alert]', { hasText: 'added to your account somewhere else' });
     await expect(notice.innerText()).resolves.toContain('Office laptop');
@@ -307,11 +304,7 @@ describe('who may add a passkey', () => {
   it('keeps the last way in, and ends the other sessions when the owner removes a passkey', async () => {
     const desk = await device();
     await openYourAccount(desk.page, colleague);
-    await desk.page.fill('#confirm-password', colleague.password);
-    await desk.page.click('button:has-text("Confirm with your password")');
-    await desk.page.fill('#passkey-name', 'Desk key');
-    await desk.page.click('button:has-text("Add a passkey")');
-    await desk.page.waitForSelector('text=Your passkey is added');
+    await addFirstPasskey(desk.page, colleague.password, 'Desk key');
     const elsewhere = await browser.newContext();
     await openYourAccount(await elsewhere.newPage(), colleague);
 

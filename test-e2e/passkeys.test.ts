@@ -14,16 +14,19 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { inspectPage, launchBrowser, loopbackListener, tickEveryScope } from './support/browser.js';
+import { inspectPage, loopbackListener, tickEveryScope } from './support/browser.js';
+import { passwordSignIn } from './support/edge-flows.js';
 import {
+  addFirstPasskey,
   auditEvents as auditEventsOf,
   openYourAccount as signInToYourAccount,
   registerClient,
+  startPasskeyStack,
   virtualDevice,
   writeScopeRequest,
   type VirtualCredential,
 } from './support/passkey-browser.js';
-import { createStaff, E2E_ADMIN, schoolAuth, startStack, type Stack } from './support/stack.js';
+import { createStaff, E2E_ADMIN, schoolAuth, type Stack } from './support/stack.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -67,10 +70,7 @@ let recoveryCodes: string[] = [];
 jest.setTimeout(120_000);
 
 beforeAll(async () => {
-  [stack, browser] = await Promise.all([
-    startStack({ PASSKEY_FOR_WRITE_CONSENT: 'true' }, 'http', {}, 'localhost'),
-    launchBrowser(),
-  ]);
+  [stack, browser] = await startPasskeyStack();
   staff = createStaff(stack, 'Kim Keys');
   // A teacher may let an app change courses: the write scope the passkey is asked for below.
   schoolAuth(stack, [
@@ -106,6 +106,14 @@ const device = (held?: VirtualCredential) =>
         passkeyPosts.push(request.postData()!);
     }),
   );
+
+/** A new device holding `held` that opens the account pages and signs in with its passkey. */
+async function passkeySignIn(held: VirtualCredential) {
+  const d = await device(held);
+  await d.page.goto(`${stack.baseUrl}/oauth/account/apps`);
+  await d.page.click('button:has-text("Sign in with a passkey")');
+  return d;
+}
 
 /** The one credential of a device's authenticator, as it is now (its signCount moved on). */
 async function exported(d: { cdp: CDPSession; id: string }): Promise<VirtualCredential> {
@@ -167,12 +175,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await inspectPage(laptop.page, 'your-account-no-passkey');
 
     // Signed in with the password, which is typed again before a first passkey is added.
-    await laptop.page.fill('#confirm-password', staff.password);
-    await laptop.page.click('button:has-text("Confirm with your password")');
-    await laptop.page.waitForSelector('text=It is you.');
-    await laptop.page.fill('#passkey-name', 'Office laptop');
-    await laptop.page.click('button:has-text("Add a passkey")');
-    await laptop.page.waitForSelector('text=Your passkey is added');
+    await addFirstPasskey(laptop.page, staff.password, 'Office laptop');
     const row = laptop.page.locator('tr', { hasText: 'Office laptop' });
     await expect(row.innerText()).resolves.toContain('Not yet');
     await inspectPage(laptop.page, 'your-account-passkey-added');
@@ -286,9 +289,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
   });
 
   it('refuses a passkey whose signature counter went back (a cloned authenticator)', async () => {
-    const clone = await device({ ...credential, signCount: 0 });
-    await clone.page.goto(`${stack.baseUrl}/oauth/account/apps`);
-    await clone.page.click('button:has-text("Sign in with a passkey")');
+    const clone = await passkeySignIn({ ...credential, signCount: 0 });
     await clone.page.waitForSelector('text=That passkey could not sign you in');
     await expect(clone.page.title()).resolves.toBe('Sign in');
     await inspectPage(clone.page, 'login-passkey-refused');
@@ -297,9 +298,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await clone.context.close();
 
     // The real authenticator, counting on, still signs in.
-    const laptop = await device(credential);
-    await laptop.page.goto(`${stack.baseUrl}/oauth/account/apps`);
-    await laptop.page.click('button:has-text("Sign in with a passkey")');
+    const laptop = await passkeySignIn(credential);
     await laptop.page.waitForSelector('h1:has-text("Connected apps")');
     credential = await exported(laptop);
     await laptop.context.close();
@@ -323,9 +322,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
 
   it('signs a disabled account in by neither its passkey nor a recovery code', async () => {
     schoolAuth(stack, ['accounts', 'disable', staff.email]);
-    const laptop = await device(credential);
-    await laptop.page.goto(`${stack.baseUrl}/oauth/account/apps`);
-    await laptop.page.click('button:has-text("Sign in with a passkey")');
+    const laptop = await passkeySignIn(credential);
     await laptop.page.waitForSelector('text=That passkey could not sign you in');
     credential = await exported(laptop);
     await laptop.context.close();
@@ -376,9 +373,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
     await auditEvents('passkey_removed');
 
     // The removed passkey no longer signs in.
-    const again = await device(credential);
-    await again.page.goto(`${stack.baseUrl}/oauth/account/apps`);
-    await again.page.click('button:has-text("Sign in with a passkey")');
+    const again = await passkeySignIn(credential);
     await again.page.waitForSelector('text=That passkey could not sign you in');
     await laptop.context.close();
     await again.context.close();
@@ -397,10 +392,7 @@ describe('passkeys, in a browser with a virtual authenticator', () => {
 
     const context = await browser.newContext();
     const page = await context.newPage();
-    await page.goto(`${stack.baseUrl}/oauth/account/apps`);
-    await page.fill('#email', staff.email);
-    await page.fill('#password', staff.password);
-    await page.click('button:text-is("Sign in")');
+    await passwordSignIn(stack, page, staff);
     await page.waitForSelector('text=Password sign-in is switched off for this account');
     await expect(page.inputValue('#email')).resolves.toBe(staff.email);
     await inspectPage(page, 'login-password-off');

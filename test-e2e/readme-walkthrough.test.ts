@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser } from 'playwright-core';
 import { freePort, pollUntil, portAccepts, startProcess } from '../test-support/processes.js';
 import { launchBrowser } from './support/browser.js';
+import { apiStatus as courseStatus } from './support/edge-flows.js';
 import { ShellSession } from './support/shell-session.js';
 import { E2E_ADMIN, startStack, type Stack } from './support/stack.js';
 
@@ -88,13 +89,7 @@ async function introspect(token: string): Promise<Record<string, unknown>> {
 }
 
 /** The status the API answers `token` with at /api/v1/courses. */
-async function apiStatus(token: string): Promise<number> {
-  const res = await fetch(`${stack.baseUrl}/api/v1/courses`, {
-    headers: { authorization: `Bearer ${token}` },
-  });
-  await res.arrayBuffer();
-  return res.status;
-}
+const apiStatus = (token: string) => courseStatus(stack, token);
 
 describe('the README curl walkthrough, pasted block by block', () => {
   it('registers, authorizes in a browser, gets a bound token the API accepts, refreshes, introspects and revokes', async () => {

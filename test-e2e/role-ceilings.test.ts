@@ -9,17 +9,13 @@
  * narrower scopes. axe-core finds no violation on the consent page with its Ask an admin part, on
  * Approvals and on Roles, at 1280 and 390 px, and none of them scrolls sideways at 390 px.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { API_SCOPES } from '@school/shared';
-import {
-  expectNoAxeViolations,
-  inspectPage,
-  loopbackListener,
-  type LoopbackListener,
-} from './support/browser.js';
+import type { LoopbackListener } from './support/browser.js';
+import { expectNoAxeViolations, inspectPage, loopbackListener } from './support/browser.js';
 import { createStaff, E2E_ADMIN, schoolAuth, type Stack } from './support/stack.js';
+import { edgeToken, openConsent, redeemCode } from './support/edge-flows.js';
 import { stackAndBrowserForFile } from './support/suite.js';
 
 let stack: Stack;
@@ -38,51 +34,15 @@ async function authorize(
   listener: LoopbackListener,
   who: { email: string; password: string },
 ): Promise<string> {
-  const verifier = randomBytes(32).toString('base64url');
-  await page.goto(
-    `${stack.baseUrl}/oauth/authorize?${new URLSearchParams({
-      response_type: 'code',
-      client_id: clientId,
-      redirect_uri: listener.redirectUri,
-      scope: SCOPE,
-      state: 'ceilings-e2e',
-      resource: stack.baseUrl,
-      code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-      code_challenge_method: 'S256',
-    }).toString()}`,
-  );
-  if (await page.locator('input[name=password]').count()) {
-    await page.fill('input[name=email]', who.email);
-    await page.fill('input[name=password]', who.password);
-    await page.click('button[type=submit]');
-  }
-  await page.waitForSelector('text=Allow access to your school?');
-  return verifier;
+  return openConsent(stack, page, { clientId, listener, scope: SCOPE, state: 'ceilings-e2e', who });
 }
 
-async function token(
-  form: Record<string, string>,
-): Promise<{ status: number; body: Record<string, string> }> {
-  const res = await fetch(`${stack.baseUrl}/api/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(form),
-  });
-  return { status: res.status, body: (await res.json()) as Record<string, string> };
-}
+const token = (form: Record<string, string>) => edgeToken(stack, form);
 
 /** Clicks Allow and redeems the code `listener` receives. */
 async function allowAndRedeem(page: Page, clientId: string, listener: LoopbackListener, verifier: string) {
   await page.click('button:has-text("Allow")');
-  const code = (await listener.received).searchParams.get('code')!;
-  const res = await token({
-    grant_type: 'authorization_code',
-    code,
-    redirect_uri: listener.redirectUri,
-    code_verifier: verifier,
-    client_id: clientId,
-    resource: stack.baseUrl,
-  });
+  const res = await redeemCode(stack, listener, { clientId, verifier, extra: { resource: stack.baseUrl } });
   expect([res.status, res.body.error]).toEqual([200, undefined]);
   return res.body as { access_token: string; refresh_token: string; scope: string };
 }

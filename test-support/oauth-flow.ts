@@ -124,6 +124,26 @@ export function authorizationUrl(auth: Issuer, params: Record<string, string>): 
   return `${auth.issuer}/oauth/authorize?${new URLSearchParams(params).toString()}`;
 }
 
+/**
+ * An authorization URL of a code request with `params` (client_id, redirect_uri, scope, …), a fresh
+ * `state` and PKCE (S256); the state and the verifier that redeems its code.
+ */
+export function codeRequest(
+  auth: Issuer,
+  params: Record<string, string>,
+): { url: string; verifier: string; state: string } {
+  const { verifier, challenge } = pkce();
+  const state = newState();
+  const url = authorizationUrl(auth, {
+    response_type: 'code',
+    ...params,
+    state,
+    code_challenge: challenge,
+    code_challenge_method: 'S256',
+  });
+  return { url, verifier, state };
+}
+
 /** What one run of the flow asks for. */
 export interface FlowOptions {
   scope: string;
@@ -146,17 +166,11 @@ export interface IssuedCode {
 
 /** Runs authorize → login → consent for `client`; checks `state` and `iss` on the way back. */
 export async function obtainCode(auth: Issuer, client: OAuthClient, opts: FlowOptions): Promise<IssuedCode> {
-  const { verifier, challenge } = pkce();
-  const state = newState();
   const redirectUri = opts.redirectUri ?? REDIRECT;
-  const url = authorizationUrl(auth, {
-    response_type: 'code',
+  const { url, verifier, state } = codeRequest(auth, {
     client_id: client.clientId,
     redirect_uri: redirectUri,
     scope: opts.scope,
-    state,
-    code_challenge: challenge,
-    code_challenge_method: 'S256',
     ...(opts.resource ? { resource: opts.resource } : {}),
   });
   const browser = opts.browser ?? new FormBrowser(auth.issuer);

@@ -6,8 +6,20 @@
 import { createHash, randomBytes } from 'node:crypto';
 import mongoose from 'mongoose';
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
-import { registerNativeApp, type LoopbackListener } from './browser.js';
-import type { Stack } from './stack.js';
+import { launchBrowser, registerNativeApp, type LoopbackListener } from './browser.js';
+import { passwordSignIn } from './edge-flows.js';
+import { startStack, type Stack } from './stack.js';
+
+/**
+ * The stack the passkey suites run on, with Chromium: passkeys asked for write consent, and the
+ * issuer on `localhost` (WebAuthn's relying party id must be a name, not an address).
+ */
+export function startPasskeyStack(): Promise<[Stack, Browser]> {
+  return Promise.all([
+    startStack({ PASSKEY_FOR_WRITE_CONSENT: 'true' }, 'http', {}, 'localhost'),
+    launchBrowser(),
+  ]);
+}
 
 /** The WebAuthn credential as the virtual authenticator exports it. */
 export interface VirtualCredential {
@@ -63,13 +75,23 @@ export async function openYourAccount(
   page: Page,
   who: { email: string; password: string },
 ): Promise<void> {
-  await page.goto(`${stack.baseUrl}/oauth/account/account`);
-  await page.fill('#email', who.email);
-  await page.fill('#password', who.password);
-  await page.click('button:text-is("Sign in")');
+  await passwordSignIn(stack, page, who);
   await page.waitForURL(/\/oauth\/account\/(apps|account)$/);
   await page.goto(`${stack.baseUrl}/oauth/account/account`);
   await page.waitForSelector('h1:has-text("Your account")');
+}
+
+/**
+ * On Your account, signed in with the password: types the password again to confirm it is them, then
+ * adds a passkey named `name` on `page`'s virtual authenticator.
+ */
+export async function addFirstPasskey(page: Page, password: string, name: string): Promise<void> {
+  await page.fill('#confirm-password', password);
+  await page.click('button:has-text("Confirm with your password")');
+  await page.waitForSelector('text=It is you.');
+  await page.fill('#passkey-name', name);
+  await page.click('button:has-text("Add a passkey")');
+  await page.waitForSelector('text=Your passkey is added');
 }
 
 /** Registers a native app named "Course Planner" returning to `listener`; its client id. */

@@ -16,26 +16,15 @@ const logger = createLogger(config.LOG_LEVEL);
 const runtime = await bootstrap(config, logger);
 const keys = await loadOrCreateKeys(config.KEYS_FILE);
 // The same provider as the real one (configuration, middleware, audited events), on the memory adapter.
-const { accounts, roles, approvals, redis, audit, passkeys } = runtime;
+const { accounts, redis, audit } = runtime;
 const provider = buildProvider({ config, adapter: 'memory', accounts, keys }, audit, logger);
 const readiness = () => Promise.resolve({ redis: 'ok', mongodb: 'ok' });
 // Introspections counted by the same script as the real server's, minus its token read: the two
 // servers then differ in where tokens are stored, and nothing else.
 const prefix = config.REDIS_KEY_PREFIX;
 const countIntrospection = createIntrospectionCount(redis, { prefix, countOnly: true });
-const app = createApp({
-  config,
-  provider,
-  accounts,
-  roles,
-  approvals,
-  logger,
-  redis,
-  audit,
-  passkeys,
-  readiness,
-  countIntrospection,
-});
+// Everything else as the real server has it: its storage, passkeys and metadata-document resolver.
+const app = createApp({ ...runtime, config, provider, logger, readiness, countIntrospection });
 const handle = app.callback();
 const server = createServer((req, res) => void handle(req, res));
 server.keepAliveTimeout = 65_000;

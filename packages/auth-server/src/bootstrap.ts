@@ -41,16 +41,8 @@ import { refuseUnknownClientsOverLimit, unidentifiedClientCount } from './http/u
 import type { CimdResolver } from './cimd/cimd-resolver.js';
 import { createPasskeys, type Passkeys } from './passkeys/passkeys.js';
 
-/** The auth server's open connections and its provider. */
-export interface AuthRuntime {
-  redis: RedisClient;
-  mongo: Connection;
-  accounts: AccountStore;
-  /** The school's roles and their ceilings (accounts/roles.ts). */
-  roles: RoleStore;
-  /** Ask an admin's requests and decisions (accounts/approval-requests.ts). */
-  approvals: ApprovalStore;
-  audit: AuditLog;
+/** The auth server's open connections (its storage) and its provider. */
+export interface AuthRuntime extends AuthStorage {
   provider: Provider;
   /** The introspection route's count-and-read (storage/introspection-count.ts). */
   countIntrospection: IntrospectionCount;
@@ -60,8 +52,6 @@ export interface AuthRuntime {
   cimd: CimdResolver;
   /** Passkeys and recovery codes. */
   passkeys: Passkeys;
-  /** Closes Redis and MongoDB. */
-  close(): Promise<void>;
 }
 
 /**
@@ -80,7 +70,9 @@ export interface AuthStorage {
   redis: RedisClient;
   mongo: Connection;
   accounts: AccountStore;
+  /** The school's roles and their ceilings (accounts/roles.ts). */
   roles: RoleStore;
+  /** Ask an admin's requests and decisions (accounts/approval-requests.ts). */
   approvals: ApprovalStore;
   audit: AuditLog;
   /** Closes Redis and MongoDB. */

@@ -7,15 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, authServerForFile, operatorCommandEnv } from '../../../test-support/auth-server.js';
-import {
-  forgedPostStatuses,
-  FormBrowser,
-  inputValue,
-  openAccountPage,
-  pieceContaining,
-  type Page,
-} from '../../../test-support/form-browser.js';
-import { isActive, registerClient, signIn, tokenRequest, type TestClient } from './oauth-http.js';
+import { FormBrowser, inputValue, type Page } from '../../../test-support/form-browser.js';
+import { forgedPostStatuses, openAccountPage, pieceContaining } from '../../../test-support/form-browser.js';
+import { isActive, refreshAs, registerClient, signIn, type TestClient } from './oauth-http.js';
 
 const auth = authServerForFile();
 
@@ -103,11 +97,7 @@ describe('Connected apps', () => {
     expect(card(after, 'Gradebook Sync')).toBeDefined();
 
     await expect(isActive(auth, plannerToken)).resolves.toBe(false);
-    const refresh = await tokenRequest(auth, {
-      grant_type: 'refresh_token',
-      refresh_token: plannerRefresh,
-      client_id: planner.clientId,
-    });
+    const refresh = await refreshAs(auth, planner.clientId, plannerRefresh);
     expect(refresh.status).toBe(400);
     await expect(isActive(auth, syncToken)).resolves.toBe(true);
 

@@ -4,10 +4,8 @@
  * (event, app, account by email or id); paging by cursor without repeats or gaps; client-supplied
  * strings isolated; and `school-auth activity` run as an operator would.
  */
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { ADMIN, authServerForFile, operatorCommandEnv } from '../../../test-support/auth-server.js';
+import { ADMIN, authServerForFile, runSchoolAuth } from '../../../test-support/auth-server.js';
 import { FormBrowser, linkHref, openAccountPage, type Page } from '../../../test-support/form-browser.js';
 import { registerClient, signIn, type TestClient } from './oauth-http.js';
 
@@ -120,11 +118,7 @@ describe('Activity', () => {
 });
 
 describe('school-auth activity', () => {
-  const schoolAuth = (...args: string[]) =>
-    spawnSync(process.execPath, [resolve(import.meta.dirname, '../dist/cli/main.js'), ...args], {
-      env: { ...process.env, ...operatorCommandEnv(auth.config) },
-      encoding: 'utf8',
-    });
+  const schoolAuth = (...args: string[]) => runSchoolAuth(auth.config, args);
 
   it('prints the events in words, filtered like the page, with the next page’s cursor on stderr', () => {
     const run = schoolAuth(

@@ -4,10 +4,8 @@
  * filters; paging by SCAN cursor; Delete ending the client's tokens at once and audited; the refusals
  * (staff, CSRF, another origin); and `school-auth clients list` run as an operator would.
  */
-import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from '@jest/globals';
-import { ADMIN, authServerForFile, operatorCommandEnv } from '../../../test-support/auth-server.js';
+import { ADMIN, authServerForFile, runSchoolAuth } from '../../../test-support/auth-server.js';
 import {
   forgedPostStatuses,
   formAction,
@@ -223,11 +221,7 @@ describe('the methods of the new paths', () => {
 });
 
 describe('school-auth clients list', () => {
-  const schoolAuth = (...args: string[]) =>
-    spawnSync(process.execPath, [resolve(import.meta.dirname, '../dist/cli/main.js'), ...args], {
-      env: { ...process.env, ...operatorCommandEnv(auth.config) },
-      encoding: 'utf8',
-    });
+  const schoolAuth = (...args: string[]) => runSchoolAuth(auth.config, args);
 
   it('lists the stored clients as JSON lines, with the page’s filters', () => {
     const all = schoolAuth('clients', 'list', '--json');

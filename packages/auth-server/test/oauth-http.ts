@@ -128,6 +128,15 @@ export async function isActive(auth: Issuer, token: string): Promise<boolean> {
   return res.body?.active === true;
 }
 
+/** The refresh grant of `refreshToken` by the public client `clientId`: the token endpoint's answer. */
+export function refreshAs(auth: Issuer, clientId: string, refreshToken: string): Promise<HttpResult> {
+  return flow.tokenRequest(auth, {
+    grant_type: 'refresh_token',
+    refresh_token: refreshToken,
+    client_id: clientId,
+  });
+}
+
 /** POSTs to the revocation endpoint. */
 export function revoke(auth: Issuer, form: Record<string, string>): Promise<HttpResult> {
   return flow.postForm(`${auth.issuer}/api/oauth/revoke`, form);

@@ -9,15 +9,10 @@ import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, authServerForFile } from '../../../test-support/auth-server.js';
 import { signIn as flowSignIn } from '../../../test-support/oauth-flow.js';
-import { isActive, registerClient, tokenRequest } from './oauth-http.js';
-import {
-  forgedPostStatuses,
-  formAction,
-  FormBrowser,
-  inputValue,
-  openAccountPage,
-  type Page,
-} from '../../../test-support/form-browser.js';
+import { isActive, refreshAs, registerClient } from './oauth-http.js';
+import type { Page } from '../../../test-support/form-browser.js';
+import { forgedPostStatuses, formAction, FormBrowser } from '../../../test-support/form-browser.js';
+import { inputValue, openAccountPage } from '../../../test-support/form-browser.js';
 
 const STAFF_PAGE = '/oauth/account/staff';
 let adminId: string;
@@ -281,11 +276,7 @@ describe('disabling, enabling, removing, promoting and demoting', () => {
     expect((await p.theirs.request('/oauth/account/apps')).status).toBe(303); // signed out
     expect(await trySignIn(p.email, p.password)).toBe(401);
     expect(await isActive(auth, p.tokens.access_token)).toBe(false);
-    const refresh = await tokenRequest(auth, {
-      grant_type: 'refresh_token',
-      refresh_token: p.tokens.refresh_token!,
-      client_id: p.client.clientId,
-    });
+    const refresh = await refreshAs(auth, p.client.clientId, p.tokens.refresh_token!);
     expect(refresh.status).toBe(400);
     const [event] = await auth.running.audit.query({ type: 'account_disabled', accountId: p.id });
     expect(event?.details).toMatchObject({

@@ -7,14 +7,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import { authServerForFile } from '../../../test-support/auth-server.js';
-import {
-  forgedPostStatuses,
-  formAction,
-  FormBrowser,
-  inputValue,
-  openAccountPage,
-  type Page,
-} from '../../../test-support/form-browser.js';
+import type { Page } from '../../../test-support/form-browser.js';
+import { forgedPostStatuses, formAction, FormBrowser } from '../../../test-support/form-browser.js';
+import { inputValue, openAccountPage } from '../../../test-support/form-browser.js';
 import { signIn as flowSignIn } from '../../../test-support/oauth-flow.js';
 import { isActive, registerClient } from './oauth-http.js';
 

@@ -9,6 +9,7 @@ import type { AccountProfile } from '../accounts/account-store.js';
 import { statusOf, type ApprovalRequest } from '../accounts/approval-requests.js';
 import { html, type SafeHtml } from '../pages/html.js';
 import { appLabel } from '../pages/page-parts.js';
+import { listTable } from './list-parts.js';
 import { accountPage, formNotice, when } from './views.js';
 
 /** How long an approval may last, in days, as the form offers it (the first is preselected). */
@@ -118,34 +119,25 @@ export function approvalsPage(p: {
       ${
         decided.length
           ? html`<h2>Latest decisions</h2>
-              <table>
-                <thead>
-                  <tr>
-                    <th scope="col">Who</th>
-                    <th scope="col">App</th>
-                    <th scope="col">Scopes</th>
-                    <th scope="col">Decision</th>
-                    <th scope="col">Note</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${decided.map(
-                    (r) =>
-                      html`<tr>
-                        <td data-label="Who"><bdi>${r.accountEmail}</bdi></td>
-                        <td data-label="App"><bdi>${r.clientName || r.clientId}</bdi></td>
-                        <td data-label="Scopes">
-                          ${(r.approvedScopes ?? r.scopes).map((s) => html`<code>${s}</code> `)}
-                        </td>
-                        <td data-label="Decision">
-                          ${STATUS_WORDS[statusOf(r)]}${r.decidedAt ? html`, ${when(r.decidedAt)}` : ''}
-                          ${r.approvedUntil ? html`<br />until ${when(r.approvedUntil)}` : ''}
-                        </td>
-                        <td data-label="Note">${r.note ?? ''}</td>
-                      </tr>`,
-                  )}
-                </tbody>
-              </table>`
+              ${listTable(
+                ['Who', 'App', 'Scopes', 'Decision', 'Note'],
+                decided.map(
+                  (r) =>
+                    html`<tr>
+                      <td data-label="Who"><bdi>${r.accountEmail}</bdi></td>
+                      <td data-label="App"><bdi>${r.clientName || r.clientId}</bdi></td>
+                      <td data-label="Scopes">
+                        ${(r.approvedScopes ?? r.scopes).map((s) => html`<code>${s}</code> `)}
+                      </td>
+                      <td data-label="Decision">
+                        ${STATUS_WORDS[statusOf(r)]}${r.decidedAt ? html`, ${when(r.decidedAt)}` : ''}
+                        ${r.approvedUntil ? html`<br />until ${when(r.approvedUntil)}` : ''}
+                      </td>
+                      <td data-label="Note">${r.note ?? ''}</td>
+                    </tr>`,
+                ),
+                '',
+              )}`
           : ''
       }`,
   );

@@ -12,6 +12,7 @@ import type { ProofFactor } from '../passkeys/factor-proof.js';
 import { PASSKEY_SCRIPT_URL, WEBAUTHN_LIBRARY_URL } from '../passkeys/assets.js';
 import { html, scriptTags, type SafeHtml } from '../pages/html.js';
 import { formField } from '../pages/form-field.js';
+import { passkeyForm } from '../pages/passkey-form.js';
 import { when } from './views.js';
 
 /** The longest passkey name. */
@@ -100,17 +101,15 @@ function confirmForms(p: PasskeySections, csrf: SafeHtml): SafeHtml {
   if (p.proof.needed === 'passkey')
     return html`<div>
       ${intro}
-      <form
-        method="post"
-        action="${ACCOUNT_PATH}/account/confirm/passkey"
-        data-passkey="sign-in"
-        data-options="${p.proof.options ?? ''}"
-      >
-        ${csrf}
-        <input type="hidden" name="response" value="" />
-        <button type="submit">Confirm with a passkey</button>
-        <p class="note" role="status" data-passkey-status></p>
-      </form>
+      ${passkeyForm(
+        {
+          action: `${ACCOUNT_PATH}/account/confirm/passkey`,
+          ceremony: 'sign-in',
+          options: p.proof.options ?? '',
+          csrf,
+        },
+        html`<button type="submit">Confirm with a passkey</button>`,
+      )}
     </div>`;
   return html`<div>
     ${intro}
@@ -132,26 +131,23 @@ function confirmForms(p: PasskeySections, csrf: SafeHtml): SafeHtml {
 /** The form that adds a passkey, once the person confirmed it is them. */
 function addForm(p: PasskeySections, csrf: SafeHtml): SafeHtml {
   if (!p.proof.proven) return html``;
-  return html`<form
-    method="post"
-    action="${ACCOUNT_PATH}/account/passkeys"
-    data-passkey="register"
-    data-options="${p.registrationOptions}"
-  >
-    ${csrf}
-    <input type="hidden" name="response" value="" />
-    ${formField({
-      id: 'passkey-name',
-      label: 'Name of the new passkey',
-      name: 'name',
-      autocomplete: 'off',
-      value: p.passkeyName ?? '',
-      hint: 'For example “Office laptop” or “Blue security key”.',
-      attributes: html`maxlength="${PASSKEY_NAME_MAX}"`,
-    })}
-    <button type="submit">Add a passkey</button>
-    <p class="note" role="status" data-passkey-status></p>
-  </form>`;
+  return passkeyForm(
+    {
+      action: `${ACCOUNT_PATH}/account/passkeys`,
+      ceremony: 'register',
+      options: p.registrationOptions,
+      csrf,
+    },
+    html`${formField({
+        id: 'passkey-name',
+        label: 'Name of the new passkey',
+        name: 'name',
+        autocomplete: 'off',
+        value: p.passkeyName ?? '',
+        hint: 'For example “Office laptop” or “Blue security key”.',
+        attributes: html`maxlength="${PASSKEY_NAME_MAX}"`,
+      })} <button type="submit">Add a passkey</button>`,
+  );
 }
 
 /** The recovery codes' actions: none without a passkey; asking first when unused codes would stop working. */

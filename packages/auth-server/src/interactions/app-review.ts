@@ -18,15 +18,8 @@ import { sendPage } from '../pages/html.js';
 import { requestReview } from '../storage/app-review-requests.js';
 import { admissionOf, type UnreviewedMeans } from '../storage/app-reviews.js';
 import { reviewFirstPage } from './app-review-view.js';
-import {
-  actor,
-  clientView,
-  finishInteraction,
-  redirectOrigin,
-  type Step,
-  type StepContext,
-  type StepDeps,
-} from './steps.js';
+import { actor, clientView, finishInteraction, redirectOrigin } from './steps.js';
+import type { Step, StepContext, StepDeps } from './steps.js';
 import type { RedisClient } from '@school/shared';
 
 /** What the review steps read. */

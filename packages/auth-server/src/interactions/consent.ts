@@ -20,15 +20,8 @@ import {
 import { chosenEnd, durationChoices, type AccessCalendar } from './access-duration.js';
 import { APPROVAL_REQUESTED, askAdmin, mayGrant, splitByCeiling, type CeilingDeps } from './ceilings.js';
 import type { AllowForm } from './forms.js';
-import {
-  actor,
-  clientView,
-  finishInteraction,
-  redirectOrigin,
-  type Step,
-  type StepContext,
-  type StepDeps,
-} from './steps.js';
+import { actor, clientView, finishInteraction, redirectOrigin } from './steps.js';
+import type { Step, StepContext, StepDeps } from './steps.js';
 import { consentPage } from './views.js';
 
 /** What oidc-provider's consent prompt lists as not yet granted. */

@@ -27,15 +27,8 @@ import { PASSKEY_REQUIRED } from '../passkeys/passkey-for-writes.js';
 import { PASSKEY_AMR, PASSWORD_AMR, RECOVERY_CODE_AMR } from '../passkeys/sign-in-methods.js';
 import type { LoginForm, PasskeyLoginForm, RecoveryLoginForm } from './forms.js';
 import { scriptNonce, sendPage } from '../pages/html.js';
-import {
-  actor,
-  clientView,
-  finishInteraction,
-  redirectOrigin,
-  type Step,
-  type StepContext,
-  type StepDeps,
-} from './steps.js';
+import { actor, clientView, finishInteraction, redirectOrigin } from './steps.js';
+import type { Step, StepContext, StepDeps } from './steps.js';
 import { loginPage } from './views.js';
 
 const GENERIC_LOGIN_ERROR = 'The email or password is not right.';

@@ -7,6 +7,7 @@ import { ACCOUNT_PATH } from '@school/shared';
 import { WEBAUTHN_LIBRARY_URL, PASSKEY_SCRIPT_URL } from '../passkeys/assets.js';
 import { html, layout, scriptTags } from '../pages/html.js';
 import { formField } from '../pages/form-field.js';
+import { passkeyForm } from '../pages/passkey-form.js';
 import { appLabel, destinationText, type AppIdentity } from '../pages/page-parts.js';
 import type { DurationChoice } from './access-duration.js';
 import { durationFieldset } from './duration-fieldset.js';
@@ -75,17 +76,10 @@ export function loginPage(p: {
       ${p.error ? html`<p class="error" role="alert">${p.error}</p>` : ''}
       ${
         p.passkey.available
-          ? html`<form
-              method="post"
-              action="${p.passkey.action}"
-              data-passkey="sign-in"
-              data-options="${p.passkey.options}"
-            >
-              ${csrf}
-              <input type="hidden" name="response" value="" />
-              <button type="submit">Sign in with a passkey</button>
-              <p class="note" role="status" data-passkey-status></p>
-            </form>`
+          ? passkeyForm(
+              { action: p.passkey.action, ceremony: 'sign-in', options: p.passkey.options, csrf },
+              html`<button type="submit">Sign in with a passkey</button>`,
+            )
           : ''
       }
       ${

@@ -16,36 +16,37 @@ import type { Context, Next } from 'koa';
 import type { ErrorOut } from 'oidc-provider';
 import { html, layout, pageCsp } from './html.js';
 
-/** 400 `interaction_expired`: the interaction is expired, used, or not this browser's. */
-export class InteractionGone extends OAuthError {
-  constructor() {
-    super(400, 'interaction_expired', 'this sign-in page has expired or was already used; start again');
-  }
+/** An error of these pages with its fixed status, code and description, thrown as `new X()`. */
+function pageError(status: number, code: string, description: string) {
+  return class extends OAuthError {
+    constructor() {
+      super(status, code, description);
+    }
+  };
 }
+
+/** 400 `interaction_expired`: the interaction is expired, used, or not this browser's. */
+export class InteractionGone extends pageError(
+  400,
+  'interaction_expired',
+  'this sign-in page has expired or was already used; start again',
+) {}
 
 /** 403 `csrf_check_failed`: the form was not sent from this interaction's page. */
-export class FormRejected extends OAuthError {
-  constructor() {
-    super(403, 'csrf_check_failed', 'the form was not sent from this sign-in page');
-  }
-}
+export class FormRejected extends pageError(
+  403,
+  'csrf_check_failed',
+  'the form was not sent from this sign-in page',
+) {}
 
 /** 403 `admins_only`: an account page only the school's admins may use (account-pages/require-admin.ts). */
-export class AdminsOnly extends OAuthError {
-  constructor() {
-    super(403, 'admins_only', 'this page is for the school’s admins');
-  }
-}
+export class AdminsOnly extends pageError(403, 'admins_only', 'this page is for the school’s admins') {}
 
 /**
  * 403 `app_blocked`: the school blocked the app asking (storage/app-reviews.ts). Answered as a page
  * on the authorization endpoint and the sign-in and consent pages; never sent back to the app.
  */
-export class AppBlocked extends OAuthError {
-  constructor() {
-    super(403, 'app_blocked', 'the school has blocked this app');
-  }
-}
+export class AppBlocked extends pageError(403, 'app_blocked', 'the school has blocked this app') {}
 
 /** The first step of every interaction route: nothing on these pages may be cached. */
 export async function noStore(ctx: Context, next: Next): Promise<void> {
