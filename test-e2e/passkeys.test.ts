@@ -26,7 +26,7 @@ import {
   writeScopeRequest,
   type VirtualCredential,
 } from './support/passkey-browser.js';
-import { createStaff, E2E_ADMIN, schoolAuth, type Stack } from './support/stack.js';
+import { createStaff, E2E_ADMIN, giveRole, schoolAuth, type Stack } from './support/stack.js';
 
 let stack: Stack;
 let browser: Browser;
@@ -73,17 +73,7 @@ beforeAll(async () => {
   [stack, browser] = await startPasskeyStack();
   staff = createStaff(stack, 'Kim Keys');
   // A teacher may let an app change courses: the write scope the passkey is asked for below.
-  schoolAuth(stack, [
-    'roles',
-    'create',
-    'teacher',
-    '--label',
-    'Teacher',
-    '--scopes',
-    'courses:read',
-    'courses:write',
-  ]);
-  schoolAuth(stack, ['accounts', 'set-role', staff.email, 'teacher']);
+  giveRole(stack, staff.email, 'teacher', ['courses:read', 'courses:write']);
   // Another site on loopback, for an assertion made on the wrong origin.
   evilSite = createServer((_req, res) => {
     res

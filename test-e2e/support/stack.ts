@@ -226,3 +226,9 @@ export function createStaff(stack: Stack, name: string): { email: string; passwo
   const made = schoolAuth(stack, ['accounts', 'create-staff', '--email', email, '--name', name]);
   return { email: made.email!, password: made.password! };
 }
+
+/** Gives `email` the role `role`, made first with `ceiling` as the scopes it may allow (`school-auth roles`). */
+export function giveRole(stack: Stack, email: string, role: string, ceiling: readonly string[]): void {
+  schoolAuth(stack, ['roles', 'create', role, '--label', role, '--scopes', ...ceiling]);
+  schoolAuth(stack, ['accounts', 'set-role', email, role]);
+}

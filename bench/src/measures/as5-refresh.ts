@@ -5,9 +5,8 @@
  */
 import { credentials, requestTokens } from '#test-support/oauth-flow.js';
 import { formLine, type Bench, type Measure } from '../lib/bench.js';
-import { sandwich } from '../lib/report.js';
 import { SCOPE, refreshTokens } from '../lib/seed.js';
-import { againstReferenceOutcome, authSpec, memoryReference } from './auth-load.js';
+import { againstMemoryAdapter } from './auth-load.js';
 
 /** CPU per refresh at most this many times the memory adapter's, same run (PERFORMANCE.md: how it was set). */
 const GOAL = 2;
@@ -33,20 +32,7 @@ async function refreshLoad(bench: Bench, origin: string, name: string) {
   return { file: bench.requests(`refresh-id-token-${name}`, pool.map(line)), checks };
 }
 
-export const as5: Measure = {
-  id: 'AS5',
-  title: 'refresh_token grant with an ES256 id_token',
-  goal: `≤ ${GOAL}× the memory adapter's cpu/req`,
-  async run(bench) {
-    const memory = await memoryReference(bench);
-    const ours = await refreshLoad(bench, bench.auth.url, 'ours');
-    const reference = await refreshLoad(bench, memory.url, 'memory');
-    const spec = authSpec(bench, 'refresh', ours.file);
-    const ref = authSpec(bench, 'refresh (memory adapter)', reference.file, {
-      url: memory.url,
-      processes: { node: memory.pid, redis: bench.redis.pid },
-    });
-    const s = await sandwich({ durations: bench.durations, caseSpec: () => spec, ref });
-    return againstReferenceOutcome(s, 'the memory adapter', GOAL, [...ours.checks, ...reference.checks]);
-  },
-};
+export const as5: Measure = againstMemoryAdapter(
+  { id: 'AS5', title: 'refresh_token grant with an ES256 id_token', name: 'refresh', goal: GOAL },
+  (bench, origin, side) => refreshLoad(bench, origin, side),
+);

@@ -2,11 +2,11 @@
 import { postForm } from '#test-support/oauth-flow.js';
 import { join } from 'node:path';
 import { AUTH_SERVER_NODE_FLAGS } from '@school/auth-server/dist/node-flags.js';
-import type { Bench, Outcome, Server } from '../lib/bench.js';
+import type { Bench, Measure, Outcome, Server } from '../lib/bench.js';
 import { startNode } from '../lib/stack.js';
 import { formLine } from '../lib/bench.js';
 import type { LoadSpec } from '../lib/load.js';
-import { runText, type Sandwich } from '../lib/report.js';
+import { runText, sandwich, type Sandwich } from '../lib/report.js';
 
 /**
  * The reference of AS5 and DCR: the auth server on oidc-provider's memory adapter
@@ -71,5 +71,39 @@ export function againstReferenceOutcome(
     ]),
     rows: [{ server: 'ours', ...worst }],
     judged: `${cpuRatio.toFixed(digits)}× ${refName} cpu/req`,
+  };
+}
+
+/** What a measure against the memory adapter loads: the same requests, made for each origin. */
+export interface MemoryAdapterLoad {
+  /** The requests file for `origin`, and what was checked of an answer there (outside the runs). */
+  (bench: Bench, origin: string, side: 'ours' | 'memory'): Promise<{ file: string; checks?: string[] }>;
+}
+
+/**
+ * A measure of `name` on the main auth server against the memory-adapter reference (servers/auth-memory.ts),
+ * loaded either side of each run: passes while its CPU per request is at most `goal` times the reference's.
+ */
+export function againstMemoryAdapter(
+  m: { id: string; title: string; name: string; goal: number },
+  load: MemoryAdapterLoad,
+): Measure {
+  return {
+    id: m.id,
+    title: m.title,
+    goal: `≤ ${m.goal}× the memory adapter's cpu/req`,
+    async run(bench) {
+      const memory = await memoryReference(bench);
+      const ours = await load(bench, bench.auth.url, 'ours');
+      const reference = await load(bench, memory.url, 'memory');
+      const spec = authSpec(bench, m.name, ours.file);
+      const ref = authSpec(bench, `${m.name} (memory adapter)`, reference.file, {
+        url: memory.url,
+        processes: { node: memory.pid, redis: bench.redis.pid },
+      });
+      const s = await sandwich({ durations: bench.durations, caseSpec: () => spec, ref });
+      const checks = [...(ours.checks ?? []), ...(reference.checks ?? [])];
+      return againstReferenceOutcome(s, 'the memory adapter', m.goal, checks);
+    },
   };
 }

@@ -24,7 +24,14 @@ import {
 import * as flow from '../../../test-support/oauth-flow.js';
 import { accessRegister } from '../src/account-pages/access-register.js';
 import { accountGrants } from '../src/storage/account-grants.js';
-import { isActive, openConsent, registerClient, tokenRequest, type TestClient } from './oauth-http.js';
+import {
+  isActive,
+  openConsent,
+  refreshAs,
+  registerClient,
+  tokenRequest,
+  type TestClient,
+} from './oauth-http.js';
 
 const auth = authServerForFile();
 
@@ -72,6 +79,18 @@ async function askAdmin(browser: FormBrowser, page: Page): Promise<URL> {
   expect(answer.status).toBe(303);
   const back = await browser.follow(answer.location!);
   return new URL(back.location!);
+}
+
+/** `tokens` of `client` were narrowed: the access token ended, a refresh gets `scopes` (sorted). */
+async function expectNarrowed(
+  client: TestClient,
+  tokens: { access_token: string; refresh_token: string },
+  scopes: string[],
+): Promise<void> {
+  expect(await isActive(auth, tokens.access_token)).toBe(false);
+  const refreshed = await refreshAs(auth, client.clientId, tokens.refresh_token);
+  expect(refreshed.status).toBe(200);
+  expect(String(refreshed.body!.scope).split(' ').sort()).toEqual(scopes);
 }
 
 describe('a staff member’s consent', () => {
@@ -276,14 +295,7 @@ describe('roles and ceilings', () => {
     const lowered = cli('roles', 'set-ceiling', 'teacher', 'school:read');
     expect(lowered).toMatchObject({ removed: ['courses:read'], grants_narrowed: 1 });
     expect(lowered.tokens_ended).toBeGreaterThanOrEqual(1);
-    expect(await isActive(auth, tokens.access_token)).toBe(false);
-    const refreshed = await tokenRequest(auth, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token,
-      client_id: client.clientId,
-    });
-    expect(refreshed.status).toBe(200);
-    expect(String(refreshed.body!.scope).split(' ').sort()).toEqual(['openid', 'school:read']);
+    await expectNarrowed(client, tokens, ['openid', 'school:read']);
     const narrowed = await auth.running.audit.query({ type: 'grant_narrowed', accountId: teacher.id });
     expect(narrowed[0]?.details).toMatchObject({ reason: 'ceiling', dropped: 'courses:read' });
 
@@ -316,14 +328,7 @@ describe('roles and ceilings', () => {
     const demoted = cli('accounts', 'demote', ari.email);
     expect(demoted).toMatchObject({ role: 'staff', grants_narrowed: 1 });
     expect(demoted.tokens_ended).toBeGreaterThanOrEqual(1);
-    expect(await isActive(auth, tokens.access_token)).toBe(false);
-    const refreshed = await tokenRequest(auth, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token,
-      client_id: client.clientId,
-    });
-    expect(refreshed.status).toBe(200);
-    expect(String(refreshed.body!.scope).split(' ').sort()).toEqual(['courses:read', 'openid']);
+    await expectNarrowed(client, tokens, ['courses:read', 'openid']);
     const [changed] = await auth.running.audit.query({ type: 'role_changed', accountId: ari.id });
     expect(changed?.details).toMatchObject({ actor: 'operator', role: 'staff', before: 'admin' });
     const [narrowed] = await auth.running.audit.query({ type: 'grant_narrowed', accountId: ari.id });

@@ -338,11 +338,7 @@ describe('disabling, enabling, removing, promoting and demoting', () => {
     expect(demoted.body).toContain(`${p.email} is now staff`);
     expect(await isActive(auth, tokens.access_token)).toBe(false);
     expect(await isActive(auth, p.tokens.access_token)).toBe(true); // courses:read only: untouched
-    const refreshed = await tokenRequest(auth, {
-      grant_type: 'refresh_token',
-      refresh_token: tokens.refresh_token!,
-      client_id: writer.clientId,
-    });
+    const refreshed = await refreshAs(auth, writer.clientId, tokens.refresh_token!);
     expect(refreshed.status).toBe(200);
     expect(String(refreshed.body!.scope).split(' ').sort()).toEqual(['courses:read', 'openid']);
     const [changed] = await auth.running.audit.query({ type: 'role_changed', accountId: p.id });
