@@ -119,10 +119,10 @@ describe('school-auth clients sweep', () => {
     expect({ status: run.status, stderr: run.stderr }).toMatchObject({ status: 0 });
     const printed = JSON.parse(run.stdout) as {
       skipped: boolean;
-      removed: { clientId: string; reason: string }[];
+      removed: { client_id: string; reason: string }[];
     };
     expect(printed.skipped).toBe(false);
-    expect(printed.removed.map((r) => [r.clientId, r.reason])).toEqual([[unused.clientId, 'unused']]);
+    expect(printed.removed.map((r) => [r.client_id, r.reason])).toEqual([[unused.clientId, 'unused']]);
     expect(await stored(auth, unused.clientId)).toBe(false);
     expect(await stored(auth, used.clientId)).toBe(true);
   }, 30_000);

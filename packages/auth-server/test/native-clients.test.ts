@@ -133,7 +133,7 @@ describe('school-auth clients create-native', () => {
     const deleted = run('clients', 'delete', clientId);
     expect({ status: deleted.status, out: JSON.parse(deleted.stdout) as unknown }).toEqual({
       status: 0,
-      out: { deleted: clientId },
+      out: { client_id: clientId, deleted: true },
     });
     expect(run('clients', 'list', '--json').stdout).not.toContain(clientId);
   });
